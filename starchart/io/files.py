@@ -1,0 +1,68 @@
+"""Opening user files: plain or gzip text, with errors that name the file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from starchart.errors import InputError
+
+
+def read_text(path: str | Path) -> str:
+    """Return the text of ``path``, transparently un-gzipping ``.gz`` files.
+
+    Raises :class:`InputError` naming the file when it is missing, unreadable or empty.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "x.txt"); _ = open(p, "w").write("hi")
+    >>> read_text(p)
+    'hi'
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found", where=path, hint="check the path")
+    if path.is_dir():
+        raise InputError("is a directory, not a file", where=path, hint="give a file path")
+    try:
+        raw = path.read_bytes()
+        if raw[:2] == b"\x1f\x8b":
+            raw = _gunzip_tolerant(raw)
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read file ({exc})", where=path,
+                         hint="give a UTF-8 text file, optionally gzip-compressed") from exc
+    if not text.strip():
+        raise InputError("file is empty", where=path, hint="give a file with data in it")
+    return text
+
+
+def _gunzip_tolerant(raw: bytes) -> bytes:
+    """Decompress gzip data, keeping what was written before a truncated end."""
+    import zlib
+
+    # decompressobj (unlike gzip.decompress) returns what it could decode from a
+    # stream cut off by a crash, so an unfinished cache.json.gz still loads.
+    decomp = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    return decomp.decompress(raw) + decomp.flush()
+
+
+def read_json(path: str | Path) -> Any:
+    """Parse a (possibly gzipped) JSON file; a syntax error names the file and line.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "x.json"); _ = open(p, "w").write('{"a": 1}')
+    >>> read_json(p)
+    {'a': 1}
+    """
+    text = read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+                         where=f"{path}, line {exc.lineno}",
+                         hint="repair the file or re-export it") from exc

@@ -1,0 +1,1 @@
+"""Renderings of fitted trees and analyses: text, Graphviz, plots, HTML."""

@@ -1,0 +1,67 @@
+"""Plain-text rendering of a Starchart tree.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from starchart.tree import StarchartTree
+>>> X = pd.DataFrame({"tpp": [1, 1, 1, 8, 8, 8]})
+>>> tree = StarchartTree(min_samples_split=2).fit(X, [3.0, 3.1, 2.9, 1.0, 1.1, 0.9])
+>>> print(tree.export_text(decimals=2))
+[0] all designs  n=6  mean=2
+├── tpp ≤ 1  [1] leaf  n=3  mean=3
+└── tpp > 1  [2] leaf  n=3  mean=1
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from starchart.tree import StarchartTree, TreeNode
+
+
+def split_labels(tree: "StarchartTree", node: "TreeNode") -> tuple[str, str]:
+    """The conditions on the left and right branches of an internal node."""
+    if node.left_levels is not None:
+        right = [v for v in map(str, tree.values_[node.feature]) if v not in node.left_levels]
+        return (f"{node.feature} ∈ {{{', '.join(node.left_levels)}}}",
+                f"{node.feature} ∈ {{{', '.join(right)}}}")
+    value = _threshold_label(tree, node)
+    return f"{node.feature} ≤ {value}", f"{node.feature} > {value}"
+
+
+def _threshold_label(tree: "StarchartTree", node: "TreeNode") -> str:
+    if tree.param_kinds_[node.feature] == "ordered" and any(
+            isinstance(v, str) for v in tree.values_[node.feature]):
+        return str(tree.values_[node.feature][int(node.threshold)])  # ordered categorical
+    threshold = node.threshold
+    return str(int(threshold)) if float(threshold).is_integer() else f"{threshold:.6g}"
+
+
+def _stats(node: "TreeNode", decimals: int) -> str:
+    kind = "leaf  " if node.is_leaf else ""
+    return f"[{node.id}] {kind}n={node.n_samples}  mean={node.mean:.{decimals}g}"
+
+
+def tree_to_text(tree: "StarchartTree", decimals: int = 4, max_depth: int | None = None) -> str:
+    """Render ``tree`` as an indented tree, one line per node with its sample count and mean."""
+    root = tree.nodes_[0]
+    lines = [f"[{root.id}] all designs  n={root.n_samples}  mean={root.mean:.{decimals}g}"]
+    # Depth-first with explicit stack: (node id, label, prefix, is_last)
+    stack: list[tuple[int, str, str, bool]] = []
+
+    def push_children(node: "TreeNode", prefix: str) -> None:
+        if node.is_leaf or (max_depth is not None and node.depth >= max_depth):
+            return
+        left_label, right_label = split_labels(tree, node)
+        stack.append((node.right, right_label, prefix, True))
+        stack.append((node.left, left_label, prefix, False))
+
+    push_children(root, "")
+    while stack:
+        node_id, label, prefix, last = stack.pop()
+        node = tree.nodes_[node_id]
+        branch = "└── " if last else "├── "
+        lines.append(f"{prefix}{branch}{label}  {_stats(node, decimals)}")
+        push_children(node, prefix + ("    " if last else "│   "))
+    return "\n".join(lines)

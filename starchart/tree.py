@@ -1,0 +1,572 @@
+"""The Starchart regression tree (Jia, Shaw & Martonosi, PACT 2013, Fig. 3).
+
+The tree recursively partitions the sampled designs.  For a node with mean ``r̄``
+and ``SSE0 = Σ(r_j − r̄)²`` every parameter ``P`` and every observed value ``v``
+(except the largest) is tried as a split ``P ≤ v`` / ``P > v``; the split with the
+smallest ``SSE1 + SSE2`` wins and is made when ``SSE0 − SSEmin > threshold``.
+This is exactly what the authors' R tool (``starchartSplitLeaf``) does, including
+its ``splittable`` minimum node size and its tie-breaking (first parameter in
+column order, then the smallest threshold).  Categorical parameters, which the R
+tool ignores, are split with Breiman's rule: levels ordered by their mean
+response within the node, then scanned as if ordered.
+
+The growing itself lives in :mod:`starchart.tree_growth` (all nodes of a level
+at once, through per-node histograms); this module is the estimator around it
+and the readable view of the result: nodes, leaves as subspaces, importance.
+
+Examples
+--------
+>>> import pandas as pd
+>>> X = pd.DataFrame({"tpp": [1, 1, 2, 2, 4, 4, 8, 8, 16, 16, 16, 1],
+...                   "consec": [0, 1] * 6})
+>>> y = [9.0, 9.2, 5.0, 5.1, 3.0, 3.2, 2.9, 3.1, 3.0, 3.1, 2.9, 9.1]
+>>> tree = StarchartTree(min_samples_split=4).fit(X, y)
+>>> tree.root_.feature, tree.root_.threshold
+('tpp', 1.0)
+>>> [leaf.description for leaf in tree.leaves_]
+['tpp ≤ 1', '1 < tpp ≤ 2', 'tpp > 2']
+>>> tree.predict(pd.DataFrame({"tpp": [1, 32], "consec": [0, 0]})).round(2).tolist()
+[9.1, 3.03]
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from starchart.errors import InputError, NotFittedError
+from starchart.tree_growth import TreeArrays, grow_tree
+
+ParamKind = Literal["ordered", "categorical"]
+
+
+@dataclass
+class TreeNode:
+    """One node of a fitted tree: its split (if any) and the statistics of its samples.
+
+    ``threshold`` is set for splits on ordered parameters (left: ``value ≤ threshold``);
+    ``left_levels`` for splits on categorical parameters (left: ``value in left_levels``).
+    ``improvement`` is the SSE reduction the split achieved (0 for a leaf).
+    """
+
+    id: int
+    depth: int
+    parent: int | None
+    n_samples: int
+    mean: float
+    sse: float
+    std: float
+    min: float
+    max: float
+    feature: str | None = None
+    threshold: float | None = None
+    left_levels: list[Any] | None = None
+    left: int | None = None
+    right: int | None = None
+    improvement: float = 0.0
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.feature is None
+
+
+@dataclass
+class Subspace:
+    """A leaf of the tree read as a region of the design space.
+
+    ``allowed`` lists, per parameter that the path restricts, the values seen in
+    training that fall inside the region; ``description`` is the readable form,
+    e.g. ``"tpp > 8 ∧ consec = 1"``.
+    """
+
+    node_id: int
+    n_samples: int
+    mean: float
+    std: float
+    min: float
+    max: float
+    allowed: dict[str, list[Any]] = field(default_factory=dict)
+    description: str = "all designs"
+
+    def contains(self, X: pd.DataFrame) -> np.ndarray:
+        """Boolean mask of the rows of ``X`` whose values lie inside this region."""
+        mask = np.ones(len(X), dtype=bool)
+        for name, values in self.allowed.items():
+            mask &= X[name].isin(values).to_numpy()
+        return mask
+
+
+@dataclass
+class _Encoded:
+    """Parameters of a training set turned into integer value codes."""
+
+    names: list[str]
+    codes: np.ndarray  # (n, p) int: index of each value in its parameter's sorted levels
+    levels: list[np.ndarray]  # per parameter: the sorted distinct values
+    kinds: list[ParamKind]
+
+
+def _param_kind(column: pd.Series) -> ParamKind:
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return "ordered" if column.cat.ordered else "categorical"
+    if pd.api.types.is_bool_dtype(column) or pd.api.types.is_numeric_dtype(column):
+        return "ordered"
+    return "categorical"
+
+
+def _column_values(column: pd.Series, kind: ParamKind) -> np.ndarray:
+    """The values of one parameter as a sortable numpy array (checked for missing values)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        values = column.cat.codes.to_numpy() if kind == "ordered" else column.astype(str).to_numpy()
+        missing = column.isna().to_numpy().any()
+    elif kind == "ordered":
+        values = column.to_numpy()
+        if values.dtype == np.bool_:
+            values = values.astype(np.int64)
+        missing = values.dtype.kind == "f" and np.isnan(values).any()
+        if values.dtype.kind == "O":
+            missing = pd.isna(values).any()
+    else:
+        missing = pd.isna(column.to_numpy()).any()
+        values = column.astype(str).to_numpy()
+    if missing:
+        raise InputError(f"parameter column {column.name!r} has missing values", where="X",
+                         hint="fill or drop the rows with missing parameter values")
+    return values
+
+
+def _encode(X: pd.DataFrame) -> _Encoded:
+    """Turn every parameter into integer codes of its sorted distinct values."""
+    codes = np.empty(X.shape, dtype=np.int64)
+    levels: list[np.ndarray] = []
+    kinds: list[ParamKind] = []
+    for j, (name, column) in enumerate(X.items()):
+        kind = _param_kind(column)
+        uniq, codes[:, j] = np.unique(_column_values(column, kind), return_inverse=True)
+        if isinstance(column.dtype, pd.CategoricalDtype) and kind == "ordered":
+            uniq = np.asarray(column.cat.categories)[uniq]
+        levels.append(uniq)
+        kinds.append(kind)
+    return _Encoded([str(c) for c in X.columns], codes, levels, kinds)
+
+
+def _validate_xy(X: Any, y: Any) -> tuple[pd.DataFrame, np.ndarray]:
+    if not isinstance(X, pd.DataFrame):
+        X = pd.DataFrame(np.asarray(X))
+        X.columns = [f"x{j}" for j in range(X.shape[1])]
+    try:
+        y_arr = np.asarray(y, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"the response is not numeric ({exc})", where="y",
+                         hint="pass one number per sample") from exc
+    if len(y_arr) != len(X):
+        raise InputError(f"X has {len(X)} rows but y has {len(y_arr)} values", where="y",
+                         hint="pass one response value per row of X")
+    if len(y_arr) == 0:
+        raise InputError("no samples to fit", where="X", hint="pass at least one sample")
+    if not np.isfinite(y_arr).all():
+        bad = int(np.flatnonzero(~np.isfinite(y_arr))[0])
+        raise InputError(f"the response has a missing or infinite value at row {bad}", where="y",
+                         hint="drop failed configurations first (e.g. Dataset.ok())")
+    if X.columns.has_duplicates:
+        raise InputError("duplicate parameter names", where="X", hint="rename the columns")
+    return X, y_arr
+
+
+class StarchartTree:
+    """Starchart recursive-partitioning regression tree (scikit-learn style).
+
+    Parameters
+    ----------
+    threshold:
+        A node is split only when the best split reduces its SSE by more than this
+        (the paper's *threshold*; 0 splits while any parameter explains variation).
+    min_samples_split:
+        Nodes with fewer samples are not split (the R tool's ``splittable``, default 10).
+    max_depth:
+        Optional limit on the depth of the tree (the root has depth 0).
+
+    Attributes (after ``fit``)
+    --------------------------
+    tree_ : TreeArrays              the grown tree as parallel arrays (fast to walk)
+    nodes_ : list[TreeNode]         every node, root first (``nodes_[0]``)
+    leaves_ : list[Subspace]        the leaves as regions of the space, left to right
+    importance_ : pandas.Series     SSE reduction attributed to each parameter
+    feature_names_in_ : list[str]   parameter names in column order
+    param_kinds_ : dict             "ordered" or "categorical" per parameter
+    values_ : dict                  the distinct training values of each parameter, sorted
+    """
+
+    def __init__(self, threshold: float = 0.0, min_samples_split: int = 10,
+                 max_depth: int | None = None):
+        self.threshold = threshold
+        self.min_samples_split = min_samples_split
+        self.max_depth = max_depth
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: pd.DataFrame, y: Any) -> "StarchartTree":
+        """Grow the tree on parameters ``X`` (one column per parameter) and response ``y``."""
+        self._check_hyperparameters()
+        X, y_arr = _validate_xy(X, y)
+        enc = _encode(X)
+        n_levels = np.array([len(lv) for lv in enc.levels], dtype=np.int64)
+        categorical = np.array([kind == "categorical" for kind in enc.kinds], dtype=bool)
+        arrays = grow_tree(enc.codes, n_levels, categorical, y_arr, self.threshold,
+                           int(self.min_samples_split), self.max_depth)
+        self._set_fitted(enc.names, dict(zip(enc.names, enc.kinds)),
+                         {name: lv.tolist() for name, lv in zip(enc.names, enc.levels)},
+                         arrays)
+        return self
+
+    def _set_fitted(self, names: list[str], kinds: dict[str, ParamKind],
+                    values: dict[str, list[Any]], arrays: TreeArrays) -> None:
+        self.feature_names_in_ = names
+        self.param_kinds_ = kinds
+        self.values_ = values
+        self.tree_ = arrays
+        self.n_samples_ = int(arrays.n_samples[0])
+        self._cache: dict[str, Any] = {}
+
+    def _check_hyperparameters(self) -> None:
+        if not np.isfinite(self.threshold) or self.threshold < 0:
+            raise InputError(f"threshold must be a finite number ≥ 0, got {self.threshold}",
+                             where="threshold", hint="use 0 (the paper's default) or a small value")
+        if int(self.min_samples_split) != self.min_samples_split or self.min_samples_split < 2:
+            raise InputError(f"min_samples_split must be an integer ≥ 2, got {self.min_samples_split}",
+                             where="min_samples_split", hint="the R tool's default is 10")
+        if self.max_depth is not None and (int(self.max_depth) != self.max_depth or self.max_depth < 0):
+            raise InputError(f"max_depth must be None or an integer ≥ 0, got {self.max_depth}",
+                             where="max_depth", hint="leave it unset for no limit")
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "tree_"):
+            raise NotFittedError("this StarchartTree is not fitted yet",
+                                 hint="call fit(X, y) before using it")
+
+    def _cached(self, key: str, build: Any) -> Any:
+        self._check_fitted()
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
+    # --------------------------------------------------------------- prediction
+    def apply(self, X: pd.DataFrame) -> np.ndarray:
+        """Return the id of the leaf each row of ``X`` falls into."""
+        self._check_fitted()
+        t = self.tree_
+        positions = self._positions(self._check_columns(X))
+        thresholds = self._thresholds()
+        at = np.zeros(len(positions), dtype=np.int64)
+        rows = np.arange(len(positions))
+        while rows.size:
+            node = at[rows]
+            feature = t.feature[node]
+            inner = feature >= 0
+            rows, node, feature = rows[inner], node[inner], feature[inner]
+            value = positions[rows, feature]
+            go_left = value <= thresholds[node]
+            for node_id, levels in t.left_levels.items():
+                here = node == node_id
+                if here.any():
+                    go_left[here] = self._categorical_left(node_id, levels, value[here])
+            at[rows] = np.where(go_left, t.left[node], t.right[node])
+        return at
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        """Predict each row of ``X`` as the mean response of its leaf."""
+        return self.tree_.mean[self.apply(X)]
+
+    def _thresholds(self) -> np.ndarray:
+        """Per node, the largest position that goes left (NaN for leaves and categorical splits)."""
+        def build() -> np.ndarray:
+            t = self.tree_
+            out = np.full(t.node_count, np.nan)
+            for node in np.flatnonzero(t.feature >= 0):
+                name = self.feature_names_in_[t.feature[node]]
+                if self.param_kinds_[name] == "ordered":
+                    out[node] = _threshold_value(self.values_[name], int(t.cut[node]))
+            return out
+        return self._cached("thresholds", build)
+
+    def _categorical_left(self, node_id: int, levels: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        t = self.tree_
+        go_left = np.isin(codes, levels)
+        # An unseen level (code −1) follows the majority of the training samples.
+        unseen = codes < 0
+        if unseen.any():
+            go_left[unseen] = t.n_samples[t.left[node_id]] >= t.n_samples[t.right[node_id]]
+        return go_left
+
+    def _positions(self, X: pd.DataFrame) -> np.ndarray:
+        """A float matrix that compares with the thresholds: raw values of numeric
+        parameters, level positions of categorical ones (−1 where unseen)."""
+        out = np.empty((len(X), len(self.feature_names_in_)))
+        for j, name in enumerate(self.feature_names_in_):
+            column = X[name]
+            numeric = _is_numeric_levels(self.values_[name])
+            if self.param_kinds_[name] == "ordered" and numeric:
+                try:
+                    out[:, j] = column.to_numpy(dtype=np.float64)
+                except (TypeError, ValueError) as exc:
+                    raise InputError(f"parameter {name!r} must be numeric ({exc})", where=name,
+                                     hint="pass the kind of values the tree was fitted on") from exc
+            else:
+                levels = pd.Index([str(v) for v in self.values_[name]])
+                out[:, j] = levels.get_indexer(column.astype(str))
+        return out
+
+    def _check_columns(self, X: Any) -> pd.DataFrame:
+        if not isinstance(X, pd.DataFrame):
+            X = pd.DataFrame(np.asarray(X), columns=self.feature_names_in_)
+        missing = [name for name in self.feature_names_in_ if name not in X.columns]
+        if missing:
+            raise InputError(f"missing parameter column(s) {missing}", where="X",
+                             hint=f"the tree was fitted on {self.feature_names_in_}")
+        return X
+
+    # ------------------------------------------------------------ interpretation
+    @property
+    def nodes_(self) -> list[TreeNode]:
+        return self._cached("nodes", self._build_nodes)
+
+    @property
+    def leaves_(self) -> list[Subspace]:
+        return self._cached("leaves", self._build_leaves)
+
+    @property
+    def importance_(self) -> pd.Series:
+        return self._cached("importance", self.importance)
+
+    @property
+    def root_(self) -> TreeNode:
+        return self.nodes_[0]
+
+    @property
+    def n_leaves_(self) -> int:
+        self._check_fitted()
+        return int(np.sum(self.tree_.feature < 0))
+
+    @property
+    def depth_(self) -> int:
+        self._check_fitted()
+        return int(self.tree_.depth.max())
+
+    def _build_nodes(self) -> list[TreeNode]:
+        t = self.tree_
+        nodes = []
+        for i in range(t.node_count):
+            n = int(t.n_samples[i])
+            node = TreeNode(i, int(t.depth[i]), None if t.parent[i] < 0 else int(t.parent[i]), n,
+                            float(t.mean[i]), float(t.sse[i]),
+                            float(np.sqrt(t.sse[i] / (n - 1))) if n > 1 else 0.0,
+                            float(t.min[i]), float(t.max[i]))
+            if t.feature[i] >= 0:
+                name = self.feature_names_in_[t.feature[i]]
+                node.feature = name
+                node.left, node.right = int(t.left[i]), int(t.right[i])
+                node.improvement = float(t.improvement[i])
+                if i in t.left_levels:
+                    node.left_levels = [self.values_[name][c] for c in t.left_levels[i]]
+                else:
+                    node.threshold = float(self._thresholds()[i])
+            nodes.append(node)
+        return nodes
+
+    def _build_leaves(self) -> list[Subspace]:
+        """Every leaf as the region of the space that its path allows, left to right."""
+        t = self.tree_
+        # Allowed value codes per parameter, propagated top-down (children follow parents).
+        regions: list[dict[int, np.ndarray]] = [dict() for _ in range(t.node_count)]
+        for node in np.flatnonzero(t.feature >= 0):
+            j = int(t.feature[node])
+            codes = regions[node].get(j, np.arange(len(self.values_[self.feature_names_in_[j]])))
+            if node in t.left_levels:
+                left_mask = np.isin(codes, t.left_levels[node])
+            else:
+                left_mask = codes <= t.cut[node]
+            for child, mask in ((t.left[node], left_mask), (t.right[node], ~left_mask)):
+                regions[child] = {**regions[node], j: codes[mask]}
+        nodes = self.nodes_
+        leaves = []
+        for node in self._leaf_order():
+            allowed = {self.feature_names_in_[j]: [self.values_[self.feature_names_in_[j]][c]
+                                                   for c in regions[node][j]]
+                       for j in sorted(regions[node])}
+            info = nodes[node]
+            leaves.append(Subspace(int(node), info.n_samples, info.mean, info.std, info.min,
+                                   info.max, allowed, self._describe(allowed)))
+        return leaves
+
+    def _leaf_order(self, node_id: int = 0) -> list[int]:
+        """Leaf ids under ``node_id`` from left to right."""
+        t = self.tree_
+        out, stack = [], [node_id]
+        while stack:
+            node = stack.pop()
+            if t.feature[node] < 0:
+                out.append(node)
+            else:
+                stack.extend([int(t.right[node]), int(t.left[node])])
+        return out
+
+    def path(self, node_id: int) -> list[TreeNode]:
+        """The nodes from the root down to ``node_id`` (both included)."""
+        nodes = self.nodes_
+        chain = [nodes[node_id]]
+        while chain[-1].parent is not None:
+            chain.append(nodes[chain[-1].parent])
+        return chain[::-1]
+
+    def _describe(self, allowed: dict[str, list[Any]]) -> str:
+        parts = []
+        for name, keep in allowed.items():
+            everything = self.values_[name]
+            if len(keep) == 1:
+                parts.append(f"{name} = {_fmt(keep[0])}")
+            elif self.param_kinds_[name] == "categorical":
+                parts.append(f"{name} ∈ {{{', '.join(_fmt(v) for v in keep)}}}")
+            else:
+                low_open = keep[0] != everything[0]
+                high_open = keep[-1] != everything[-1]
+                below = everything[everything.index(keep[0]) - 1] if low_open else None
+                if low_open and high_open:
+                    parts.append(f"{_fmt(below)} < {name} ≤ {_fmt(keep[-1])}")
+                elif low_open:
+                    parts.append(f"{name} > {_fmt(below)}")
+                else:
+                    parts.append(f"{name} ≤ {_fmt(keep[-1])}")
+        return " ∧ ".join(parts) if parts else "all designs"
+
+    def importance(self, node_id: int = 0, normalize: bool = False) -> pd.Series:
+        """SSE reduction per parameter over the subtree rooted at ``node_id``.
+
+        The whole tree (``node_id=0``) gives the global ranking the paper reads off the
+        top splits; a deeper node gives the importance *within that subspace*.
+        """
+        self._check_fitted()
+        t = self.tree_
+        inside = np.zeros(t.node_count, dtype=bool)
+        inside[node_id] = True
+        for node in range(node_id + 1, t.node_count):  # children follow their parents
+            inside[node] = inside[t.parent[node]]
+        split = inside & (t.feature >= 0)
+        totals = np.bincount(t.feature[split], weights=t.improvement[split],
+                             minlength=len(self.feature_names_in_))
+        series = pd.Series(totals, index=self.feature_names_in_, name="sse_reduction")
+        if normalize and series.sum() > 0:
+            series = series / series.sum()
+        return series
+
+    def best_leaf(self, minimize: bool = True, stat: str = "mean") -> Subspace:
+        """The leaf with the best ``stat``: "mean", "max" (worst case when minimizing) or "min"."""
+        if stat not in ("mean", "max", "min"):
+            raise InputError(f"unknown stat {stat!r}", where="stat", hint="use 'mean', 'max' or 'min'")
+        leaves = self.leaves_
+        key = [getattr(leaf, stat) for leaf in leaves]
+        return leaves[int(np.argmin(key) if minimize else np.argmax(key))]
+
+    def leaves_frame(self) -> pd.DataFrame:
+        """The leaves as a table: description, sample count and statistics."""
+        return pd.DataFrame([{k: v for k, v in asdict(leaf).items() if k != "allowed"}
+                             for leaf in self.leaves_])
+
+    # --------------------------------------------------------------- exporting
+    def export_text(self, decimals: int = 4, max_depth: int | None = None) -> str:
+        """An indented text rendering of the tree (see :mod:`starchart.report.text`)."""
+        from starchart.report.text import tree_to_text
+
+        self._check_fitted()
+        return tree_to_text(self, decimals=decimals, max_depth=max_depth)
+
+    def to_dot(self, decimals: int = 4, max_depth: int | None = None) -> str:
+        """Graphviz DOT source of the tree (see :mod:`starchart.report.graphviz`)."""
+        from starchart.report.graphviz import tree_to_dot
+
+        self._check_fitted()
+        return tree_to_dot(self, decimals=decimals, max_depth=max_depth)
+
+    def to_json(self) -> str:
+        """Serialise the fitted tree (hyper-parameters, node arrays, training values) as JSON."""
+        self._check_fitted()
+        t = self.tree_
+        arrays = {key: getattr(t, key).tolist() for key in _ARRAY_FIELDS}
+        payload = {
+            "format": "starchart-tree",
+            "version": 1,
+            "params": self.get_params(),
+            "feature_names": self.feature_names_in_,
+            "param_kinds": self.param_kinds_,
+            "values": self.values_,
+            "arrays": arrays,
+            "left_levels": {str(k): v.tolist() for k, v in t.left_levels.items()},
+        }
+        return json.dumps(payload, default=_json_default)
+
+    @classmethod
+    def from_json(cls, text: str) -> "StarchartTree":
+        """Rebuild a fitted tree from :meth:`to_json` output."""
+        try:
+            payload = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON ({exc.msg}, line {exc.lineno})", where="tree JSON",
+                             hint="pass the text produced by StarchartTree.to_json()") from exc
+        if not isinstance(payload, dict) or payload.get("format") != "starchart-tree":
+            raise InputError("not a Starchart tree", where="tree JSON",
+                             hint="pass the text produced by StarchartTree.to_json()")
+        tree = cls(**payload["params"])
+        arrays = TreeArrays(**{key: np.asarray(payload["arrays"][key]) for key in _ARRAY_FIELDS},
+                            left_levels={int(k): np.asarray(v, dtype=np.int64)
+                                         for k, v in payload["left_levels"].items()})
+        tree._set_fitted(payload["feature_names"], payload["param_kinds"], payload["values"], arrays)
+        return tree
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Hyper-parameters, as scikit-learn's ``get_params``."""
+        return {"threshold": self.threshold, "min_samples_split": self.min_samples_split,
+                "max_depth": self.max_depth}
+
+    def set_params(self, **params: Any) -> "StarchartTree":
+        """Set hyper-parameters, as scikit-learn's ``set_params``."""
+        for key, value in params.items():
+            if key not in self.get_params():
+                raise InputError(f"unknown hyper-parameter {key!r}", where=key,
+                                 hint=f"use one of {sorted(self.get_params())}")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        fitted = f" [{self.n_leaves_} leaves]" if hasattr(self, "tree_") else ""
+        return f"StarchartTree({args}){fitted}"
+
+
+_ARRAY_FIELDS = ("parent", "depth", "n_samples", "mean", "sse", "min", "max", "feature", "cut",
+                 "left", "right", "improvement")
+
+
+def _is_numeric_levels(values: list[Any]) -> bool:
+    return all(isinstance(v, (int, float, bool, np.number)) for v in values)
+
+
+def _threshold_value(levels: list[Any], cut: int) -> float:
+    """The split value: the level itself, or its position for an ordered categorical."""
+    return float(levels[cut]) if _is_numeric_levels(levels) else float(cut)
+
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot serialise {type(value).__name__}")

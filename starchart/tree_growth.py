@@ -1,0 +1,364 @@
+"""Growing a Starchart tree fast: the algorithm of Fig. 3 as one compiled kernel.
+
+The literal algorithm (the authors' R tool) refits a mean model for every
+candidate split.  This module computes the same splits with running sums:
+
+1. Rows with identical parameter values always travel together, so they are
+   merged first into *units* carrying their count, sum and within-unit SSE
+   (a space sampled with repeats shrinks a lot; unique samples cost nothing).
+2. Nodes are processed breadth first (the R tool's work queue, so node ids come
+   level by level).  Per node and parameter a histogram of unit counts and
+   centred sums over the value codes is built; its cumulative sums give every
+   split ``P ≤ v`` and its SSE reduction ``n_l·n_r/n · (ȳ_l − ȳ_r)²`` — the same
+   quantity as ``SSE0 − (SSE1 + SSE2)``, without cancellation.
+3. Parameters with more than :data:`MAX_HISTOGRAM_CODES` distinct values are
+   scanned after sorting the node's units instead (a histogram would be mostly empty).
+4. Categorical parameters order their levels by mean response within the node
+   (Breiman's rule) before the scan.
+
+Ties (equal reductions up to float summation order) go to the first parameter in
+column order, then to the smallest threshold, as in the R tool.
+
+The kernel is compiled with numba (cached on disk after the first call).  A
+level-at-a-time numpy version (all nodes of a level through one ``bincount``)
+was measured first and was 2–13× slower (see ``benchmarks/README.md``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+# Splits whose SSE reduction is within this relative distance of the best are
+# ties: float summation order must not decide between mathematically equal splits.
+TIE_RTOL = 1e-9
+# A split must also beat float noise, relative to the node's SSE.
+NOISE_RTOL = 1e-12
+# Ordered parameters with more distinct values than this are scanned after
+# sorting instead of through per-node histograms.
+MAX_HISTOGRAM_CODES = 256
+
+
+@dataclass
+class TreeArrays:
+    """A grown tree as parallel arrays, one entry per node (root = 0, children after parents).
+
+    ``feature`` is −1 for a leaf.  For a split on an ordered parameter the rows with
+    value code ≤ ``cut`` go left; for a categorical one, the level codes listed in
+    ``left_levels[node]`` go left.
+    """
+
+    parent: np.ndarray
+    depth: np.ndarray
+    n_samples: np.ndarray
+    mean: np.ndarray
+    sse: np.ndarray
+    min: np.ndarray
+    max: np.ndarray
+    feature: np.ndarray
+    cut: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    improvement: np.ndarray
+    left_levels: dict[int, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def node_count(self) -> int:
+        return len(self.parent)
+
+
+@dataclass
+class _Units:
+    """Distinct parameter vectors with the statistics of the rows that share them."""
+
+    codes: np.ndarray  # (u, p)
+    weight: np.ndarray  # rows per unit
+    total: np.ndarray  # sum of responses
+    within: np.ndarray  # SSE of the responses around the unit mean
+    low: np.ndarray
+    high: np.ndarray
+
+
+def _merge_duplicates(codes: np.ndarray, n_levels: np.ndarray, y: np.ndarray) -> _Units:
+    n, p = codes.shape
+    ones = np.ones(n)
+    if p == 0:
+        return _Units(codes, ones, y.copy(), np.zeros(n), y.copy(), y.copy())
+    if np.sum(np.log2(np.maximum(n_levels, 1).astype(np.float64))) < 62:
+        radix = np.cumprod(np.concatenate([[1], n_levels[::-1][:-1]]))[::-1].astype(np.int64)
+        keys = codes @ radix
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(codes, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    if len(first) == n:
+        return _Units(codes, ones, y.copy(), np.zeros(n), y.copy(), y.copy())
+    u = len(first)
+    weight = np.bincount(inverse, minlength=u).astype(np.float64)
+    total = np.bincount(inverse, weights=y, minlength=u)
+    resid = y - (total / weight)[inverse]
+    within = np.bincount(inverse, weights=resid * resid, minlength=u)
+    order = np.argsort(inverse, kind="stable")
+    starts = np.searchsorted(inverse[order], np.arange(u))
+    low = np.minimum.reduceat(y[order], starts)
+    high = np.maximum.reduceat(y[order], starts)
+    return _Units(codes[first], weight, total, within, low, high)
+
+
+def grow_tree(codes: np.ndarray, n_levels: np.ndarray, categorical: np.ndarray, y: np.ndarray,
+              threshold: float, min_samples_split: int, max_depth: int | None) -> TreeArrays:
+    """Grow the Starchart tree on value ``codes`` (n × p ints, 0 … n_levels−1) and response ``y``.
+
+    ``categorical[j]`` marks parameters split by Breiman's rule instead of by order.
+
+    Examples
+    --------
+    >>> codes = np.array([[0], [0], [1], [1]])
+    >>> t = grow_tree(codes, np.array([2]), np.array([False]), np.array([1.0, 1.2, 5.0, 5.2]),
+    ...               threshold=0.0, min_samples_split=2, max_depth=None)
+    >>> t.feature.tolist(), t.cut.tolist(), t.n_samples.tolist()
+    ([0, -1, -1], [0, -1, -1], [4, 2, 2])
+    """
+    units = _merge_duplicates(np.ascontiguousarray(codes, dtype=np.int64),
+                              np.asarray(n_levels, dtype=np.int64), np.asarray(y, dtype=np.float64))
+    out = _grow_kernel(units.codes, np.asarray(n_levels, dtype=np.int64),
+                       np.asarray(categorical, dtype=np.bool_), units.weight, units.total,
+                       units.within, units.low, units.high, float(threshold),
+                       float(min_samples_split), -1 if max_depth is None else int(max_depth),
+                       TIE_RTOL, NOISE_RTOL, MAX_HISTOGRAM_CODES)
+    (parent, depth, n_samples, mean, sse, low, high, feature, cut, left, right, improvement,
+     cat_codes, cat_lo, cat_hi) = out
+    left_levels = {int(node): cat_codes[cat_lo[node]:cat_hi[node]].copy()
+                   for node in np.flatnonzero(cat_hi > cat_lo)}
+    return TreeArrays(parent=parent, depth=depth, n_samples=np.rint(n_samples).astype(np.int64),
+                      mean=mean, sse=sse, min=low, max=high, feature=feature, cut=cut, left=left,
+                      right=right, improvement=improvement, left_levels=left_levels)
+
+
+@njit(cache=True)
+def _split_gain(n_left: float, sum_left: float, n: float, total: float) -> float:
+    """SSE0 − (SSE1 + SSE2) of a split, as n_l·n_r/n·(ȳ_l − ȳ_r)²."""
+    n_right = n - n_left
+    diff = sum_left / n_left - (total - sum_left) / n_right
+    return n_left * n_right / n * diff * diff
+
+
+@njit(cache=True)
+def _first_near_best(gains, count, best, tie_rtol):
+    """Index of the first gain within the tie tolerance of ``best``."""
+    limit = best - tie_rtol * abs(best)
+    for r in range(count):
+        if gains[r] >= limit:
+            return r
+    return 0
+
+
+@njit(cache=True)
+def _histogram_split(codes, j, n_codes, is_categorical, idx, a, b, weight, centred, n, total,
+                     hist_n, hist_s, order, rank, gains, tie_rtol):
+    """Best split of units ``idx[a:b]`` on parameter ``j`` through a value histogram.
+
+    Returns (gain, cut); for a categorical parameter ``rank`` receives each level's
+    position in the mean-sorted order and ``cut`` is a rank.
+    """
+    for c in range(n_codes):
+        hist_n[c] = 0.0
+        hist_s[c] = 0.0
+    for t in range(a, b):
+        i = idx[t]
+        hist_n[codes[i, j]] += weight[i]
+        hist_s[codes[i, j]] += centred[i]
+    if is_categorical:  # Breiman: levels in order of their mean response in the node
+        level_mean = np.empty(n_codes)
+        for c in range(n_codes):
+            level_mean[c] = hist_s[c] / hist_n[c] if hist_n[c] > 0 else np.inf
+        sorted_levels = np.argsort(level_mean, kind="mergesort")
+        for r in range(n_codes):
+            order[r] = sorted_levels[r]
+            rank[sorted_levels[r]] = r
+    else:
+        for r in range(n_codes):
+            order[r] = r
+    n_left = 0.0
+    sum_left = 0.0
+    best = -np.inf
+    for r in range(n_codes):
+        c = order[r]
+        n_left += hist_n[c]
+        sum_left += hist_s[c]
+        # A threshold is a value present in the node with samples on both sides.
+        if hist_n[c] > 0 and n_left < n:
+            gains[r] = _split_gain(n_left, sum_left, n, total)
+            best = max(best, gains[r])
+        else:
+            gains[r] = -np.inf
+    if best == -np.inf:
+        return best, 0
+    return best, _first_near_best(gains, n_codes, best, tie_rtol)
+
+
+@njit(cache=True)
+def _sorted_split(codes, j, idx, a, b, weight, centred, n, total, gains, tie_rtol):
+    """Best split of units ``idx[a:b]`` on a many-valued ordered parameter, by sorting."""
+    m = b - a
+    values = np.empty(m, np.int64)
+    for t in range(m):
+        values[t] = codes[idx[a + t], j]
+    order = np.argsort(values, kind="mergesort")
+    n_left = 0.0
+    sum_left = 0.0
+    best = -np.inf
+    for t in range(m):
+        i = idx[a + order[t]]
+        n_left += weight[i]
+        sum_left += centred[i]
+        last_of_value = t == m - 1 or values[order[t + 1]] != values[order[t]]
+        if last_of_value and n_left < n:
+            gains[t] = _split_gain(n_left, sum_left, n, total)
+            best = max(best, gains[t])
+        else:
+            gains[t] = -np.inf
+    if best == -np.inf:
+        return best, 0
+    return best, values[order[_first_near_best(gains, m, best, tie_rtol)]]
+
+
+@njit(cache=True)
+def _partition(codes, j, cut, is_categorical, rank, idx, a, b, spill):
+    """Stable in-place partition of ``idx[a:b]`` into left (≤ cut) then right; returns the left size."""
+    n_left = 0
+    n_right = 0
+    for t in range(a, b):
+        i = idx[t]
+        position = rank[codes[i, j]] if is_categorical else codes[i, j]
+        if position <= cut:
+            idx[a + n_left] = i
+            n_left += 1
+        else:
+            spill[n_right] = i
+            n_right += 1
+    for t in range(n_right):
+        idx[a + n_left + t] = spill[t]
+    return n_left
+
+
+@njit(cache=True)
+def _grow_kernel(codes, n_levels, categorical, weight, total, within, unit_low, unit_high,
+                 threshold, min_split, max_depth, tie_rtol, noise_rtol, max_hist):
+    """Breadth-first growth (the R tool's work queue); returns the node arrays."""
+    u, p = codes.shape
+    cap = 2 * u + 1  # a binary tree over u units has at most 2u − 1 nodes
+    parent = np.full(cap, -1, np.int64)
+    depth = np.zeros(cap, np.int64)
+    n_samples = np.zeros(cap)
+    mean = np.zeros(cap)
+    sse = np.zeros(cap)
+    feature = np.full(cap, -1, np.int64)
+    cut = np.full(cap, -1, np.int64)
+    left = np.full(cap, -1, np.int64)
+    right = np.full(cap, -1, np.int64)
+    improvement = np.zeros(cap)
+    start = np.zeros(cap, np.int64)
+    stop = np.zeros(cap, np.int64)
+    cat_lo = np.zeros(cap, np.int64)
+    cat_hi = np.zeros(cap, np.int64)
+    cat_codes = np.zeros(u + 1, np.int64)  # grows when needed
+    n_cat = 0
+
+    width = 1
+    for j in range(p):
+        if categorical[j] or n_levels[j] <= max_hist:
+            width = max(width, n_levels[j])
+    hist_n = np.zeros(width)
+    hist_s = np.zeros(width)
+    order = np.zeros(width, np.int64)
+    rank = np.zeros(width, np.int64)
+    ranks = np.zeros((p, width), np.int64)
+    gains = np.zeros(max(width, u))
+    param_gain = np.zeros(p)
+    param_cut = np.zeros(p, np.int64)
+    idx = np.arange(u)
+    spill = np.zeros(u, np.int64)
+    centred = np.zeros(u)
+    node_of_unit = np.zeros(u, np.int64)
+
+    count = 1
+    stop[0] = u
+    for node in range(cap):  # the queue: nodes are appended as they are created
+        if node >= count:
+            break
+        a, b = start[node], stop[node]
+        n = 0.0
+        s = 0.0
+        for t in range(a, b):
+            n += weight[idx[t]]
+            s += total[idx[t]]
+        mu = s / n
+        e = 0.0
+        for t in range(a, b):
+            i = idx[t]
+            gap = total[i] / weight[i] - mu
+            e += within[i] + weight[i] * gap * gap
+            node_of_unit[i] = node
+        n_samples[node], mean[node], sse[node] = n, mu, e
+        if n < min_split or e <= 0.0 or (max_depth >= 0 and depth[node] >= max_depth):
+            continue
+        s_centred = 0.0
+        for t in range(a, b):
+            i = idx[t]
+            centred[i] = total[i] - weight[i] * mu
+            s_centred += centred[i]
+
+        for j in range(p):
+            if categorical[j] or n_levels[j] <= max_hist:
+                g, c = _histogram_split(codes, j, n_levels[j], categorical[j], idx, a, b, weight,
+                                        centred, n, s_centred, hist_n, hist_s, order, rank,
+                                        gains, tie_rtol)
+                if categorical[j]:
+                    ranks[j, :n_levels[j]] = rank[:n_levels[j]]
+            else:
+                g, c = _sorted_split(codes, j, idx, a, b, weight, centred, n, s_centred, gains,
+                                     tie_rtol)
+            param_gain[j], param_cut[j] = g, c
+        # The first parameter (in column order) that ties with the best wins.
+        best = param_gain.max()
+        if best == -np.inf:
+            continue
+        j = _first_near_best(param_gain, p, best, tie_rtol)
+        if not (param_gain[j] > threshold and param_gain[j] > noise_rtol * e):
+            continue
+
+        feature[node], cut[node], improvement[node] = j, param_cut[j], param_gain[j]
+        if categorical[j]:
+            cat_lo[node] = n_cat
+            for c in range(n_levels[j]):
+                if ranks[j, c] <= param_cut[j]:
+                    if n_cat == cat_codes.shape[0]:
+                        bigger = np.zeros(2 * n_cat, np.int64)
+                        bigger[:n_cat] = cat_codes
+                        cat_codes = bigger
+                    cat_codes[n_cat] = c
+                    n_cat += 1
+            cat_hi[node] = n_cat
+        n_left = _partition(codes, j, param_cut[j], categorical[j], ranks[j], idx, a, b, spill)
+        for child, lo, hi in ((count, a, a + n_left), (count + 1, a + n_left, b)):
+            parent[child] = node
+            depth[child] = depth[node] + 1
+            start[child], stop[child] = lo, hi
+        left[node], right[node] = count, count + 1
+        count += 2
+
+    # Min / max over each leaf's units, then up the tree (children follow parents).
+    low = np.full(count, np.inf)
+    high = np.full(count, -np.inf)
+    for i in range(u):
+        low[node_of_unit[i]] = min(low[node_of_unit[i]], unit_low[i])
+        high[node_of_unit[i]] = max(high[node_of_unit[i]], unit_high[i])
+    for node in range(count - 1, 0, -1):
+        low[parent[node]] = min(low[parent[node]], low[node])
+        high[parent[node]] = max(high[parent[node]], high[node])
+    return (parent[:count], depth[:count], n_samples[:count], mean[:count], sse[:count], low,
+            high, feature[:count], cut[:count], left[:count], right[:count], improvement[:count],
+            cat_codes[:n_cat], cat_lo[:count], cat_hi[:count])
