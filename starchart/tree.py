@@ -20,11 +20,11 @@ Examples
 >>> X = pd.DataFrame({"tpp": [1, 1, 2, 2, 4, 4, 8, 8, 16, 16, 16, 1],
 ...                   "consec": [0, 1] * 6})
 >>> y = [9.0, 9.2, 5.0, 5.1, 3.0, 3.2, 2.9, 3.1, 3.0, 3.1, 2.9, 9.1]
->>> tree = StarchartTree(min_samples_split=4).fit(X, y)
+>>> tree = StarchartTree(min_samples_split=4, max_depth=2).fit(X, y)
 >>> tree.root_.feature, tree.root_.threshold
 ('tpp', 1.0)
 >>> [leaf.description for leaf in tree.leaves_]
-['tpp ≤ 1', '1 < tpp ≤ 2', 'tpp > 2']
+['tpp = 1', 'tpp = 2', 'tpp > 2']
 >>> tree.predict(pd.DataFrame({"tpp": [1, 32], "consec": [0, 0]})).round(2).tolist()
 [9.1, 3.03]
 """
@@ -278,7 +278,8 @@ class StarchartTree:
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """Predict each row of ``X`` as the mean response of its leaf."""
-        return self.tree_.mean[self.apply(X)]
+        leaf = self.apply(X)
+        return self.tree_.mean[leaf]
 
     def _thresholds(self) -> np.ndarray:
         """Per node, the largest position that goes left (NaN for leaves and categorical splits)."""
