@@ -1,0 +1,366 @@
+"""Kernel Tuner cache files (``.json`` / ``.json.gz``): reading and writing.
+
+A cache is a JSON object with ``device_name``, ``kernel_name``, ``problem_size``,
+``tune_params_keys``, ``tune_params``, optional ``objective`` and ``cache``: one entry per
+configuration, keyed by the parameter values joined by commas. Kernel Tuner writes the
+file incrementally (header, then one ``"key": {...},`` line per configuration, closing
+the braces only at the end), so a crashed run leaves an *unfinished* file; :func:`read`
+recovers every complete entry from it and warns.
+
+A failed configuration carries an error string (``"CompilationFailedConfig"``,
+``"RuntimeFailedConfig"``, ``"InvalidConfig"``) in its objective/``time``, an
+``__error__`` key, or (old versions) a time of at least ``1e20``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from starchart.dataset import REPEATS_PREFIX, Dataset
+from starchart.errors import InputError
+from starchart.io.files import read_text
+
+FORMAT = "kernel_tuner"
+OPTIONS: frozenset[str] = frozenset({"metrics"})
+
+#: Kernel Tuner's error strings and the status each one means.
+ERROR_STATUS: dict[str, str] = {
+    "CompilationFailedConfig": "compile",
+    "RuntimeFailedConfig": "runtime",
+    "InvalidConfig": "invalid",
+    "ErrorConfig": "runtime",
+}
+#: Our statuses as Kernel Tuner error strings (it has no timeout/wrong-answer; both become runtime).
+STATUS_ERROR: dict[str, str] = {"compile": "CompilationFailedConfig", "runtime": "RuntimeFailedConfig",
+                                "invalid": "InvalidConfig", "timeout": "RuntimeFailedConfig",
+                                "wrong-answer": "RuntimeFailedConfig"}
+#: Old Kernel Tuner versions stored failures as a huge time.
+SENTINEL = 1e20
+#: Per-entry fields that are neither parameters nor metrics.
+NOT_METRICS = frozenset({"timestamp", "times", "__error__"})
+#: Bookkeeping timings Kernel Tuner expects in every entry (ms).
+TIMING_FIELDS = ("compile_time", "verification_time", "benchmark_time", "strategy_time", "framework_time")
+
+_CACHE_KEY = re.compile(r'"cache"\s*:\s*\{')
+
+
+class UnfinishedCacheWarning(UserWarning):
+    """A cache file was left unfinished (e.g. by a crashed run); its complete entries were loaded."""
+
+
+def sniff(head: str) -> bool:
+    """Whether the start of a file looks like a Kernel Tuner cache.
+
+    Examples
+    --------
+    >>> sniff('{"device_name": "A100", "tune_params_keys": ["x"]')
+    True
+    """
+    return '"tune_params_keys"' in head or ('"cache"' in head and '"tune_params"' in head)
+
+
+# ---------------------------------------------------------------------- reading
+def read(path: str | Path, text: str | None = None, metrics: list[str] | None = None) -> Dataset:
+    """Read a Kernel Tuner cache file, finished or not.
+
+    Parameters
+    ----------
+    path:
+        The cache file (``.json`` or ``.json.gz``).
+    text:
+        Its text, if already read.
+    metrics:
+        Keep only these metrics (default: every numeric field of the entries other
+        than parameters, ``times`` and ``timestamp``).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "c.json")
+    >>> _ = open(p, "w").write('{"tune_params_keys": ["x"], "tune_params": {"x": [1, 2]},'
+    ...     '"cache": {"1": {"x": 1, "time": 0.5, "times": [0.4, 0.6]},'
+    ...     '"2": {"x": 2, "time": "CompilationFailedConfig"}}}')
+    >>> ds = read(p)
+    >>> ds.status.tolist(), ds.y().tolist()[:1], ds.repeats["time"][0]
+    (['ok', 'compile'], [0.5], [0.4, 0.6])
+    """
+    path = Path(path)
+    text = read_text(path) if text is None else text
+    doc, unfinished = _parse(text, path)
+    if not isinstance(doc, dict) or not isinstance(doc.get("cache"), dict):
+        raise InputError("not a Kernel Tuner cache: no \"cache\" object", where=path,
+                         hint="give a cache file written by kernel_tuner.tune_kernel(cache=...)")
+    keys = doc.get("tune_params_keys") or list((doc.get("tune_params") or {}).keys())
+    if not keys:
+        raise InputError("cache has no \"tune_params_keys\"", where=path,
+                         hint="the header of the cache file is incomplete; re-export it")
+    entries = doc["cache"]
+    if not entries:
+        raise InputError("cache has no configurations" + (" (unfinished file)" if unfinished else ""),
+                         where=path, hint="the tuning run stopped before measuring anything")
+    if unfinished:
+        warnings.warn(f"{path}: unfinished Kernel Tuner cache (the run did not complete); "
+                      f"recovered {len(entries)} complete entries", UnfinishedCacheWarning, stacklevel=3)
+    frame, metric_names, ignored = _entries_to_frame(entries, list(keys), doc.get("objective"), path)
+    if metrics is not None:
+        unknown = [m for m in metrics if m not in metric_names]
+        if unknown:
+            raise InputError(f"no numeric field(s) {unknown} in the cache entries", where=path,
+                             hint=f"the metrics are: {', '.join(metric_names)}")
+        metric_names = list(metrics)
+    meta = {k: doc[k] for k in ("device_name", "kernel_name", "problem_size", "objective", "tune_params")
+            if k in doc}
+    meta.update(source=str(path), format=FORMAT, unfinished=unfinished)
+    if ignored:
+        meta["ignored_fields"] = ignored
+    return Dataset.from_frame(frame, params=list(keys), metrics=metric_names, meta=meta)
+
+
+def _parse(text: str, path: Path) -> tuple[Any, bool]:
+    """Parse the cache; returns ``(document, unfinished)``."""
+    try:
+        return json.loads(text), False
+    except json.JSONDecodeError as exc:
+        first_error = exc
+    match = _CACHE_KEY.search(text)
+    if match is None:
+        raise _json_error(first_error, path)
+    try:
+        header = json.loads(text[:match.start()].rstrip().rstrip(",") + "}")
+    except json.JSONDecodeError:
+        raise _json_error(first_error, path) from None
+    entries, complete = _scan_entries(text, match.end(), path)
+    if complete:  # the entries were fine, so the break is after the cache object
+        raise _json_error(first_error, path)
+    header["cache"] = entries
+    return header, True
+
+
+def _scan_entries(text: str, pos: int, path: Path) -> tuple[dict[str, Any], bool]:
+    """Decode ``"key": {...}`` entries from ``pos``; returns (entries, whether "}" closed them).
+
+    A decoding error on the last non-blank line is a cut-off write (unfinished file);
+    anywhere else the file is broken and the error names the line.
+    """
+    decoder = json.JSONDecoder()
+    entries: dict[str, Any] = {}
+    ws = re.compile(r"\s*")
+    n = len(text)
+    while True:
+        pos = ws.match(text, pos).end()
+        if pos >= n:
+            return entries, False
+        if text[pos] == "}":
+            return entries, True
+        try:
+            key, pos = decoder.raw_decode(text, pos)
+            pos = ws.match(text, pos).end()
+            if pos >= n:
+                return entries, False
+            if text[pos] != ":":
+                raise json.JSONDecodeError("Expecting ':' delimiter", text, pos)
+            pos = ws.match(text, pos + 1).end()
+            value, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            if "\n" in text[exc.pos:].strip():
+                raise _json_error(exc, path) from None
+            return entries, False
+        # Last one wins, like json.loads and Kernel Tuner itself.
+        entries[key] = value
+        pos = ws.match(text, pos).end()
+        if pos < n and text[pos] == ",":
+            pos += 1
+        elif pos < n and text[pos] != "}":
+            exc = json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+            if "\n" in text[pos:].strip():
+                raise _json_error(exc, path)
+            return entries, False
+
+
+def _json_error(exc: json.JSONDecodeError, path: Path) -> InputError:
+    return InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+                      where=f"{path}, line {exc.lineno}",
+                      hint="repair the file or re-export it; an unfinished cache is only recoverable "
+                           "when the damage is at its end")
+
+
+def _entries_to_frame(entries: dict[str, Any], keys: list[str], objective: str | None,
+                      path: Path) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """Entries as a frame with status/reason/repeats; returns (frame, metrics, ignored fields)."""
+    for key, entry in entries.items():
+        if not isinstance(entry, dict):
+            raise InputError(f"cache entry {key!r} is not an object", where=f"{path}, key {key!r}",
+                             hint="each cache entry must be a JSON object of parameter and metric values")
+    raw = pd.DataFrame.from_records(list(entries.values()), columns=None)
+    raw.index = pd.RangeIndex(len(raw))
+    entry_keys = list(entries.keys())
+    for p in keys:
+        missing = raw[p].isna().to_numpy() if p in raw.columns else np.ones(len(raw), bool)
+        if missing.any():
+            bad = entry_keys[int(np.argmax(missing))]
+            raise InputError(f"cache entry lacks parameter {p!r}", where=f"{path}, key {bad!r}",
+                             hint="the entry does not match tune_params_keys; remove it or re-export")
+
+    status = pd.Series("ok", index=raw.index, dtype=object)
+    reason = pd.Series("", index=raw.index, dtype=object)
+    candidates = [c for c in raw.columns if c not in keys and c not in NOT_METRICS]
+    is_error_string: dict[str, np.ndarray] = {}
+
+    # Precedence (lowest first, later overrides): sentinel time, error strings, __error__.
+    for name in dict.fromkeys(("time", objective)):
+        if name in raw.columns and not pd.api.types.is_bool_dtype(raw[name]):
+            huge = (pd.to_numeric(raw[name], errors="coerce") >= SENTINEL).to_numpy()
+            status[huge], reason[huge] = "runtime", f"{name} >= {SENTINEL:g} (failure sentinel)"
+            is_error_string[name] = huge
+    for col in candidates:
+        if pd.api.types.is_numeric_dtype(raw[col]):  # (pandas 3 may give all-string columns "str" dtype)
+            continue
+        strings = raw[col].map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
+        if not strings.any():
+            continue
+        values = raw[col].where(strings, "")
+        known = values.isin(list(ERROR_STATUS)).to_numpy()
+        # Any string in the objective or time means failure; elsewhere only the known names do.
+        flagged = strings if col in ("time", objective) else known
+        if flagged.any():
+            status[flagged] = values[flagged].map(lambda s: ERROR_STATUS.get(s, "runtime"))
+            reason[flagged] = values[flagged]
+            is_error_string[col] = is_error_string.get(col, np.zeros(len(raw), bool)) | flagged
+    if "__error__" in raw.columns:
+        has = raw["__error__"].notna().to_numpy()
+        errs = raw["__error__"][has].astype(str)
+        status[has] = errs.map(lambda s: ERROR_STATUS.get(s, "runtime"))
+        reason[has] = errs
+
+    valid = (status == "ok").to_numpy()
+    frame = raw[keys].copy()
+    metric_names: list[str] = []
+    ignored: list[str] = []
+    for col in candidates:
+        values = raw[col]
+        if col in is_error_string:
+            values = values.mask(is_error_string[col])
+        if pd.api.types.is_bool_dtype(values):
+            ignored.append(col)
+            continue
+        mixed = not pd.api.types.is_numeric_dtype(values)
+        numeric = pd.to_numeric(values.astype(object), errors="coerce") if mixed else values
+        not_number = (numeric.isna() & values.notna()).to_numpy()
+        if mixed:  # True/False among numbers is not a measurement
+            not_number = not_number | values.map(lambda v: isinstance(v, bool)).to_numpy(dtype=bool)
+        if (not_number & valid).any():
+            ignored.append(col)  # e.g. strings or lists from an observer: not a metric
+            continue
+        frame[col] = numeric.mask(not_number).astype("float64")
+        metric_names.append(col)
+    frame["status"] = status.astype(str)
+    frame["reason"] = reason.astype(str)
+    if "times" in raw.columns and "time" in metric_names:
+        frame[REPEATS_PREFIX + "time"] = raw["times"].where(raw["times"].map(lambda v: isinstance(v, list)),
+                                                            None)
+    return frame, metric_names, ignored
+
+
+# ---------------------------------------------------------------------- writing
+def write_cache(ds: Dataset, path: str | Path, *, objective: str | None = None,
+                device_name: str | None = None, kernel_name: str | None = None,
+                problem_size: Any = None) -> None:
+    """Write ``ds`` as a Kernel Tuner 1.5 cache file, usable with ``simulation_mode=True``.
+
+    Each entry holds the parameters, every metric, ``times`` (the per-repeat times, or
+    ``[time]``), and the timing fields Kernel Tuner expects (``compile_time``...; 0 where
+    unknown). Failed configurations carry the Kernel Tuner error string in the objective
+    and ``time`` (``timeout`` and ``wrong-answer`` become ``RuntimeFailedConfig``).
+    Header fields default to ``ds.meta`` (``problem_size`` to 1, names to ``"unknown"``);
+    pass the same ``kernel_name``/``problem_size`` to ``tune_kernel``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> ds = Dataset.from_frame(pd.DataFrame({"x": [1, 2], "time": [0.5, 0.7]}))
+    >>> p = os.path.join(tempfile.mkdtemp(), "c.json")
+    >>> write_cache(ds, p)
+    >>> read(p).y().tolist()
+    [0.5, 0.7]
+    """
+    path = Path(path)
+    meta = ds.meta
+    objective = objective or ds.default_metric
+    tune_params = _tune_params(ds)
+    header = {
+        "device_name": device_name or meta.get("device_name", "unknown"),
+        "kernel_name": kernel_name or meta.get("kernel_name", "unknown"),
+        "problem_size": problem_size if problem_size is not None else meta.get("problem_size", 1),
+        "tune_params_keys": list(ds.params),
+        "tune_params": tune_params,
+        "objective": objective,
+        "cache": {},
+    }
+    lines = [json.dumps(header, indent="", default=json_default)[:-3]]  # open "cache": {
+    frame = ds.frame
+    params = {p: frame[p].tolist() for p in ds.params}  # tolist(): Python scalars, so str() matches KT
+    metrics = {m: frame[m].tolist() for m in ds.metrics}
+    repeats = frame[REPEATS_PREFIX + "time"].tolist() if REPEATS_PREFIX + "time" in frame.columns else None
+    statuses = frame["status"].tolist()
+    for i in range(len(frame)):
+        values = [params[p][i] for p in ds.params]
+        entry: dict[str, Any] = dict(zip(ds.params, values))
+        for m in ds.metrics:
+            v = metrics[m][i]
+            if not pd.isna(v):  # JSON has no NaN, Kernel Tuner no missing values
+                entry[m] = v
+        error = STATUS_ERROR.get(statuses[i])
+        if error is not None:
+            entry[objective] = error
+            entry["time"] = error
+        else:
+            if objective not in entry:
+                raise InputError(f"valid configuration {dict(zip(ds.params, values))} has no {objective!r} value",
+                                 where=meta.get("source"), hint="mark it failed or drop it before writing")
+            rep = repeats[i] if repeats is not None else None
+            entry["times"] = list(rep) if isinstance(rep, (list, tuple, np.ndarray)) else \
+                ([entry["time"]] if "time" in entry else [])
+        for name in TIMING_FIELDS:
+            entry.setdefault(name, 0)
+        key = ",".join(str(v) for v in values)
+        lines.append("\n" + json.dumps({key: entry}, default=json_default)[1:-1] + ",")
+    text = "".join(lines)
+    text = text.removesuffix(",") + "}\n}"
+    write_text_file(path, text)
+
+
+def _tune_params(ds: Dataset) -> dict[str, list[Any]]:
+    """The file's ``tune_params`` if it covers every row, else the values seen per parameter."""
+    given = ds.meta.get("tune_params")
+    seen = {p: pd.unique(ds.frame[p]).tolist() for p in ds.params}
+    if isinstance(given, dict) and list(given) == list(ds.params) and all(
+            set(seen[p]) <= set(given[p]) for p in ds.params):
+        return {p: list(given[p]) for p in ds.params}
+    return {p: sorted(seen[p], key=lambda v: (str(type(v)), v)) for p in ds.params}
+
+
+def json_default(value: Any) -> Any:
+    """``json.dumps`` fallback: numpy scalars and arrays as Python values."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")
+
+
+def write_text_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path``, gzip-compressed when the name ends in ``.gz``."""
+    if path.suffix == ".gz":
+        import gzip
+
+        with gzip.open(path, "wt", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        path.write_text(text, encoding="utf-8")

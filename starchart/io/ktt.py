@@ -1,0 +1,122 @@
+"""KTT (Kernel Tuning Toolkit) JSON output files.
+
+The file holds ``Metadata`` (``Device``, ``TimeUnit``...) and ``Results``: per configuration
+a ``Configuration`` list of ``{Name, Value}`` pairs, a ``Status``, durations and overheads
+in ``TimeUnit`` (usually microseconds), and ``ComputationResults`` per kernel launch with
+``CompilationData`` (registers, local/shared/constant memory) and ``ProfilingData``
+counters. starchart reports ``time`` (``TotalDuration``) and overheads in **ms**; the
+compilation data and counters become metric columns under their KTT names.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from starchart.dataset import Dataset
+from starchart.errors import InputError
+from starchart.io.files import read_text
+
+FORMAT = "ktt"
+OPTIONS: frozenset[str] = frozenset()
+
+#: KTT result status → starchart status.
+KTT_STATUS: dict[str, str] = {"Ok": "ok", "CompilationFailed": "compile", "ComputationFailed": "runtime",
+                              "ValidationFailed": "wrong-answer", "DeviceLimitsExceeded": "invalid"}
+_TO_MS: dict[str, float] = {"Nanoseconds": 1e-6, "Microseconds": 1e-3, "Milliseconds": 1.0, "Seconds": 1e3}
+#: Per-configuration times (in TimeUnit) kept as metrics, converted to ms.
+_OVERHEADS = ("DataMovementOverhead", "SearcherOverhead", "ValidationOverhead", "TotalOverhead")
+
+
+def sniff(head: str) -> bool:
+    """Whether the start of a file looks like KTT output.
+
+    Examples
+    --------
+    >>> sniff('{"Metadata": {"KttVersion": "2.1.0"}, "Results": []}')
+    True
+    """
+    return '"KttVersion"' in head or ('"Results"' in head and '"ComputationResults"' in head)
+
+
+def read(path: str | Path, text: str | None = None) -> Dataset:
+    """Read a KTT output file.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "ktt.json")
+    >>> _ = open(p, "w").write(json.dumps({"Metadata": {"TimeUnit": "Microseconds", "KttVersion": "2"},
+    ...     "Results": [{"Configuration": [{"Name": "B", "Value": 8}], "Status": "Ok",
+    ...                  "TotalDuration": 1500.0, "KernelName": "k",
+    ...                  "ComputationResults": [{"KernelFunction": "k", "Duration": 1500.0,
+    ...                      "CompilationData": {"RegistersCount": 30}}]}]}))
+    >>> ds = read(p)
+    >>> ds.y("time").tolist(), ds.y("RegistersCount").tolist()
+    ([1.5], [30.0])
+    """
+    path = Path(path)
+    text = read_text(path) if text is None else text
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+                         where=f"{path}, line {exc.lineno}", hint="repair the file or re-export it") from exc
+    results = doc.get("Results") if isinstance(doc, dict) else None
+    if not isinstance(results, list) or not results:
+        raise InputError("no \"Results\" list in KTT file", where=path,
+                         hint="give a KTT output file with at least one result")
+    metadata = doc.get("Metadata") or {}
+    unit = metadata.get("TimeUnit", "Microseconds")
+    if unit not in _TO_MS:
+        raise InputError(f"unknown Metadata.TimeUnit {unit!r}", where=f"{path}, key 'Metadata.TimeUnit'",
+                         hint=f"use one of: {', '.join(_TO_MS)}")
+    to_ms = _TO_MS[unit]
+    # Several kernels per configuration: prefix their columns so they do not collide.
+    functions = {c.get("KernelFunction") for r in results if isinstance(r, dict)
+                 for c in r.get("ComputationResults") or []}
+    multi = len(functions) > 1
+    rows = [_row(r, i, to_ms, multi, path) for i, r in enumerate(results)]
+    # Every parameter name seen, in order; a result lacking one is caught by from_frame.
+    params = list(dict.fromkeys(pair["Name"] for r in results for pair in r["Configuration"]))
+    frame = pd.DataFrame.from_records(rows)
+    metrics = [c for c in frame.columns if c not in params and c not in ("status", "reason")]
+    meta = {"source": str(path), "format": FORMAT, "device_name": metadata.get("Device"),
+            "kernel_name": results[0].get("KernelName"), "objective": "time", "timeunit": unit,
+            "ktt_version": metadata.get("KttVersion")}
+    return Dataset.from_frame(frame, params=params, metrics=metrics,
+                              meta={k: v for k, v in meta.items() if v is not None})
+
+
+def _row(result: Any, i: int, to_ms: float, multi: bool, path: Path) -> dict[str, Any]:
+    where = f"{path}, key 'Results[{i}]'"
+    if not isinstance(result, dict) or not isinstance(result.get("Configuration"), list):
+        raise InputError("result has no \"Configuration\" list", where=where,
+                         hint="every KTT result needs its configuration")
+    try:
+        row: dict[str, Any] = {pair["Name"]: pair["Value"] for pair in result["Configuration"]}
+    except (KeyError, TypeError):
+        raise InputError("configuration entries need \"Name\" and \"Value\"", where=where,
+                         hint="re-export the file with KTT") from None
+    ktt_status = result.get("Status", "Ok")
+    status = KTT_STATUS.get(ktt_status, "runtime")
+    row["status"], row["reason"] = status, ("" if status == "ok" else str(ktt_status))
+    # Failed runs report a duration of 0: that is no measurement.
+    row["time"] = result["TotalDuration"] * to_ms if status == "ok" and "TotalDuration" in result else None
+    for name in _OVERHEADS:
+        if isinstance(result.get(name), (int, float)):
+            row[name] = result[name] * to_ms
+    for comp in result.get("ComputationResults") or []:
+        prefix = f"{comp.get('KernelFunction')}." if multi else ""
+        if multi and status == "ok" and "Duration" in comp:
+            row[prefix + "Duration"] = comp["Duration"] * to_ms
+        if isinstance(comp.get("Overhead"), (int, float)):
+            row[prefix + "Overhead"] = comp["Overhead"] * to_ms
+        for name, value in (comp.get("CompilationData") or {}).items():
+            row[prefix + name] = value
+        for counter in (comp.get("ProfilingData") or {}).get("Counters") or []:
+            row[prefix + counter["Name"]] = counter["Value"]
+    return row

@@ -1,0 +1,100 @@
+"""``starchart.load``: read any supported file into a :class:`~starchart.dataset.Dataset`.
+
+The format is detected from the file's content (and a ``.csv`` name), or forced with
+``format=``. Supported: Kernel Tuner cache JSON (finished or left unfinished by a
+crashed run), T4 results JSON, KTT output JSON and CSV; each may be gzip-compressed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from starchart.dataset import Dataset
+from starchart.errors import InputError
+from starchart.io import csv, kernel_tuner, ktt, t4
+from starchart.io.files import read_text
+
+#: Reader modules by format name; each has ``sniff(head)``, ``read(path, text, **options)`` and ``OPTIONS``.
+READERS: dict[str, ModuleType] = {"kernel_tuner": kernel_tuner, "t4": t4, "ktt": ktt, "csv": csv}
+_ALIASES = {"kerneltuner": "kernel_tuner", "kt": "kernel_tuner", "cache": "kernel_tuner"}
+#: How much of the file sniffing looks at: the headers and first entry fit easily.
+_HEAD = 65536
+
+
+def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset:
+    """Load measured configurations from ``path``.
+
+    Parameters
+    ----------
+    path:
+        A Kernel Tuner cache (``.json``/``.json.gz``), T4 results, KTT output or CSV file.
+    format:
+        Force a reader: ``"kernel_tuner"``, ``"t4"``, ``"ktt"`` or ``"csv"``.
+    options:
+        Reader options: ``metrics=[...]`` (CSV: the measured columns; Kernel Tuner: keep
+        only these), ``params=[...]`` and ``sep=`` (CSV).
+
+    Raises
+    ------
+    InputError
+        The file is missing, empty, broken or of an unknown format (naming the file and,
+        where it applies, the line or key), or an option does not apply to the format.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "k.csv")
+    >>> _ = open(p, "w").write("bx,time\\n16,1.5\\n32,0.9\\n")
+    >>> load(p).y().tolist()
+    [1.5, 0.9]
+    """
+    path = Path(path)
+    text = read_text(path)
+    name = _resolve_format(format, path) if format is not None else detect_format(path, text)
+    reader = READERS[name]
+    unknown = sorted(set(options) - reader.OPTIONS)
+    if unknown:
+        accepted = ", ".join(sorted(reader.OPTIONS)) or "none"
+        raise InputError(f"option(s) {unknown} do not apply to the {name} format", where=path,
+                         hint=f"options for {name}: {accepted}")
+    return reader.read(path, text, **options)
+
+
+def detect_format(path: str | Path, text: str) -> str:
+    """The name of the reader for a file with this ``text``.
+
+    Examples
+    --------
+    >>> detect_format("x.json", '{"tune_params_keys": ["a"], "cache": {')
+    'kernel_tuner'
+    """
+    head = text[:_HEAD]
+    if head.lstrip().startswith("{"):
+        for name in ("kernel_tuner", "t4", "ktt"):
+            if READERS[name].sniff(head):
+                return name
+    elif _stem_suffix(Path(path)) in (".csv", ".tsv") or csv.sniff(head):
+        return "csv"
+    raise InputError("unknown file format", where=path,
+                     hint="supported formats: Kernel Tuner cache JSON, T4 results JSON, KTT output JSON, "
+                          "CSV (each optionally .gz); or force one with "
+                          f"format= one of {', '.join(READERS)}")
+
+
+def _resolve_format(format: str, path: Path) -> str:
+    name = format.strip().lower().replace("-", "_")
+    name = _ALIASES.get(name, name)
+    if name not in READERS:
+        raise InputError(f"unknown format {format!r}", where=path,
+                         hint=f"use one of: {', '.join(READERS)}")
+    return name
+
+
+def _stem_suffix(path: Path) -> str:
+    """The suffix that says the format: ``x.csv.gz`` → ``.csv``."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+    return suffixes[-1] if suffixes else ""

@@ -1,0 +1,194 @@
+"""T4 auto-tuning results files (the common "Open Autotuning Results" JSON schema).
+
+The file holds ``results``: one object per configuration with ``configuration``
+(parameter values), ``times`` (``runtimes`` per repeat, ``compilation``, ``framework``,
+``search_algorithm``, ``validation``, ``benchmark``), ``invalidity`` (``correct``,
+``compile``, ``runtime``, ``timeout``, ``correctness`` or ``constraints``) and
+``measurements`` (``{name, value, unit}``). Times are in ``metadata.timeunit``
+(milliseconds unless said otherwise); starchart keeps them in ms.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from starchart.dataset import REPEATS_PREFIX, Dataset
+from starchart.errors import InputError
+from starchart.io.files import read_text
+from starchart.io.kernel_tuner import json_default, write_text_file
+
+FORMAT = "t4"
+OPTIONS: frozenset[str] = frozenset()
+SCHEMA_VERSION = "1.0.0"
+
+#: T4 invalidity → starchart status, and back.
+INVALIDITY_STATUS: dict[str, str] = {"correct": "ok", "compile": "compile", "runtime": "runtime",
+                                     "timeout": "timeout", "correctness": "wrong-answer",
+                                     "constraints": "invalid"}
+STATUS_INVALIDITY: dict[str, str] = {v: k for k, v in INVALIDITY_STATUS.items()}
+#: T4 ``times`` fields → the Kernel Tuner names starchart uses for them.
+TIMES_FIELDS: dict[str, str] = {"compilation": "compile_time", "compilation_time": "compile_time",
+                                "benchmark": "benchmark_time", "framework": "framework_time",
+                                "search_algorithm": "strategy_time", "validation": "verification_time"}
+_TO_MS: dict[str, float] = {"milliseconds": 1.0, "miliseconds": 1.0, "ms": 1.0, "seconds": 1e3, "s": 1e3,
+                            "microseconds": 1e-3, "us": 1e-3, "nanoseconds": 1e-6, "ns": 1e-6}
+_ERROR_NAMES = {"compile": "CompilationFailedConfig", "runtime": "RuntimeFailedConfig",
+                "invalid": "InvalidConfig"}
+
+
+def sniff(head: str) -> bool:
+    """Whether the start of a file looks like T4 results.
+
+    Examples
+    --------
+    >>> sniff('{"results": [{"configuration": {"x": 1}, "invalidity": "correct"}]}')
+    True
+    """
+    return '"results"' in head and '"configuration"' in head
+
+
+def read(path: str | Path, text: str | None = None) -> Dataset:
+    """Read a T4 results file.
+
+    Metrics: every numeric measurement, ``time`` (the ``time`` measurement, else the
+    mean of ``runtimes``) and the tuning costs under Kernel Tuner's names
+    (``compile_time``, ``framework_time``...); ``runtimes`` become ``repeats_time``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "t4.json")
+    >>> _ = open(p, "w").write(json.dumps({"schema_version": "1.0.0", "results": [
+    ...     {"configuration": {"x": 1}, "times": {"runtimes": [1.0, 3.0]}, "invalidity": "correct",
+    ...      "correctness": 1, "measurements": []}]}))
+    >>> read(p).y().tolist()
+    [2.0]
+    """
+    path = Path(path)
+    text = read_text(path) if text is None else text
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+                         where=f"{path}, line {exc.lineno}", hint="repair the file or re-export it") from exc
+    results = doc.get("results") if isinstance(doc, dict) else None
+    if not isinstance(results, list) or not results:
+        raise InputError("no \"results\" list in T4 file", where=path,
+                         hint="give a T4 results file with at least one result")
+    metadata = doc.get("metadata") or {}
+    unit = str(metadata.get("timeunit", "milliseconds")).lower()
+    if unit not in _TO_MS:
+        raise InputError(f"unknown metadata.timeunit {unit!r}", where=f"{path}, key 'metadata.timeunit'",
+                         hint=f"use one of: {', '.join(_TO_MS)}")
+    rows, params, objective = _rows(results, _TO_MS[unit], path)
+    frame = pd.DataFrame.from_records(rows)
+    metrics = [c for c in frame.columns if c not in params and c not in ("status", "reason")
+               and not c.startswith(REPEATS_PREFIX)]
+    meta: dict[str, Any] = {k: metadata[k] for k in ("device_name", "kernel_name", "problem_size", "tune_params")
+                            if k in metadata}
+    meta.update(source=str(path), format=FORMAT, objective=objective, timeunit=unit,
+                schema_version=doc.get("schema_version"))
+    return Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta)
+
+
+def _rows(results: list[Any], to_ms: float, path: Path) -> tuple[list[dict[str, Any]], list[str], str]:
+    params: dict[str, None] = {}  # an ordered set: every configuration key seen
+    objective = (results[0].get("objectives") or ["time"])[0] if isinstance(results[0], dict) else "time"
+    rows = []
+    for i, result in enumerate(results):
+        where = f"{path}, key 'results[{i}]'"
+        if not isinstance(result, dict) or not isinstance(result.get("configuration"), dict):
+            raise InputError("result has no \"configuration\" object", where=where,
+                             hint="every T4 result needs a configuration")
+        config = result["configuration"]
+        params.update(dict.fromkeys(config))
+        invalidity = result.get("invalidity", "correct")
+        if invalidity not in INVALIDITY_STATUS:
+            raise InputError(f"unknown invalidity {invalidity!r}", where=where,
+                             hint=f"use one of: {', '.join(INVALIDITY_STATUS)}")
+        row: dict[str, Any] = dict(config)
+        status = INVALIDITY_STATUS[invalidity]
+        row["status"], row["reason"] = status, ("" if status == "ok" else invalidity)
+        for m in result.get("measurements") or []:
+            value = m.get("value")
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                # Kernel Tuner labels its time measurements "ms" or leaves the unit empty.
+                scale = to_ms if m["name"].startswith("time") and m.get("unit", "") in ("", "ms") else 1.0
+                row[m["name"]] = value * scale
+            elif isinstance(value, str) and status != "ok":
+                row["reason"] = value  # e.g. "RuntimeFailedConfig": more telling than "runtime"
+        times = result.get("times") or {}
+        for name, column in TIMES_FIELDS.items():
+            if isinstance(times.get(name), (int, float)):
+                row[column] = times[name] * to_ms
+        runtimes = times.get("runtimes")
+        if isinstance(runtimes, list) and runtimes:
+            row[REPEATS_PREFIX + "time"] = [r * to_ms for r in runtimes]
+            if "time" not in row and status == "ok":
+                row["time"] = float(np.mean(row[REPEATS_PREFIX + "time"]))
+        rows.append(row)
+    return rows, list(params), objective
+
+
+def write_t4(ds: Dataset, path: str | Path) -> None:
+    """Write ``ds`` as a T4 results file (schema 1.0.0, times in milliseconds).
+
+    ``metadata`` also records ``device_name``, ``kernel_name``, ``problem_size`` and
+    ``tune_params`` from ``ds.meta`` where known, so :func:`read` restores them.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> ds = Dataset.from_frame(pd.DataFrame({"x": [1, 2], "time": [0.5, None],
+    ...                                       "status": ["ok", "timeout"]}))
+    >>> p = os.path.join(tempfile.mkdtemp(), "t4.json")
+    >>> write_t4(ds, p)
+    >>> read(p).status.tolist()
+    ['ok', 'timeout']
+    """
+    frame = ds.frame
+    objective = ds.default_metric
+    timing = {column: name for name, column in TIMES_FIELDS.items() if name != "compilation_time"}
+    columns = {c: frame[c].tolist() for c in [*ds.params, *ds.metrics]}
+    repeats = ds.repeats.get("time")
+    repeat_lists = repeats.tolist() if repeats is not None else None
+    statuses = frame["status"].tolist()
+    reasons = frame["reason"].tolist()
+    results = []
+    for i in range(len(frame)):
+        status = statuses[i]
+        times: dict[str, Any] = {}
+        measurements = []
+        for m in ds.metrics:
+            value = columns[m][i]
+            if m in timing:
+                if not pd.isna(value):
+                    times[timing[m]] = value
+            elif not pd.isna(value):  # JSON has no NaN: leave unmeasured values out
+                measurements.append({"name": m, "value": value, "unit": "ms" if m.startswith("time") else ""})
+            elif m == objective and status != "ok":
+                # Like Kernel Tuner: a failed objective holds the error, so the reason survives.
+                reason = reasons[i] or _ERROR_NAMES.get(status, status)
+                measurements.append({"name": m, "value": reason, "unit": ""})
+        rep = repeat_lists[i] if repeat_lists is not None else None
+        times["runtimes"] = list(rep) if isinstance(rep, (list, tuple, np.ndarray)) else []
+        results.append({
+            "configuration": {p: columns[p][i] for p in ds.params},
+            "times": times,
+            "invalidity": STATUS_INVALIDITY[status],
+            "correctness": 0 if status == "wrong-answer" else 1,
+            "measurements": measurements,
+            "objectives": [objective],
+        })
+    metadata = {"timeunit": "milliseconds"}
+    metadata.update({k: ds.meta[k] for k in ("device_name", "kernel_name", "problem_size", "tune_params")
+                     if k in ds.meta})
+    text = json.dumps({"results": results, "schema_version": SCHEMA_VERSION, "metadata": metadata},
+                      default=json_default)
+    write_text_file(Path(path), text)
+

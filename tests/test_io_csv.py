@@ -1,0 +1,88 @@
+"""CSV files: the Starchart kmeans sample, metric selection, bad values, round trips."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from shared_data import dataset_path
+
+from starchart.dataset import Dataset
+from starchart.errors import InputError
+from starchart.io.load import load
+
+
+def test_kmeans_sample():
+    ds = load(dataset_path("starchart_kmeans/kmeans_hd7970.csv"), metrics=["runtime", "wattage"])
+    assert len(ds) == 500 and ds.valid.all()
+    assert ds.params == ["ppb", "tpp", "consec"]
+    assert ds.metrics == ["runtime", "wattage"]
+    assert ds.default_metric == "runtime"
+    assert ds.frame["ppb"].dtype.kind == "i"
+    assert ds.y("runtime")[0] == pytest.approx(0.0983674)
+
+
+def test_metrics_required_without_known_names(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,speed\n1,2,3.0\n")
+    with pytest.raises(InputError) as err:
+        load(path)
+    assert "t.csv" in str(err.value) and "metrics=" in str(err.value)
+    assert load(path, metrics=["speed"]).params == ["a", "b"]
+    assert load(path, params=["a", "b"]).metrics == ["speed"]
+
+
+def test_non_numeric_metric_names_file_line_column(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,time\n1,0.5\n\n2,0.7\n3,slow\n")  # the blank line still counts
+    with pytest.raises(InputError) as err:
+        load(path)
+    message = str(err.value)
+    assert "t.csv" in message and "line 5" in message and "'time'" in message and "'slow'" in message
+
+
+def test_duplicate_configuration_names_lines(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,time\n1,2,0.5\n1,3,0.6\n1,2,0.7\n")
+    with pytest.raises(InputError, match=r"t\.csv: configuration \{'a': 1, 'b': 2\} appears more than once \(lines 2 and 4\)"):
+        load(path)
+
+
+def test_status_column_and_bad_status(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,time,status\n1,0.5,ok\n2,,compile\n")
+    ds = load(path)
+    assert ds.status.tolist() == ["ok", "compile"] and ds.params == ["a"]
+    path.write_text("a,time,status\n1,0.5,ok\n2,,broken\n")
+    with pytest.raises(InputError, match=r"t\.csv: unknown status 'broken' in line 3"):
+        load(path)
+
+
+def test_ragged_csv(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,time\n1,0.5\n2,0.6,9\n")
+    with pytest.raises(InputError, match=r"t\.csv: cannot parse CSV.*line 3"):
+        load(path)
+
+
+def test_tab_separated(tmp_path):
+    path = tmp_path / "t.tsv"
+    path.write_text("a\tb\ttime\n1\t2\t0.5\n")
+    assert load(path).params == ["a", "b"]
+
+
+@pytest.mark.parametrize("name", ["copy.csv", "copy.csv.gz"])
+def test_round_trip_real(tmp_path, name):
+    ds = load(dataset_path("convolution/A6000.json.gz"))
+    ds.to_csv(tmp_path / name)
+    back = load(tmp_path / name, metrics=ds.metrics)
+    assert back.params == ds.params and back.metrics == ds.metrics
+    pd.testing.assert_frame_equal(back.to_frame(), ds.to_frame())
+
+
+def test_round_trip_synthetic(tmp_path):
+    df = pd.DataFrame({"a": [1, 2, 3], "flag": ["x", "y", "x"], "time": [0.1, None, 1 / 3],
+                       "status": ["ok", "timeout", "ok"], "reason": ["", "took too long", ""]})
+    ds = Dataset.from_frame(df)
+    ds.to_csv(tmp_path / "s.csv")
+    back = load(tmp_path / "s.csv")
+    pd.testing.assert_frame_equal(back.to_frame(), ds.to_frame())
