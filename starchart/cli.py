@@ -1,0 +1,224 @@
+"""The ``starchart`` command line: thin wrappers that call the library and format its results.
+
+    starchart info DATA
+    starchart tree DATA --metric M [--sample N --seed S] [--threshold T] [--min-split K]
+                        [--max-depth D] [--format text|json|dot|svg] [-o FILE]
+    starchart space FILE [--size] [--sample N] [--restriction EXPR ...]
+
+Errors print one readable line and a hint, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from functools import wraps
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from starchart.errors import InputError, StarchartError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Starchart: understand and tune GPU/CPU kernel tuning spaces with regression trees.")
+out = Console()
+err = Console(stderr=True)
+
+
+def _friendly(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn a StarchartError into one line on stderr and exit status 2."""
+    @wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except StarchartError as exc:
+            err.print(f"[bold red]error:[/] {exc.where + ': ' if exc.where else ''}{exc.message}",
+                      highlight=False, soft_wrap=True)
+            if exc.hint:
+                err.print(f"[yellow]hint:[/] {exc.hint}", highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+    return run
+
+
+def _load(path: Path, metrics: Optional[str]) -> "Any":
+    from starchart.io.load import load
+
+    options = {"metrics": [m.strip() for m in metrics.split(",") if m.strip()]} if metrics else {}
+    return load(path, **options)
+
+
+MetricsOption = typer.Option(None, "--metrics",
+                             help="CSV only: comma-separated response columns (the rest are parameters).")
+
+
+@app.command()
+@_friendly
+def info(data: Path = typer.Argument(..., help="Measurements: Kernel Tuner cache, T4, KTT or CSV."),
+         metrics: Optional[str] = MetricsOption) -> None:
+    """Summarise a measurement file: format, device, statuses, parameters and metrics."""
+    ds = _load(data, metrics)
+    meta = ds.meta
+    out.print(f"[bold]{data}[/]  ({meta.get('format', '?')})")
+    for key in ("device_name", "kernel_name", "problem_size", "objective"):
+        if meta.get(key) not in (None, ""):
+            out.print(f"  {key.replace('_', ' ')}: {meta[key]}")
+    counts = ds.status.value_counts()
+    out.print(f"  configurations: {len(ds)}  valid: {int(ds.valid.sum())}  "
+              + "  ".join(f"{k}: {v}" for k, v in counts.items() if k != "ok"))
+    params = Table(title="parameters", show_edge=False)
+    for column in ("name", "values", "distinct"):
+        params.add_column(column)
+    for name in ds.params:
+        uniq = sorted(ds.frame[name].unique().tolist(), key=lambda v: (str(type(v)), v))
+        shown = ", ".join(map(str, uniq[:10])) + (" …" if len(uniq) > 10 else "")
+        params.add_row(name, shown, str(len(uniq)))
+    out.print(params)
+    ok = ds.ok()
+    table = Table(title="metrics (valid configurations)", show_edge=False)
+    for column in ("name", "min", "median", "max"):
+        table.add_column(column, justify="right")
+    for name in ds.metrics:
+        values = ok.frame[name].dropna().to_numpy()
+        if values.size:
+            table.add_row(name, f"{values.min():.4g}", f"{np.median(values):.4g}", f"{values.max():.4g}")
+    out.print(table)
+
+
+class TreeFormat(str, Enum):
+    text = "text"
+    json = "json"
+    dot = "dot"
+    svg = "svg"
+
+
+@app.command()
+@_friendly
+def tree(data: Path = typer.Argument(..., help="Measurements: Kernel Tuner cache, T4, KTT or CSV."),
+         metric: Optional[str] = typer.Option(None, "--metric", "-m",
+                                              help="Response to model (default: the file's objective)."),
+         metrics: Optional[str] = MetricsOption,
+         sample: Optional[int] = typer.Option(None, "--sample", "-n", min=1,
+                                              help="Fit on N valid configurations drawn uniformly."),
+         seed: Optional[int] = typer.Option(None, "--seed", help="Seed for --sample."),
+         threshold: float = typer.Option(0.0, "--threshold", min=0.0,
+                                         help="Split only when SSE drops by more than this."),
+         min_split: int = typer.Option(10, "--min-split", min=2,
+                                       help="Do not split nodes with fewer samples."),
+         max_depth: Optional[int] = typer.Option(None, "--max-depth", min=0, help="Limit the depth."),
+         fmt: TreeFormat = typer.Option(TreeFormat.text, "--format", "-f", help="Output format."),
+         output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+         ) -> None:
+    """Fit a Starchart tree to measured configurations and show it."""
+    from starchart.tree import StarchartTree
+
+    ds = _load(data, metrics).ok()
+    metric = metric or ds.default_metric
+    if metric not in ds.metrics:
+        raise InputError(f"no metric {metric!r}", where=str(data),
+                         hint=f"choose --metric from: {', '.join(ds.metrics)}")
+    if sample is not None:
+        ds = ds.sample(sample, seed=seed)
+    y = ds.y(metric)
+    finite = np.isfinite(y)
+    if not finite.any():
+        raise InputError(f"metric {metric!r} has no measured values", where=str(data),
+                         hint="choose another --metric")
+    fitted = StarchartTree(threshold=threshold, min_samples_split=min_split,
+                           max_depth=max_depth).fit(ds.X[finite], y[finite])
+    if fmt is TreeFormat.json:
+        _emit(fitted.to_json(), output)
+    elif fmt is TreeFormat.dot:
+        _emit(fitted.to_dot(), output)
+    elif fmt is TreeFormat.svg:
+        from starchart.report.graphviz import dot_to_svg
+
+        _emit(dot_to_svg(fitted.to_dot()), output)
+    else:
+        _emit(_tree_summary(fitted, metric, int(finite.sum()), str(data)), output)
+
+
+def _tree_summary(fitted: Any, metric: str, n: int, source: str) -> str:
+    best = fitted.best_leaf(minimize=True)
+    importance = fitted.importance(normalize=True).sort_values(ascending=False)
+    ranked = ", ".join(f"{name} {share:.1%}" for name, share in importance.items() if share > 0)
+    lines = [f"Starchart tree of {metric} — {source}",
+             f"{n} samples, {fitted.n_leaves_} leaves, depth {fitted.depth_}",
+             f"parameter importance (share of SSE explained): {ranked or 'none'}",
+             f"lowest-mean leaf: {best.description}  (n={best.n_samples}, mean={best.mean:.4g}, "
+             f"max={best.max:.4g})",
+             "", fitted.export_text()]
+    return "\n".join(lines) + "\n"
+
+
+def _emit(text: str, output: Optional[Path]) -> None:
+    if output is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write output ({exc.strerror})", where=str(output),
+                         hint="choose a writable path for -o") from exc
+    err.print(f"wrote {output}")
+
+
+@app.command()
+@_friendly
+def space(file: Path = typer.Argument(..., help="Space file (YAML/JSON), T1 input, or Kernel Tuner cache."),
+          restriction: list[str] = typer.Option([], "--restriction", "-r",
+                                                help="Extra restriction for a Kernel Tuner cache's tune_params."),
+          size: bool = typer.Option(False, "--size", help="Count the valid configurations."),
+          sample: Optional[int] = typer.Option(None, "--sample", "-n", min=1,
+                                               help="Print N valid configurations drawn uniformly."),
+          seed: Optional[int] = typer.Option(None, "--seed", help="Seed for --sample."),
+          output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the sample as CSV here."),
+          ) -> None:
+    """Describe a tuning space; count it; draw a uniform sample of valid configurations."""
+    the_space = _read_space(file, restriction)
+    out.print(the_space.describe(), highlight=False, soft_wrap=True)
+    if size:
+        out.print(f"valid configurations: {_size_text(the_space)}")
+    if sample is not None:
+        frame = the_space.sample(sample, seed=seed)
+        if output is not None:
+            frame.to_csv(output, index=False)
+            err.print(f"wrote {output}")
+        else:
+            sys.stdout.write(frame.to_csv(index=False))
+
+
+def _read_space(file: Path, restrictions: list[str]) -> Any:
+    from starchart.io.files import read_json
+    from starchart.space import Space
+
+    if file.suffix.lower() in (".yaml", ".yml"):
+        if restrictions:
+            raise InputError("--restriction applies to Kernel Tuner caches only", where=str(file),
+                             hint="add restrictions to the space file's 'restrictions' list")
+        return Space.from_file(file)
+    document = read_json(file)
+    if isinstance(document, dict) and "ConfigurationSpace" in document:
+        return Space.from_t1(file)
+    if isinstance(document, dict) and "tune_params" in document:
+        return Space.from_kernel_tuner(document, restrictions=restrictions)
+    return Space.from_file(file)
+
+
+def _size_text(the_space: Any) -> str:
+    try:
+        return f"{the_space.size():,} of {the_space.cartesian_size:,} Cartesian points"
+    except StarchartError:
+        estimate = the_space.size_estimate()
+        return f"{estimate} (estimated from a sample; {the_space.cartesian_size:,} Cartesian points)"
+
+
+def main() -> None:  # pragma: no cover - entry point for `python -m starchart`
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,83 @@
+"""The command line: real files in, readable output or one-line errors out."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from starchart import StarchartTree
+from starchart.cli import app
+from shared_data import dataset_path
+
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_tree_text_on_the_authors_data():
+    result = run("tree", dataset_path("starchart_kmeans/kmeans_hd7970.csv"), "--metric", "runtime")
+    assert result.exit_code == 0, result.output
+    assert "500 samples, 93 leaves" in result.output
+    assert "tpp ≤ 1  [1] n=122" in result.output
+
+
+def test_tree_json_round_trips(tmp_path):
+    target = tmp_path / "tree.json"
+    result = run("tree", dataset_path("convolution/A100.json.gz"), "--sample", "200", "--seed", "3",
+                 "--format", "json", "-o", target)
+    assert result.exit_code == 0, result.output
+    tree = StarchartTree.from_json(target.read_text())
+    assert tree.n_samples_ == 200
+    assert json.loads(target.read_text())["params"]["min_samples_split"] == 10
+
+
+def test_tree_options_reach_the_estimator():
+    path = dataset_path("starchart_kmeans/kmeans_hd7970.csv")
+    result = run("tree", path, "-m", "wattage", "--max-depth", "2", "--format", "dot")
+    assert result.exit_code == 0
+    assert result.output.count("shape=ellipse") == 4
+    result = run("tree", path, "-m", "wattage", "--min-split", "400")
+    assert "2 leaves" in result.output
+
+
+def test_info_summarises_a_cache():
+    result = run("info", dataset_path("convolution/A6000.json.gz"))
+    assert result.exit_code == 0, result.output
+    assert "NVIDIA RTX A6000" in result.output
+    assert "configurations: 4362  valid: 3889" in result.output
+
+
+def test_space_counts_and_samples_t1():
+    result = run("space", dataset_path("t1/convolution_milo.json"), "--size", "--sample", "5", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert "4,362 of 10,240" in result.output
+    assert result.output.count(",15,15") == 5  # five CSV rows (filter 15×15)
+
+
+def test_space_from_cache_with_restrictions():
+    result = run("space", dataset_path("gemm/RTX_3090.json.gz"), "--size",
+                 "-r", "KWG % KWI == 0", "-r", "MWG % (MDIMC*VWM) == 0", "-r", "NWG % (NDIMC*VWN) == 0",
+                 "-r", "MWG % (MDIMA*VWM) == 0", "-r", "NWG % (NDIMB*VWN) == 0",
+                 "-r", "KWG % ((MDIMC*NDIMC)//MDIMA) == 0", "-r", "KWG % ((MDIMC*NDIMC)//NDIMB) == 0")
+    assert result.exit_code == 0, result.output
+    assert "17,956 of 82,944" in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (("tree", "no/such/file.json"), "file not found"),
+    (("tree", "{kmeans}", "--metric", "speed"), "no metric 'speed'"),
+    (("space", "{kmeans_space}"), "import"),
+])
+def test_errors_are_one_line_with_a_hint(tmp_path, args, message):
+    bad_space = tmp_path / "space.yaml"
+    bad_space.write_text("parameters:\n  x: [1, 2]\nrestrictions:\n  - __import__('os')\n")
+    mapping = {"{kmeans}": str(dataset_path("starchart_kmeans/kmeans_hd7970.csv")),
+               "{kmeans_space}": str(bad_space)}
+    result = run(*[mapping.get(a, a) for a in args])
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output
