@@ -49,6 +49,22 @@ def _gunzip_tolerant(raw: bytes) -> bytes:
     return decomp.decompress(raw) + decomp.flush()
 
 
+def parse_json(text: str, path: str | Path) -> Any:
+    """Parse JSON ``text`` read from ``path``; a syntax error names the file and line.
+
+    Examples
+    --------
+    >>> parse_json('[1, 2]', "x.json")
+    [1, 2]
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+                         where=f"{path}, line {exc.lineno}",
+                         hint="repair the file or re-export it") from exc
+
+
 def read_json(path: str | Path) -> Any:
     """Parse a (possibly gzipped) JSON file; a syntax error names the file and line.
 
@@ -59,10 +75,4 @@ def read_json(path: str | Path) -> Any:
     >>> read_json(p)
     {'a': 1}
     """
-    text = read_text(path)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-                         where=f"{path}, line {exc.lineno}",
-                         hint="repair the file or re-export it") from exc
+    return parse_json(read_text(path), path)

@@ -10,7 +10,7 @@ compilation data and counters become metric columns under their KTT names.
 
 from __future__ import annotations
 
-import json
+import json  # noqa: F401  (used by the doctest examples)
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ import pandas as pd
 
 from starchart.dataset import Dataset
 from starchart.errors import InputError
-from starchart.io.files import read_text
+from starchart.io.files import parse_json, read_text
 
 FORMAT = "ktt"
 OPTIONS: frozenset[str] = frozenset()
@@ -60,11 +60,7 @@ def read(path: str | Path, text: str | None = None) -> Dataset:
     """
     path = Path(path)
     text = read_text(path) if text is None else text
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-                         where=f"{path}, line {exc.lineno}", hint="repair the file or re-export it") from exc
+    doc = parse_json(text, path)
     results = doc.get("Results") if isinstance(doc, dict) else None
     if not isinstance(results, list) or not results:
         raise InputError("no \"Results\" list in KTT file", where=path,

@@ -19,7 +19,7 @@ import pandas as pd
 
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
-from starchart.io.files import read_text
+from starchart.io.files import parse_json, read_text
 from starchart.io.kernel_tuner import json_default, write_text_file
 
 FORMAT = "t4"
@@ -71,11 +71,7 @@ def read(path: str | Path, text: str | None = None) -> Dataset:
     """
     path = Path(path)
     text = read_text(path) if text is None else text
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-                         where=f"{path}, line {exc.lineno}", hint="repair the file or re-export it") from exc
+    doc = parse_json(text, path)
     results = doc.get("results") if isinstance(doc, dict) else None
     if not isinstance(results, list) or not results:
         raise InputError("no \"results\" list in T4 file", where=path,
