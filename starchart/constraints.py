@@ -1,0 +1,620 @@
+"""Restrictions on a tuning space, compiled once and evaluated on whole numpy columns.
+
+A restriction says which combinations of parameter values are allowed. Two kinds
+are accepted, following Kernel Tuner's conventions:
+
+- a **string**, a Python expression over parameter names such as
+  ``"block_size_x * block_size_y <= 1024"``. It is parsed once with :mod:`ast`,
+  checked against a whitelist (numbers, strings, arithmetic, comparisons,
+  ``and``/``or``/``not``, ``x if c else y``, ``in (...)`` and the functions
+  ``min``, ``max``, ``abs``, ``int``, ``float``, ``round``) and turned into numpy
+  operations, so it is never ``eval``-ed and never run once per configuration;
+- a **callable** receiving a dict ``{name: ndarray}`` of columns and returning a
+  boolean array. A Kernel Tuner style function that only works on one
+  configuration at a time (a dict of scalars) is detected and run row by row, or
+  can be marked so explicitly with :func:`rowwise`.
+
+Python's semantics are kept where numpy's differ: ``and``/``or`` return their
+operands like Python does, ``True + True == 2``, ``//`` and ``%`` floor like
+Python. A configuration whose evaluation would raise in Python (division or
+modulo by zero, ``0 ** -1``, ``int(inf)``) is *invalid*, not an error; as in
+Python, the branch that ``and``/``or``/``if`` skip cannot invalidate it.
+
+Examples
+--------
+>>> import numpy as np
+>>> r = compile_restriction("x % y == 0 and x // y <= 4", ["x", "y"])
+>>> r.names
+('x', 'y')
+>>> r({"x": np.array([8, 8, 6, 5]), "y": np.array([2, 0, 3, 1])}).tolist()
+[True, False, True, False]
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from starchart.errors import SpaceError
+
+__all__ = [
+    "ALLOWED_FUNCTIONS",
+    "Expression",
+    "Restriction",
+    "as_restriction",
+    "compile_expression",
+    "compile_restriction",
+    "rowwise",
+]
+
+#: Functions a restriction string may call.
+ALLOWED_FUNCTIONS = ("min", "max", "abs", "int", "float", "round")
+
+_SYNTAX_HINT = ("a restriction may use parameter names, numbers, strings, + - * / // % ** & | ^ << >>, "
+                "comparisons (also chained and 'in (...)'), and/or/not, 'a if c else b' and the functions "
+                + ", ".join(ALLOWED_FUNCTIONS))
+
+# A compiled node returns (value, bad): ``bad`` marks the elements whose evaluation
+# would have raised in Python (None: none did). Keeping it apart from the value lets
+# a short-circuiting and/or/if ignore errors in the branch Python would not run.
+_Bad = np.ndarray | bool | None
+_Node = Callable[[Mapping[str, np.ndarray]], tuple[Any, _Bad]]
+
+
+# ---------------------------------------------------------------- numpy helpers
+def _truth(x: Any) -> Any:
+    """Python truthiness, element by element."""
+    if isinstance(x, np.ndarray):
+        if x.dtype == bool:
+            return x
+        if x.dtype == object:
+            return np.frompyfunc(bool, 1, 1)(x).astype(bool)
+        return x != 0
+    return bool(x)
+
+
+def _is_bool(x: Any) -> bool:
+    return isinstance(x, (bool, np.bool_)) or (isinstance(x, np.ndarray) and x.dtype == bool)
+
+
+def _num(x: Any) -> Any:
+    """Booleans as integers, as Python's arithmetic treats them (numpy's bool + bool is 'or')."""
+    if isinstance(x, np.ndarray) and x.dtype == bool:
+        return x.astype(np.int64)
+    if isinstance(x, (bool, np.bool_)):
+        return int(x)
+    return x
+
+
+def _either(a: _Bad, b: _Bad) -> _Bad:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return np.logical_or(a, b)
+
+
+def _only_where(cond: Any, bad: _Bad) -> _Bad:
+    """``bad`` restricted to where ``cond`` holds (the branch Python actually evaluates)."""
+    return None if bad is None else np.logical_and(cond, bad)
+
+
+def _is_zero(x: Any) -> Any:
+    return np.logical_not(_truth(x))
+
+
+def _true_div(a: Any, b: Any) -> tuple[Any, _Bad]:
+    return np.true_divide(a, b), _is_zero(b)
+
+
+def _floor_div(a: Any, b: Any) -> tuple[Any, _Bad]:
+    return np.floor_divide(a, b), _is_zero(b)
+
+
+def _mod(a: Any, b: Any) -> tuple[Any, _Bad]:
+    return np.remainder(a, b), _is_zero(b)
+
+
+def _pow(a: Any, b: Any) -> tuple[Any, _Bad]:
+    exponent = np.asarray(b)
+    negative = exponent < 0 if exponent.dtype.kind in "iufb" else None
+    if exponent.dtype.kind in "iu" and np.any(negative):
+        a = np.asarray(a, dtype=np.float64)  # Python: 2 ** -1 == 0.5; numpy refuses int ** -int
+    bad = None if negative is None else np.logical_and(_is_zero(a), negative)
+    return np.power(a, b), bad
+
+
+def _shift(ufunc: np.ufunc) -> Callable[[Any, Any], tuple[Any, _Bad]]:
+    def shift(a: Any, b: Any) -> tuple[Any, _Bad]:
+        return ufunc(a, b), np.less(b, 0)  # Python raises on a negative shift count
+    return shift
+
+
+def _plain(ufunc: np.ufunc) -> Callable[[Any, Any], tuple[Any, _Bad]]:
+    def apply(a: Any, b: Any) -> tuple[Any, _Bad]:
+        return ufunc(a, b), None
+    return apply
+
+
+_BINOPS: dict[type, Callable[[Any, Any], tuple[Any, _Bad]]] = {
+    ast.Add: _plain(np.add), ast.Sub: _plain(np.subtract), ast.Mult: _plain(np.multiply),
+    ast.Div: _true_div, ast.FloorDiv: _floor_div, ast.Mod: _mod, ast.Pow: _pow,
+    ast.BitAnd: _plain(np.bitwise_and), ast.BitOr: _plain(np.bitwise_or),
+    ast.BitXor: _plain(np.bitwise_xor), ast.LShift: _shift(np.left_shift),
+    ast.RShift: _shift(np.right_shift),
+}
+
+_COMPARISONS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
+    ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+}
+
+
+def _to_int(x: Any) -> tuple[Any, _Bad]:
+    a = np.asarray(_num(x))
+    if a.dtype.kind in "iu":
+        return a, None
+    if a.dtype.kind == "f":
+        bad = ~np.isfinite(a)  # int(inf) and int(nan) raise in Python
+        return np.trunc(np.where(bad, 0.0, a)).astype(np.int64), bad
+    return np.frompyfunc(int, 1, 1)(a), None
+
+
+def _round(x: Any, ndigits: Any = None) -> tuple[Any, _Bad]:
+    a = np.asarray(_num(x))
+    if ndigits is not None:
+        return np.round(a, int(ndigits)), None
+    if a.dtype.kind == "f":  # round(x) is an int in Python; numpy also rounds half to even
+        bad = ~np.isfinite(a)
+        return np.round(np.where(bad, 0.0, a)).astype(np.int64), bad
+    return a, None
+
+
+def _reduce(ufunc: np.ufunc) -> Callable[..., tuple[Any, _Bad]]:
+    def apply(*args: Any) -> tuple[Any, _Bad]:
+        result = _num(args[0])
+        for arg in args[1:]:
+            result = ufunc(result, _num(arg))
+        return result, None
+    return apply
+
+
+_FUNCTIONS: dict[str, tuple[Callable[..., tuple[Any, _Bad]], int, int]] = {
+    # name: (implementation, min args, max args)
+    "min": (_reduce(np.minimum), 2, 64),
+    "max": (_reduce(np.maximum), 2, 64),
+    "abs": (lambda x: (np.abs(_num(x)), None), 1, 1),
+    "int": (_to_int, 1, 1),
+    "float": (lambda x: (np.asarray(_num(x), dtype=np.float64), None), 1, 1),
+    "round": (_round, 1, 2),
+}
+
+
+# ------------------------------------------------------------------ the compiler
+class _Compiler:
+    """Turns a whitelisted expression AST into a tree of closures over numpy columns."""
+
+    def __init__(self, source: str, known: Sequence[str]):
+        self.source = source
+        self.known = tuple(known)
+        self.used: set[str] = set()
+
+    def error(self, node: ast.AST, what: str) -> SpaceError:
+        segment = ast.get_source_segment(self.source, node) or ""
+        col = getattr(node, "col_offset", None)
+        at = f" (`{segment}` at column {col + 1})" if segment and col is not None else ""
+        return SpaceError(f"{what}{at}", where=f"restriction {self.source!r}", hint=_SYNTAX_HINT)
+
+    def compile(self, node: ast.AST) -> _Node:
+        method = getattr(self, f"_{type(node).__name__}", None)
+        if method is None:
+            raise self.error(node, f"{_describe_node(node)} is not allowed in a restriction")
+        return method(node)
+
+    def _Expression(self, node: ast.Expression) -> _Node:
+        return self.compile(node.body)
+
+    def _Constant(self, node: ast.Constant) -> _Node:
+        value = node.value
+        if not isinstance(value, (int, float, str, bool)) and value is not None:
+            raise self.error(node, f"the constant {value!r} is not allowed")
+        return lambda cols: (value, None)
+
+    def _Name(self, node: ast.Name) -> _Node:
+        name = node.id
+        if name not in self.known:
+            if name in ALLOWED_FUNCTIONS:
+                raise self.error(node, f"the function {name!r} must be called, not used as a value")
+            listed = ", ".join(self.known) if self.known else "(none)"
+            raise SpaceError(f"unknown name {name!r}", where=f"restriction {self.source!r}",
+                             hint=f"use one of the parameters: {listed}")
+        self.used.add(name)
+        return lambda cols: (cols[name], None)
+
+    def _BinOp(self, node: ast.BinOp) -> _Node:
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            raise self.error(node, f"the operator {type(node.op).__name__} is not allowed")
+        left, right = self.compile(node.left), self.compile(node.right)
+
+        def binop(cols: Mapping[str, np.ndarray]) -> tuple[Any, _Bad]:
+            (a, bad_a), (b, bad_b) = left(cols), right(cols)
+            value, bad = op(_num(a), _num(b))
+            return value, _either(_either(bad_a, bad_b), bad)
+        return binop
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> _Node:
+        operand = self.compile(node.operand)
+        ops = {ast.Not: lambda x: np.logical_not(_truth(x)), ast.USub: lambda x: np.negative(_num(x)),
+               ast.UAdd: lambda x: np.positive(_num(x)), ast.Invert: lambda x: np.invert(_num(x))}
+        op = ops[type(node.op)]
+
+        def unary(cols: Mapping[str, np.ndarray]) -> tuple[Any, _Bad]:
+            value, bad = operand(cols)
+            return op(value), bad
+        return unary
+
+    def _BoolOp(self, node: ast.BoolOp) -> _Node:
+        parts = [self.compile(value) for value in node.values]
+        is_and = isinstance(node.op, ast.And)
+
+        def boolop(cols: Mapping[str, np.ndarray]) -> tuple[Any, _Bad]:
+            value, bad = parts[0](cols)
+            for part in parts[1:]:
+                other, other_bad = part(cols)
+                truth = _truth(value)
+                # Python evaluates the next operand only where 'and' saw True / 'or' saw False.
+                runs = truth if is_and else np.logical_not(truth)
+                bad = _either(bad, _only_where(runs, other_bad))
+                if _is_bool(value) and _is_bool(other):
+                    value = np.logical_and(value, other) if is_and else np.logical_or(value, other)
+                else:  # Python returns an operand, not a bool: `x or 4` is x or 4
+                    value = np.where(truth, other, value) if is_and else np.where(truth, value, other)
+            return value, bad
+        return boolop
+
+    def _Compare(self, node: ast.Compare) -> _Node:
+        operands = [self.compile(node.left)]
+        tests = []
+        for i, (op, comparator) in enumerate(zip(node.ops, node.comparators)):
+            if isinstance(op, (ast.In, ast.NotIn)):
+                if i != len(node.ops) - 1:
+                    raise self.error(node, "'in (...)' must be the last comparison of a chain")
+                tests.append(self._membership(op, comparator))
+                operands.append(lambda cols: (None, None))  # the container is evaluated by the test
+            elif type(op) in _COMPARISONS:
+                tests.append(_COMPARISONS[type(op)])
+                operands.append(self.compile(comparator))
+            else:
+                raise self.error(node, f"the comparison {type(op).__name__!r} is not allowed")
+
+        def compare(cols: Mapping[str, np.ndarray]) -> tuple[Any, _Bad]:
+            left, bad = operands[0](cols)
+            result: Any = True
+            for test, operand in zip(tests, operands[1:]):
+                right, right_bad = operand(cols)
+                if isinstance(test, _Membership):
+                    verdict, right_bad = test(left, cols)
+                else:
+                    verdict = _truth(test(left, right))
+                bad = _either(bad, _only_where(result, right_bad))  # chains short-circuit too
+                result = np.logical_and(result, verdict)
+                left = right
+            return result, bad
+        return compare
+
+    def _membership(self, op: ast.cmpop, container: ast.AST) -> _Membership:
+        if not isinstance(container, (ast.Tuple, ast.List, ast.Set)):
+            raise self.error(container, "'in' needs a literal tuple or list on its right, like x in (1, 2, 4)")
+        return _Membership([self.compile(elt) for elt in container.elts], negate=isinstance(op, ast.NotIn))
+
+    def _IfExp(self, node: ast.IfExp) -> _Node:
+        test, body, orelse = self.compile(node.test), self.compile(node.body), self.compile(node.orelse)
+
+        def ifexp(cols: Mapping[str, np.ndarray]) -> tuple[Any, _Bad]:
+            (cond, bad), (yes, bad_yes), (no, bad_no) = test(cols), body(cols), orelse(cols)
+            truth = _truth(cond)
+            bad = _either(bad, _either(_only_where(truth, bad_yes), _only_where(np.logical_not(truth), bad_no)))
+            return np.where(truth, yes, no), bad
+        return ifexp
+
+    def _Call(self, node: ast.Call) -> _Node:
+        if not isinstance(node.func, ast.Name):
+            raise self.error(node, f"calling {_describe_node(node.func)} is not allowed")
+        name = node.func.id
+        if name not in _FUNCTIONS:
+            raise self.error(node, f"the function {name!r} is not allowed (allowed: {', '.join(ALLOWED_FUNCTIONS)})")
+        if node.keywords or any(isinstance(arg, ast.Starred) for arg in node.args):
+            raise self.error(node, f"{name}() takes plain positional arguments only")
+        func, lo, hi = _FUNCTIONS[name]
+        if not lo <= len(node.args) <= hi:
+            count = f"{lo}" if lo == hi else f"{lo} to {hi}"
+            raise self.error(node, f"{name}() takes {count} arguments here, got {len(node.args)}")
+        args = [self.compile(arg) for arg in node.args]
+
+        def call(cols: Mapping[str, np.ndarray]) -> tuple[Any, _Bad]:
+            bad: _Bad = None
+            values = []
+            for arg in args:
+                value, arg_bad = arg(cols)
+                values.append(value)
+                bad = _either(bad, arg_bad)
+            value, call_bad = func(*values)
+            return value, _either(bad, call_bad)
+        return call
+
+
+class _Membership:
+    """``left in (e1, e2, ...)``: equality with any element (Python's semantics)."""
+
+    def __init__(self, elements: list[_Node], negate: bool):
+        self.elements = elements
+        self.negate = negate
+
+    def __call__(self, left: Any, cols: Mapping[str, np.ndarray]) -> tuple[Any, _Bad]:
+        found: Any = False
+        bad: _Bad = None
+        for element in self.elements:
+            value, element_bad = element(cols)
+            found = np.logical_or(found, _truth(left == value))
+            bad = _either(bad, element_bad)
+        return (np.logical_not(found) if self.negate else found), bad
+
+
+def _describe_node(node: ast.AST) -> str:
+    names = {
+        ast.Attribute: "attribute access", ast.Subscript: "indexing", ast.Lambda: "a lambda",
+        ast.ListComp: "a list comprehension", ast.SetComp: "a set comprehension",
+        ast.DictComp: "a dict comprehension", ast.GeneratorExp: "a generator expression",
+        ast.NamedExpr: "an assignment expression (:=)", ast.JoinedStr: "an f-string",
+        ast.Starred: "unpacking (*)", ast.Dict: "a dict", ast.Set: "a set", ast.List: "a list",
+        ast.Tuple: "a tuple", ast.Slice: "a slice", ast.Await: "await",
+        ast.Yield: "yield", ast.YieldFrom: "yield",
+    }
+    return names.get(type(node), f"the syntax {type(node).__name__!r}")
+
+
+# ----------------------------------------------------------------- public types
+class Expression:
+    """A whitelisted Python expression over named columns, compiled once.
+
+    ``evaluate(columns)`` returns ``(value, bad)``: the value as numpy would
+    broadcast it, and a boolean mask of the elements whose evaluation would have
+    raised in Python (or ``None``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> e = compile_expression("16 * i", ["i"])
+    >>> e.evaluate({"i": np.arange(1, 4)})[0].tolist()
+    [16, 32, 48]
+    """
+
+    def __init__(self, source: str, known: Sequence[str]):
+        try:
+            tree = ast.parse(source.strip(), mode="eval")
+        except SyntaxError as exc:
+            raise SpaceError(f"not a valid Python expression ({exc.msg})", where=f"restriction {source!r}",
+                             hint=_SYNTAX_HINT) from exc
+        compiler = _Compiler(source.strip(), known)
+        self.source = source
+        self._root = compiler.compile(tree)
+        self.names: tuple[str, ...] = tuple(name for name in known if name in compiler.used)
+
+    def evaluate(self, columns: Mapping[str, np.ndarray]) -> tuple[Any, _Bad]:
+        """Evaluate on ``columns`` (any shapes numpy can broadcast together)."""
+        with np.errstate(all="ignore"):  # 1/0 and friends are reported through `bad`
+            return self._root(columns)
+
+    def __repr__(self) -> str:
+        return f"Expression({self.source!r})"
+
+
+class Restriction:
+    """A constraint on configurations: ``restriction(columns) -> bool ndarray``.
+
+    ``names`` are the parameters it reads; a tuning space evaluates it once on the
+    product of only those parameters' values and broadcasts the verdict.
+    ``broadcastable`` says it may be called with columns of different,
+    broadcast-compatible shapes (true for compiled strings) rather than equal-length
+    1-D columns. Build one with :func:`compile_restriction`, :func:`as_restriction`
+    or :func:`rowwise`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = Restriction.from_callable(lambda p: p["x"] > 1, names=["x"])
+    >>> r({"x": np.array([1, 2, 3])}).tolist()
+    [False, True, True]
+    """
+
+    def __init__(self, source: str | Callable[..., Any], names: Iterable[str], *,
+                 evaluate: Callable[[Mapping[str, np.ndarray]], Any], broadcastable: bool = False):
+        self.source = source
+        self.names = tuple(names)
+        self.broadcastable = broadcastable
+        self._evaluate = evaluate
+
+    # -- constructors
+    @classmethod
+    def from_expression(cls, expression: str, names: Sequence[str]) -> Restriction:
+        """Compile a restriction string over the parameters ``names``."""
+        compiled = Expression(expression, names)
+
+        def evaluate(columns: Mapping[str, np.ndarray]) -> Any:
+            value, bad = compiled.evaluate(columns)
+            truth = _truth(value)
+            return truth if bad is None else np.logical_and(truth, np.logical_not(bad))
+        return cls(expression, compiled.names, evaluate=evaluate, broadcastable=True)
+
+    @classmethod
+    def from_callable(cls, func: Callable[[dict[str, Any]], Any], names: Iterable[str], *,
+                      vectorized: bool | None = None) -> Restriction:
+        """Wrap ``func``, called with a dict of the columns ``names``.
+
+        ``vectorized=True``: ``func`` takes ``{name: ndarray}`` and returns a boolean
+        array (or a scalar, broadcast). ``False``: ``func`` takes one configuration
+        ``{name: value}`` at a time and returns a truth value (Kernel Tuner's
+        convention; slow). ``None`` (default): try the vectorised call and fall back
+        to row-wise calls, with a warning, when it raises or returns the wrong shape.
+        """
+        names = tuple(names)
+        label = getattr(func, "__name__", repr(func))
+        state = {"vectorized": vectorized}
+
+        def evaluate(columns: Mapping[str, np.ndarray]) -> Any:
+            size = _column_length(columns)
+            if state["vectorized"] is not False:
+                try:
+                    result = np.asarray(func(dict(columns)))
+                    if result.ndim == 0 or result.shape == (size,):
+                        if size >= 2:  # a 1-row probe cannot tell the two conventions apart
+                            state["vectorized"] = True
+                        return _truth(np.broadcast_to(result, (size,)))
+                    problem = f"returned shape {result.shape} for {size} configurations"
+                except Exception as exc:  # any failure means "not vectorised"
+                    if state["vectorized"]:
+                        raise _callable_error(label, exc) from exc
+                    problem = f"raised {type(exc).__name__}: {exc}"
+                if state["vectorized"]:
+                    raise SpaceError(f"restriction {label} {problem}", where=f"restriction {label}",
+                                     hint="return one boolean per configuration")
+                state["vectorized"] = False
+                warnings.warn(f"restriction {label} does not work on numpy columns ({problem}); "
+                              "calling it once per configuration, which is slow. Pass a restriction "
+                              "string, or a function of numpy columns, to make it fast.", stacklevel=4)
+            return _rowwise_apply(func, label, columns, size)
+        return cls(func, names, evaluate=evaluate, broadcastable=False)
+
+    # -- use
+    def __call__(self, columns: Mapping[str, np.ndarray], size: int | None = None) -> np.ndarray:
+        """The verdict for each configuration given as columns, as a 1-D (or broadcast) bool array."""
+        try:
+            result = np.asarray(self._evaluate(columns), dtype=bool)
+        except SpaceError:
+            raise
+        except Exception as exc:  # report which restriction failed, and why
+            raise _callable_error(self.label, exc) from exc
+        if size is None:
+            shapes = [np.shape(col) for col in columns.values()]
+            shape = np.broadcast_shapes(*shapes) if shapes else ()
+        else:
+            shape = (size,)
+        return np.broadcast_to(result, shape) if result.shape != shape else result
+
+    @property
+    def label(self) -> str:
+        """The restriction as a user wrote it (source text, or the function's name)."""
+        if isinstance(self.source, str):
+            return repr(self.source)
+        return getattr(self.source, "__name__", repr(self.source))
+
+    def __repr__(self) -> str:
+        return f"Restriction({self.label}, names={self.names})"
+
+
+def _column_length(columns: Mapping[str, np.ndarray]) -> int:
+    lengths = {len(col) for col in columns.values()}
+    if len(lengths) > 1:
+        raise ValueError(f"columns of different lengths {sorted(lengths)}")
+    return lengths.pop() if lengths else 1
+
+
+def _rowwise_apply(func: Callable[[dict[str, Any]], Any], label: str,
+                   columns: Mapping[str, np.ndarray], size: int) -> np.ndarray:
+    """Call ``func`` once per configuration with plain Python values (Kernel Tuner style)."""
+    lists = {name: np.asarray(col).tolist() for name, col in columns.items()}
+    out = np.empty(size, dtype=bool)
+    for i in range(size):
+        try:
+            out[i] = bool(func({name: values[i] for name, values in lists.items()}))
+        except ZeroDivisionError:
+            out[i] = False  # as for strings: a configuration that divides by zero is invalid
+        except Exception as exc:  # a user function failed: say which
+            raise _callable_error(label, exc) from exc
+    return out
+
+
+def _callable_error(label: str, exc: Exception) -> SpaceError:
+    return SpaceError(f"evaluating the restriction failed: {type(exc).__name__}: {exc}",
+                      where=f"restriction {label}",
+                      hint="check the parameter types it combines; a function must accept a dict of numpy "
+                           "columns, or be wrapped with starchart.constraints.rowwise(...)")
+
+
+def compile_restriction(expression: str, names: Sequence[str]) -> Restriction:
+    """Parse ``expression`` once into a vectorised :class:`Restriction` over the parameters ``names``.
+
+    Raises :class:`SpaceError` quoting the expression if it is not valid Python,
+    uses anything outside the whitelist, or names an unknown parameter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = compile_restriction("32 <= bx * by <= 1024 and bx in (1, 2, 4)", ["bx", "by", "unused"])
+    >>> r.names
+    ('bx', 'by')
+    >>> r({"bx": np.array([1, 2, 8]), "by": np.array([64, 8, 32])}).tolist()
+    [True, False, False]
+    >>> compile_restriction("__import__('os')", ["bx"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    starchart.errors.SpaceError: restriction "__import__('os')": the function '__import__' is not allowed ...
+    """
+    return Restriction.from_expression(expression, names)
+
+
+def compile_expression(expression: str, names: Sequence[str]) -> Expression:
+    """Parse a whitelisted value expression (as in restrictions) over ``names``."""
+    return Expression(expression, names)
+
+
+def rowwise(func: Callable[[dict[str, Any]], Any], names: Iterable[str] | None = None) -> _RowwiseMarker:
+    """Mark ``func`` as taking one configuration ``{name: value}`` at a time (Kernel Tuner's convention).
+
+    ``names`` (optional) are the parameters it reads; giving them lets a space call
+    it on far fewer combinations.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> marked = rowwise(lambda p: p["x"] in (1, 3), names=["x"])
+    >>> as_restriction(marked, ["x", "y"])({"x": np.array([1, 2, 3])}).tolist()
+    [True, False, True]
+    """
+    return _RowwiseMarker(func, None if names is None else tuple(names))
+
+
+class _RowwiseMarker:
+    def __init__(self, func: Callable[[dict[str, Any]], Any], names: tuple[str, ...] | None):
+        self.func = func
+        self.names = names
+
+
+def as_restriction(obj: str | Restriction | Callable[..., Any] | _RowwiseMarker,
+                   names: Sequence[str]) -> Restriction:
+    """Turn whatever a user gave as a restriction into a :class:`Restriction` over ``names``.
+
+    Strings are compiled; callables read all parameters (auto-detecting whether
+    they are vectorised); :func:`rowwise` marks row-wise callables.
+    """
+    if isinstance(obj, Restriction):
+        unknown = [name for name in obj.names if name not in names]
+        if unknown:
+            raise SpaceError(f"restriction {obj.label} reads unknown parameters {unknown}",
+                             hint=f"the parameters are: {', '.join(names)}")
+        return obj
+    if isinstance(obj, str):
+        return compile_restriction(obj, names)
+    if isinstance(obj, _RowwiseMarker):
+        marked = Restriction.from_callable(obj.func, obj.names or names, vectorized=False)
+        return as_restriction(marked, names)
+    if callable(obj):
+        return Restriction.from_callable(obj, names)
+    raise SpaceError(f"a restriction must be a string or a callable, got {type(obj).__name__} {obj!r}",
+                     hint="write it as a Python expression string, e.g. 'x * y <= 1024'")

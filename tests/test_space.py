@@ -1,0 +1,414 @@
+"""Space: parameters, counting, enumeration, sampling, checking, readers; against brute force and real caches."""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import math
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from starchart.constraints import rowwise
+from starchart.errors import InputError, SpaceError
+from starchart.space import Parameter, SizeEstimate, Space, powers_of_two, value_range
+
+ROOT = Path(__file__).resolve().parents[1]
+DATASETS = ROOT.parent / "shared" / "datasets"
+needs_datasets = pytest.mark.skipif(not DATASETS.exists(), reason=f"datasets not found at {DATASETS} "
+                                    "(../shared/datasets beside the project root)")
+
+GEMM_RESTRICTIONS = [
+    "KWG % KWI == 0", "MWG % (MDIMC*VWM) == 0", "NWG % (NDIMC*VWN) == 0", "MWG % (MDIMA*VWM) == 0",
+    "NWG % (NDIMB*VWN) == 0", "KWG % ((MDIMC*NDIMC)//MDIMA) == 0", "KWG % ((MDIMC*NDIMC)//NDIMB) == 0",
+]
+
+# A small mixed space: numeric, float, boolean and categorical parameters, restrictions over subsets.
+SMALL_PARAMS: dict[str, list[Any]] = {
+    "bx": [16, 32, 64, 128], "by": [1, 2, 4, 8], "tile": [1, 2, 3], "ratio": [0.5, 1.0, 1.5],
+    "shmem": [True, False], "platform": ["gtx480", "hd7970", "a100"],
+}
+SMALL_RESTRICTIONS = [
+    "bx * by <= 256", "shmem or tile == 1", "platform != 'hd7970' or bx % 64 == 0",
+    "ratio * tile < 4", "not (platform == 'a100' and by == 1)",
+]
+
+
+def brute_force(params: dict[str, list[Any]], restrictions: list[str]) -> list[tuple[Any, ...]]:
+    """The valid configurations in Cartesian order, by Python's eval (the reference semantics)."""
+    names = list(params)
+    rows = []
+    for values in itertools.product(*params.values()):
+        env = dict(zip(names, values))
+        try:
+            ok = all(eval(r, {"__builtins__": {"min": min, "max": max}}, env) for r in restrictions)
+        except ZeroDivisionError:
+            ok = False
+        if ok:
+            rows.append(values)
+    return rows
+
+
+def rows_of(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
+    return list(frame.itertuples(index=False, name=None))
+
+
+def cache_configurations(path: Path) -> set[tuple[Any, ...]]:
+    with gzip.open(path, "rt") as handle:
+        cache = json.load(handle)
+    keys = cache["tune_params_keys"]
+    return {tuple(entry[k] for k in keys) for entry in cache["cache"].values()}
+
+
+@pytest.fixture
+def small() -> Space:
+    return Space(SMALL_PARAMS, SMALL_RESTRICTIONS)
+
+
+# ------------------------------------------------------------------ parameters
+def test_parameter_kinds_and_dtypes() -> None:
+    assert Parameter.from_values("a", [1, 2]).array.dtype == np.int64
+    assert Parameter.from_values("a", [1, 2.5]).array.dtype == np.float64
+    assert Parameter.from_values("a", np.array([1, 2])).values == (1, 2)
+    assert Parameter.from_values("a", [True, False]).kind == "boolean"
+    assert Parameter.from_values("a", ["x", 1]).kind == "categorical"
+    assert Parameter.from_values("a", range(3)).values == (0, 1, 2)
+
+
+@pytest.mark.parametrize("values, fragment", [
+    ([], "empty"), ([1, 2, 1], "listed twice"), ([1, 1.0], "listed twice"), (3, "must be a list"),
+    ("abc", "must be a list"), ([[1], [2]], "unsupported value"), ([1.0, float("nan")], "NaN"),
+])
+def test_bad_values_name_the_parameter(values: Any, fragment: str) -> None:
+    with pytest.raises(SpaceError, match=fragment) as info:
+        Space({"tile": values})
+    assert "'tile'" in str(info.value)
+
+
+def test_helpers() -> None:
+    assert value_range(1, 8) == list(range(1, 9))
+    assert value_range(16, 256, 16)[-1] == 256
+    assert value_range(0.1, 0.5, 0.1) == [0.1, 0.2, 0.3, 0.4, 0.5]
+    assert powers_of_two(1, 1024) == [2**k for k in range(11)]
+    assert Space.powers_of_two(5, 40) == [8, 16, 32]
+    with pytest.raises(SpaceError):
+        value_range(5, 1)
+    with pytest.raises(SpaceError):
+        powers_of_two(0, 8)
+
+
+def test_names_order_and_properties(small: Space) -> None:
+    assert small.names == tuple(SMALL_PARAMS)
+    assert [p.kind for p in small.parameters] == ["numeric"] * 4 + ["boolean", "categorical"]
+    assert small.cartesian_size == math.prod(len(v) for v in SMALL_PARAMS.values())
+    assert small.tune_params == SMALL_PARAMS
+    assert "6 parameters" in repr(small) and "5 restrictions" in repr(small)
+
+
+# ------------------------------------------------------------ counting / listing
+def test_size_and_enumeration_match_brute_force(small: Space) -> None:
+    expected = brute_force(SMALL_PARAMS, SMALL_RESTRICTIONS)
+    assert 0 < small.size() == len(expected) < small.cartesian_size
+    frame = small.to_frame()
+    assert rows_of(frame) == expected  # Cartesian order, last parameter fastest
+    assert list(frame.columns) == list(SMALL_PARAMS)
+    assert [str(t) for t in frame.dtypes[:5]] == ["int64", "int64", "int64", "float64", "bool"]
+    assert frame.index.equals(pd.RangeIndex(len(expected)))
+
+
+@pytest.mark.parametrize("overrides", [
+    {"block_size": 7},                      # many blocks, the split inside the parameters
+    {"block_size": 1},                      # one configuration per block
+    {"table_limit": 0},                     # nothing tabulated: restrictions evaluated on columns
+    {"table_limit": 0, "block_size": 50},
+])
+def test_internal_paths_agree(overrides: dict[str, int]) -> None:
+    space = Space(SMALL_PARAMS, SMALL_RESTRICTIONS)
+    for key, value in overrides.items():
+        setattr(space, key, value)
+    expected = brute_force(SMALL_PARAMS, SMALL_RESTRICTIONS)
+    chunks = list(space.enumerate(chunk_size=100))
+    assert [len(c) for c in chunks[:-1]] == [100] * (len(chunks) - 1)
+    assert rows_of(pd.concat(chunks)) == expected
+    assert pd.concat(chunks).index.equals(pd.RangeIndex(len(expected)))
+    assert space.size() == len(expected)
+
+
+def test_exact_size_by_elimination_beyond_the_enumeration_limit() -> None:
+    space = Space(SMALL_PARAMS, SMALL_RESTRICTIONS)
+    space.enumerate_limit = space.exact_limit = 10  # only elimination may count it
+    assert space.size() == len(brute_force(SMALL_PARAMS, SMALL_RESTRICTIONS))
+
+
+def test_size_of_a_huge_space_is_exact_by_elimination() -> None:
+    space = Space({f"p{i}": list(range(10)) for i in range(12)}, ["p0 < p1", "p1 + p2 == 9", "p5 % 3 == 0"])
+    # p0 < p1 with p2 = 9 - p1: 45 (p0, p1) pairs; p5 in {0, 3, 6, 9}; 9 free parameters
+    assert space.size() == 45 * 4 * 10**8
+
+
+def test_size_beyond_the_limit_points_to_size_estimate() -> None:
+    space = Space({"x": range(1000), "y": range(1000)}, lambda p: p["x"] < p["y"])
+    space.exact_limit = space.enumerate_limit = 1000
+    space.table_limit = 0  # else the callable is tabulated and the size counted exactly
+    with pytest.raises(SpaceError, match="size_estimate"):
+        space.size()
+
+
+def test_size_estimate_interval_contains_the_truth() -> None:
+    params = {"a": range(60), "b": range(60), "c": range(60)}  # 216,000 points
+    restrictions = ["a * b % 7 == 0 or c < 10", "a + c > 20"]
+    truth = Space(params, restrictions).size()
+    space = Space(params, restrictions)
+    space.enumerate_limit = space.exact_limit = 200_000  # just below the Cartesian size
+    space.table_limit = 0                                  # and no elimination: it must estimate
+    estimate = space.size_estimate(n=50_000, seed=3)
+    assert isinstance(estimate, SizeEstimate) and not estimate.exact
+    assert estimate.low <= truth <= estimate.high
+    assert estimate.high - estimate.low < 0.05 * truth
+    assert Space(params, restrictions).size_estimate().exact
+
+
+def test_division_by_zero_makes_a_configuration_invalid() -> None:
+    space = Space({"x": [0, 1, 2, 4], "y": [0, 1, 2]}, ["x % y == 0", "x / y >= 1"])
+    assert rows_of(space.to_frame()) == [(1, 1), (2, 1), (2, 2), (4, 1), (4, 2)]
+
+
+def test_to_frame_guard() -> None:
+    with pytest.raises(SpaceError, match="limit"):
+        Space({"x": range(100)}).to_frame(limit=50)
+    empty = Space({"x": [1, 2], "s": ["a", "b"]}, "x > 5").to_frame()
+    assert len(empty) == 0 and list(empty.columns) == ["x", "s"]
+
+
+# ---------------------------------------------------------------------- sampling
+def test_sample_valid_distinct_deterministic(small: Space) -> None:
+    frame = small.sample(50, seed=11)
+    assert len(frame) == 50 and frame.index.equals(pd.RangeIndex(50))
+    assert not frame.duplicated().any() and small.contains(frame).all()
+    assert frame.equals(small.sample(50, seed=11))
+    assert not frame.equals(small.sample(50, seed=12))
+    everything = small.sample(small.size(), seed=0)
+    assert sorted(rows_of(everything)) == sorted(brute_force(SMALL_PARAMS, SMALL_RESTRICTIONS))
+
+
+def test_sample_most_of_a_large_space_enumerates() -> None:
+    space = Space({"x": range(300), "y": range(300)}, "x % 7 == y % 5")
+    space.enumerate_limit = 100  # too large to enumerate by default, but most configurations are wanted
+    frame = space.sample(space.size(), seed=2)
+    assert len(frame) == space.size() and not frame.duplicated().any() and space.contains(frame).all()
+
+
+def test_sample_more_than_valid_is_an_error(small: Space) -> None:
+    with pytest.raises(SpaceError, match=f"only {small.size()} valid"):
+        small.sample(small.size() + 1)
+
+
+@pytest.mark.parametrize("rejection", [False, True])
+def test_sample_is_uniform(rejection: bool) -> None:
+    space = Space({"x": range(6), "y": range(6)}, "x <= y")  # 21 valid configurations
+    if rejection:
+        space.enumerate_limit = 0  # force drawing random Cartesian indices
+    counts: dict[tuple[int, int], int] = {}
+    for seed in range(400):
+        for row in rows_of(space.sample(3, seed=seed)):
+            counts[row] = counts.get(row, 0) + 1
+    assert len(counts) == 21
+    expected = 400 * 3 / 21
+    chi2 = sum((c - expected) ** 2 / expected for c in counts.values())
+    assert chi2 < 45  # 20 degrees of freedom: p < 0.002 above 45
+
+
+def test_sample_from_a_trillion_points_quickly() -> None:
+    space = Space({f"p{i}": list(range(1, 11)) for i in range(12)},
+                  ["p0 * p1 <= 40", "p2 % p3 == 0 or p4 > 3", "max(p8, p9) - min(p10, p11) < 7"])
+    assert space.cartesian_size == 10**12
+    start = time.perf_counter()
+    frame = space.sample(2000, seed=5)
+    assert time.perf_counter() - start < 2
+    assert len(frame) == 2000 and not frame.duplicated().any() and space.contains(frame).all()
+    assert frame.equals(space.sample(2000, seed=5))
+
+
+def test_too_sparse_to_sample() -> None:
+    params = {f"p{i}": list(range(10)) for i in range(12)}
+    one_point = [f"p{i} == {i % 10}" for i in range(12)]
+    assert Space(params, one_point).size() == 1
+    with pytest.raises(SpaceError, match="only 1 valid"):
+        Space(params, one_point).sample(5)
+    space = Space(params, one_point)
+    space.table_limit = 0        # not countable: only sampling can tell
+    space.max_draws = 2_000_000
+    with pytest.raises(SpaceError, match=r"acceptance .* max_draws") as info:
+        space.sample(10, seed=0)
+    assert "value lists" in str(info.value)
+
+
+def test_sample_when_indices_overflow_int64() -> None:
+    space = Space({f"p{i}": list(range(10)) for i in range(20)}, ["p0 < p1", "p2 != p3"])
+    assert space.cartesian_size == 10**20
+    frame = space.sample(500, seed=1)
+    assert not frame.duplicated().any() and space.contains(frame).all()
+    assert space.size() == 45 * 90 * 10**16
+
+
+# ---------------------------------------------------------------------- checking
+def test_contains(small: Space) -> None:
+    frame = pd.DataFrame({"bx": [16, 16, 16, 17], "by": [1, 1, 1, 1], "tile": [1, 1, 2, 1],
+                          "ratio": [0.5, 0.5, 0.5, 0.5], "shmem": [True, False, False, True],
+                          "platform": ["gtx480", "gtx480", "gtx480", "gtx480"], "time": [1.0, 2.0, 3.0, 4.0]})
+    assert small.contains(frame).tolist() == [True, True, False, False]
+    assert small.is_valid({"bx": 64, "by": 2, "tile": 1, "ratio": 1.0, "shmem": False, "platform": "hd7970"})
+    assert {"bx": 32, "by": 2, "tile": 1, "ratio": 1.0, "shmem": False, "platform": "hd7970"} not in small
+    with pytest.raises(SpaceError, match="lack the parameters"):
+        small.contains(frame.drop(columns=["tile"]))
+
+
+# ---------------------------------------------------------------- callables
+def test_callable_restrictions() -> None:
+    vectorised = Space({"x": range(8), "y": range(8)}, lambda p: p["x"] * p["y"] == 6)
+    assert rows_of(vectorised.to_frame()) == [(1, 6), (2, 3), (3, 2), (6, 1)]
+    marked = Space({"x": range(8), "y": range(8)}, rowwise(lambda p: p["x"] * p["y"] == 6))
+    assert marked.size() == 4
+    with pytest.raises(SpaceError, match="cannot be saved"):
+        marked.to_dict()
+
+
+# ------------------------------------------------------------- serialisation
+def test_to_dict_round_trip(tmp_path: Path, small: Space) -> None:
+    path = tmp_path / "space.json"
+    path.write_text(json.dumps(small.to_dict()))
+    again = Space.from_file(path)
+    assert again.tune_params == small.tune_params and rows_of(again.to_frame()) == rows_of(small.to_frame())
+
+
+def test_describe(small: Space) -> None:
+    text = small.describe()
+    assert f"valid configurations:     {small.size():,}" in text
+    assert "platform" in text and "categorical" in text and "bx * by <= 256" in text
+
+
+# ------------------------------------------------------------------ space files
+def test_example_space_file() -> None:
+    space = Space.from_file(ROOT / "examples" / "spaces" / "convolution.yaml")
+    assert space.cartesian_size == 10240 and space.size() == 4362
+    assert space.parameters[0].values == tuple(range(16, 257, 16))
+
+
+def test_space_file_schema(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("parameters:\n  bx: [16, 32]\n  tile: {range: [1, 8, 2]}\n  threads: {powers_of_two: [1, 8]}\n"
+                    "  'on': [true, false]\n  platform: {values: [hd7970, gtx480]}\n"
+                    "restrictions:\n  - bx * threads <= 64\n  - on or platform == 'gtx480'\n")
+    space = Space.from_file(path)
+    assert space.tune_params == {"bx": [16, 32], "tile": [1, 3, 5, 7], "threads": [1, 2, 4, 8],
+                                 "on": [True, False], "platform": ["hd7970", "gtx480"]}
+    assert space.size() == len(brute_force(space.tune_params, ["bx * threads <= 64", "on or platform == 'gtx480'"]))
+
+
+@pytest.mark.parametrize("text, fragment, where", [
+    ("parameters:\n  tile: {rnage: [1, 8]}\n", "cannot read", "parameters.tile"),
+    ("parameters:\n  tile: 3\n", "cannot read", "parameters.tile"),
+    ("parameters:\n  tile: [1, 2]\nrestriction: ['tile > 1']\n", "unknown keys ['restriction']", ""),
+    ("parameters:\n  tile: [1, 2]\nrestrictions: ['tiles > 1']\n", "unknown name 'tiles'", "tiles > 1"),
+    ("parameters:\n  tile: [1, 1]\n", "listed twice", "'tile'"),
+    ("parameters:\n  tile: {range: [8, 1]}\n", "below start", "parameters.tile"),
+    ("parameters: [\n", "invalid YAML", "line"),
+    ("restrictions: []\n", "'parameters'", ""),
+    ("parameters:\n  on: [1, 2]\n", "not a string", "quote"),
+])
+def test_space_file_errors_name_the_file_and_key(tmp_path: Path, text: str, fragment: str, where: str) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises((InputError, SpaceError)) as info:
+        Space.from_file(path)
+    message = str(info.value)
+    assert str(path) in message and fragment in message and where in message
+
+
+# -------------------------------------------------------------------- datasets
+def test_from_dataset() -> None:
+    frame = pd.DataFrame({"x": [4, 1, 4, 2], "mode": ["b", "a", "b", "a"], "time": [1.0, 2.0, 3.0, 4.0]})
+    space = Space.from_dataset(frame[["x", "mode"]])
+    assert space.tune_params == {"x": [1, 2, 4], "mode": ["a", "b"]}
+    assert space.size() == 3 and rows_of(space.to_frame()) == [(1, "a"), (2, "a"), (4, "b")]
+    assert space.contains(frame).tolist() == [True, True, True, True]
+    assert not space.is_valid({"x": 4, "mode": "a"})
+    dataset = SimpleNamespace(params=["x", "mode"], frame=frame)
+    assert rows_of(Space.from_dataset(dataset).sample(3, seed=0).sort_values("x")) == rows_of(space.to_frame())
+    again = Space.from_dict(json.loads(json.dumps(space.to_dict())))
+    assert rows_of(again.to_frame()) == rows_of(space.to_frame())
+
+
+def test_from_dataset_wider_than_int64() -> None:
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.integers(0, 10, size=(300, 21)), columns=[f"p{i}" for i in range(21)])
+    space = Space.from_dataset(frame)
+    assert space.cartesian_size >= 2**63
+    assert space.size() == len(frame.drop_duplicates())
+    assert space.contains(frame).all() and len(space.sample(100, seed=0)) == 100
+    assert sorted(rows_of(space.to_frame())) == sorted(set(rows_of(frame)))
+
+
+# ------------------------------------------------------------ real spaces (data)
+@needs_datasets
+@pytest.mark.parametrize("t1, cache, size", [
+    ("convolution_milo.json", "convolution/A100.json.gz", 4362),
+    ("dedispersion_milo.json", "dedispersion/A100.json.gz", 11130),
+])
+def test_t1_spaces_equal_the_kernel_tuner_caches(t1: str, cache: str, size: int) -> None:
+    space = Space.from_t1(DATASETS / "t1" / t1)
+    assert space.size() == size
+    assert set(rows_of(space.to_frame())) == cache_configurations(DATASETS / cache)
+
+
+@needs_datasets
+def test_t1_comprehension_values() -> None:
+    space = Space.from_t1(DATASETS / "t1" / "test_T1_input.json")
+    assert space.tune_params["filter_width"] == list(range(3, 35, 2))
+    assert space.tune_params["block_size_x"] == [16 * i for i in range(1, 9)]
+    assert space.tune_params["block_size_y"] == [2**i for i in range(6)]
+
+
+def test_t1_errors_name_the_condition(tmp_path: Path) -> None:
+    spec = {"ConfigurationSpace": {
+        "TuningParameters": [{"Name": "x", "Type": "int", "Values": "[1, 2]"}],
+        "Conditions": [{"Expression": "x > 0", "Parameters": ["x"]},
+                       {"Expression": "x.bit_length() > 0", "Parameters": ["x"]}]}}
+    path = tmp_path / "t1.json"
+    path.write_text(json.dumps(spec))
+    with pytest.raises(SpaceError, match=r"Conditions\[1\].*attribute access"):
+        Space.from_t1(path)
+    spec["ConfigurationSpace"]["TuningParameters"][0]["Values"] = "[__import__('os')]"
+    path.write_text(json.dumps(spec))
+    with pytest.raises(InputError, match=r"TuningParameters\[0\] \(x\)"):
+        Space.from_t1(path)
+
+
+@needs_datasets
+def test_gemm_space_equals_the_cache() -> None:
+    path = DATASETS / "gemm" / "RTX_3090.json.gz"
+    space = Space.from_kernel_tuner(path, GEMM_RESTRICTIONS)
+    assert space.cartesian_size == 82944 and space.size() == 17956
+    assert set(rows_of(space.to_frame())) == cache_configurations(path)
+    assert list(space.names) == ["MWG", "NWG", "KWG", "MDIMC", "NDIMC", "MDIMA", "NDIMB", "KWI", "VWM", "VWN",
+                                 "STRM", "STRN", "SA", "SB", "PRECISION"]
+
+
+@needs_datasets
+def test_from_kernel_tuner_max_threads() -> None:
+    path = DATASETS / "convolution" / "A100.json.gz"
+    limited = Space.from_kernel_tuner(path, max_threads=256)
+    assert limited.restrictions[-1].source == "block_size_x * block_size_y <= 256"
+    assert limited.contains(limited.to_frame()).all()
+    assert (limited.to_frame().eval("block_size_x * block_size_y") <= 256).all()
+
+
+def test_from_kernel_tuner_without_tune_params() -> None:
+    with pytest.raises(InputError, match="tune_params"):
+        Space.from_kernel_tuner({"cache": {}})
