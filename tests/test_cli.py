@@ -81,3 +81,16 @@ def test_errors_are_one_line_with_a_hint(tmp_path, args, message):
     assert result.exit_code == 2
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def test_svg_needs_graphviz(tmp_path):
+    import shutil
+
+    target = tmp_path / "tree.svg"
+    result = run("tree", dataset_path("starchart_kmeans/kmeans_hd7970.csv"), "--max-depth", "2",
+                 "--format", "svg", "-o", target)
+    if shutil.which("dot") is None:
+        assert result.exit_code == 2 and "Graphviz 'dot' is not installed" in result.output
+    else:
+        assert result.exit_code == 0, result.output
+        assert "<svg" in target.read_text() and "tpp ≤ 1" in target.read_text()
