@@ -202,7 +202,7 @@ def _read_space(file: Path, restrictions: list[str]) -> Any:
         return Space.from_file(file)
     document = read_json(file)
     if isinstance(document, dict) and "ConfigurationSpace" in document:
-        return Space.from_t1(file)
+        return Space.from_t1(file, document)
     if isinstance(document, dict) and "tune_params" in document:
         return Space.from_kernel_tuner(document, restrictions=restrictions)
     return Space.from_file(file)

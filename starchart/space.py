@@ -34,7 +34,6 @@ Examples
 from __future__ import annotations
 
 import ast
-import json
 import math
 import numbers
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -53,7 +52,7 @@ from starchart.constraints import (
     compile_restriction,
 )
 from starchart.errors import InputError, SpaceError
-from starchart.io.files import read_json, read_text
+from starchart.io.files import parse_json, read_json, read_text
 
 __all__ = ["Parameter", "SizeEstimate", "Space", "powers_of_two", "value_range"]
 
@@ -650,19 +649,21 @@ class Space:
         path = Path(path)
         text = read_text(path)
         suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
-        data = _parse_json(text, path) if suffixes[-1:] == [".json"] else _parse_yaml(text, path)
+        data = parse_json(text, path) if suffixes[-1:] == [".json"] else _parse_yaml(text, path)
         return cls.from_dict(data, where=str(path))
 
     @classmethod
-    def from_t1(cls, path: str | Path) -> Space:
+    def from_t1(cls, path: str | Path, document: Mapping[str, Any] | None = None) -> Space:
         """Read the tuning space of a T1 input file (``ConfigurationSpace``).
+
+        Pass ``document`` when the file is already parsed (``path`` then only names it in errors).
 
         ``TuningParameters[].Values`` is a Python-literal string (also simple
         comprehensions such as ``"[2**i for i in range(6)]"``, evaluated safely),
         cast to ``Type`` (int, uint, float, bool, string); ``Conditions[].Expression``
         and ``Restrictions[]`` strings become restrictions.
         """
-        data = read_json(path)
+        data = read_json(path) if document is None else document
         config_space = data.get("ConfigurationSpace") if isinstance(data, Mapping) else None
         if not isinstance(config_space, Mapping) or not isinstance(config_space.get("TuningParameters"), list):
             raise InputError("no ConfigurationSpace.TuningParameters list", where=path,
@@ -1034,14 +1035,6 @@ def _values_from_spec(spec: Any, where: str) -> list[Any]:
     raise InputError(f"cannot read {{{key}: {arg!r}}}", where=where,
                      hint="use {values: [..]}, {range: [start, stop]} or [start, stop, step], "
                           "or {powers_of_two: [lo, hi]}")
-
-
-def _parse_json(text: str, path: Path) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-                         where=f"{path}, line {exc.lineno}", hint="repair the file") from exc
 
 
 def _parse_yaml(text: str, path: Path) -> Any:
