@@ -282,3 +282,10 @@ def test_numpy_input_and_sklearn_style_params():
     assert tree.feature_names_in_ == ["x0", "x1"]
     assert tree.root_.feature == "x0"
     assert "StarchartTree(threshold=0.0, min_samples_split=2" in repr(tree)
+
+
+def test_leaves_frame_lists_every_leaf(kmeans):
+    tree = StarchartTree().fit(kmeans[["ppb", "tpp", "consec"]].iloc[:100], kmeans["runtime"].iloc[:100])
+    frame = tree.leaves_frame()
+    assert len(frame) == 16 and frame["n_samples"].sum() == 100
+    assert list(frame["description"]) == [leaf.description for leaf in tree.leaves_]
