@@ -4,6 +4,7 @@
     starchart tree DATA --metric M [--sample N --seed S] [--threshold T] [--min-split K]
                         [--max-depth D] [--format text|json|dot|svg] [-o FILE]
     starchart space FILE [--size] [--sample N] [--restriction EXPR ...]
+    starchart run | resume | export | demo        (measuring: see starchart/cli_measure.py)
 
 Errors print one readable line and a hint, never a traceback.
 """
@@ -12,36 +13,16 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from functools import wraps
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from starchart.cli_common import app, err, out
+from starchart.cli_common import friendly as _friendly
 from starchart.errors import InputError, StarchartError
-
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Starchart: understand and tune GPU/CPU kernel tuning spaces with regression trees.")
-out = Console()
-err = Console(stderr=True)
-
-
-def _friendly(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn a StarchartError into one line on stderr and exit status 2."""
-    @wraps(command)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except StarchartError as exc:
-            err.print(f"[bold red]error:[/] {exc.where + ': ' if exc.where else ''}{exc.message}",
-                      highlight=False, soft_wrap=True)
-            if exc.hint:
-                err.print(f"[yellow]hint:[/] {exc.hint}", highlight=False, soft_wrap=True)
-            raise typer.Exit(2) from None
-    return run
 
 
 def _load(path: Path, metrics: Optional[str]) -> "Any":
@@ -216,8 +197,31 @@ def _size_text(the_space: Any) -> str:
         return f"{estimate} (estimated from a sample; {the_space.cartesian_size:,} Cartesian points)"
 
 
-def main() -> None:  # pragma: no cover - entry point for `python -m starchart`
-    app()
+# The measuring commands (run, resume, export, demo) live in their own module.
+import starchart.cli_measure  # noqa: E402,F401  (registers its commands on `app`)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The ``starchart`` program: :data:`app` with optional-value options expanded."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    app(args=expand_optional_values(args), prog_name="starchart")
+
+
+def expand_optional_values(args: list[str]) -> list[str]:
+    """Give a bare ``--ray`` its default value (Click options cannot have an optional value).
+
+    >>> expand_optional_values(["run", "s.yaml", "--ray", "--samples", "5"])
+    ['run', 's.yaml', '--ray', 'local', '--samples', '5']
+    >>> expand_optional_values(["resume", "s.db", "--ray", "auto"])
+    ['resume', 's.db', '--ray', 'auto']
+    """
+    out_args: list[str] = []
+    for i, arg in enumerate(args):
+        out_args.append(arg)
+        following = args[i + 1] if i + 1 < len(args) else None
+        if arg == "--ray" and (following is None or following.startswith("-")):
+            out_args.append("local")
+    return out_args
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -603,10 +603,12 @@ class Space:
         if not isinstance(data, Mapping):
             raise InputError(f"a space must be a mapping with 'parameters', got {type(data).__name__}", where=where,
                              hint="start the file with 'parameters:'")
-        unknown = sorted(set(data) - {"parameters", "restrictions", "allowed"})
+        # 'evaluator' belongs to the study file format that `starchart run` reads; a Space ignores it
+        unknown = sorted(set(data) - {"parameters", "restrictions", "allowed", "evaluator"})
         if unknown:
             raise InputError(f"unknown keys {unknown}", where=where,
-                             hint="a space file has 'parameters', optional 'restrictions' and 'allowed'")
+                             hint="a space file has 'parameters', optional 'restrictions', 'allowed' "
+                                  "and 'evaluator'")
         params = data.get("parameters")
         if not isinstance(params, Mapping) or not params:
             raise InputError("'parameters' must be a non-empty mapping of name -> values", where=where,

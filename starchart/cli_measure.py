@@ -1,0 +1,226 @@
+"""The measuring commands of the ``starchart`` CLI.
+
+    starchart run SPACE_FILE (--command "prog {x}" | --c-source k.c | --evaluator ev.yaml | --replay DATA)
+                  --samples N --store study.db [--seed S] [--workers W] [--ray [ADDRESS]]
+    starchart resume study.db [--samples N] [--workers W] [--ray [ADDRESS]]
+    starchart export study.db -o results.csv|cache.json|results.t4.json [--format ...]
+    starchart demo [--out starchart-demo] [--samples 200] [--repeats 5]
+
+The evaluator can also be a section of the space file::
+
+    parameters: {TILE: [8, 16, 32]}
+    evaluator: {kind: c, source: kernel.c, repeats: 5}
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from starchart.cli_common import app, err, friendly, out
+from starchart.errors import InputError
+
+RayOption = typer.Option(None, "--ray", metavar="[ADDRESS]",
+                         help="Evaluate on Ray: alone (or 'local') for a local instance, 'auto' or "
+                              "ray://HOST:10001 for a cluster.")
+WorkersOption = typer.Option(1, "--workers", "-w", min=1, help="Evaluations at a time.")
+
+
+@app.command("run")
+@friendly
+def run_command(
+    space_file: Optional[Path] = typer.Argument(None, help="Space file (YAML/JSON, T1); optional with --replay."),
+    samples: Optional[int] = typer.Option(None, "--samples", "-n", min=1, help="Configurations to measure."),
+    store: Path = typer.Option(Path("study.db"), "--store", "-s", help="SQLite store of the study."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the uniform sample (kept in the store)."),
+    command: Optional[str] = typer.Option(None, "--command", help="Program to run, e.g. \"./bench --bx {bx}\"."),
+    c_source: Optional[Path] = typer.Option(None, "--c-source", help="C file compiled with -D<PARAM>=<value>."),
+    evaluator_file: Optional[Path] = typer.Option(None, "--evaluator", help="Evaluator file (YAML/JSON)."),
+    replay: Optional[Path] = typer.Option(None, "--replay", help="Serve measurements from this data file."),
+    pattern: Optional[str] = typer.Option(None, "--pattern", help="Regex whose first group is the metric."),
+    metric: Optional[str] = typer.Option(None, "--metric", help="Name of the measured metric."),
+    repeats: Optional[int] = typer.Option(None, "--repeats", min=1, help="Measured repeats per configuration."),
+    warmup: Optional[int] = typer.Option(None, "--warmup", min=0, help="Discarded warm-up repeats."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", min=0.0, help="Seconds before a run is killed."),
+    workers: int = WorkersOption,
+    ray: Optional[str] = RayOption,
+) -> None:
+    """Measure a uniform sample of a space with an evaluator, storing every result as it arrives."""
+    from starchart.measure import evaluator_from_dict
+    from starchart.runner import run
+
+    options = {"pattern": pattern, "metric": metric, "repeats": repeats, "warmup": warmup, "timeout": timeout}
+    options = {k: v for k, v in options.items() if v is not None}
+    space, section = _read_study_file(space_file) if space_file else (None, None)
+    description = _evaluator_description(command, c_source, evaluator_file, replay, section, options)
+    evaluator = evaluator_from_dict(description, where=_evaluator_source(command, c_source, evaluator_file,
+                                                                         replay, space_file))
+    if space is None:
+        if replay is None:
+            raise InputError("no space file given", hint="pass SPACE_FILE (only --replay can do without)")
+        from starchart.space import Space
+
+        space = Space.from_dataset(evaluator.dataset)  # type: ignore[attr-defined]
+    _measure(lambda: run(space, evaluator, samples=samples, store=store, seed=seed, workers=workers, ray=ray),
+             store)
+
+
+@app.command("resume")
+@friendly
+def resume_command(
+    store: Path = typer.Argument(..., help="The study's SQLite store."),
+    samples: Optional[int] = typer.Option(None, "--samples", "-n", min=1,
+                                          help="Grow the study to N configurations (default: as planned)."),
+    workers: int = WorkersOption,
+    ray: Optional[str] = RayOption,
+) -> None:
+    """Continue a study: measure what its plan still lacks, never re-measuring anything stored."""
+    from starchart.runner import run
+    from starchart.store import Store
+
+    Store.open(store, create=False).close()  # a clear error for a mistyped path, before anything else
+    _measure(lambda: run(store=store, samples=samples, workers=workers, ray=ray), store)
+
+
+@app.command("export")
+@friendly
+def export_command(
+    store: Path = typer.Argument(..., help="The study's SQLite store."),
+    output: Path = typer.Option(..., "--output", "-o", help="File to write (.csv, .json, .t4.json)."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="csv | kernel_tuner | t4 (default: from -o)."),
+) -> None:
+    """Write a study as CSV, a Kernel Tuner cache or a T4 results file."""
+    from starchart.store import Store
+
+    with Store.open(store, create=False) as db:
+        path = db.export(output, fmt)
+        n = len(db.to_dataset())
+    err.print(f"wrote {n} configurations to {path}")
+
+
+@app.command("demo")
+@friendly
+def demo_command(
+    out_dir: Path = typer.Option(Path("starchart-demo"), "--out", "-o", help="Folder for the store and report."),
+    samples: int = typer.Option(200, "--samples", "-n", min=10, help="Configurations to measure."),
+    repeats: int = typer.Option(5, "--repeats", min=1, help="Timed repeats per configuration."),
+    workers: int = typer.Option(1, "--workers", "-w", min=1,
+                                help="Configurations measured at a time (more is faster but noisier)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the uniform sample."),
+) -> None:
+    """Tune the bundled C matrix-multiply kernel on this CPU, then explain it with a Starchart tree."""
+    from starchart.demo.job import run_demo
+
+    result = _measure(lambda: run_demo(out_dir, samples=samples, repeats=repeats, workers=workers, seed=seed),
+                      out_dir / "demo.db", summary=False)
+    out.print(result.summary(), highlight=False, soft_wrap=True)
+
+
+# ---------------------------------------------------------------------- helpers
+def _measure(job: Any, store: Path, summary: bool = True) -> Any:
+    """Run ``job``; on Ctrl-C say what was kept and how to continue (exit 130)."""
+    try:
+        result = job()
+    except KeyboardInterrupt:
+        err.print(f"\n[yellow]stopped.[/] Every finished measurement is in {store}; "
+                  f"continue with: starchart resume {store}", highlight=False)
+        raise typer.Exit(130) from None
+    if summary:
+        _print_summary(result, store)
+    return result
+
+
+def _print_summary(dataset: Any, store: Path) -> None:
+    frame = dataset.frame
+    counts = frame["status"].value_counts()
+    failures = "  ".join(f"{status}: {n}" for status, n in counts.items() if status != "ok")
+    out.print(f"[bold]{store}[/]: {len(frame)} configurations, {int(counts.get('ok', 0))} ok"
+              + (f"  ({failures})" if failures else ""), highlight=False)
+    ok = dataset.ok()
+    if len(ok) and dataset.metrics:
+        metric = dataset.default_metric
+        values = ok.frame[metric]
+        best = values.idxmin() if dataset.meta.get("minimize", True) else values.idxmax()
+        from starchart.configs import plain_config
+
+        config = plain_config({p: ok.frame.loc[best, p] for p in dataset.params})
+        out.print(f"best {metric}: {values[best]:.6g}  at {config}", highlight=False, soft_wrap=True)
+
+
+def _read_study_file(path: Path) -> tuple[Any, dict[str, Any] | None]:
+    """The space of a space file, and its ``evaluator`` section (paths resolved against the file)."""
+    from starchart.cli import _read_space
+    from starchart.space import _parse_yaml  # the same YAML reader the space uses
+    from starchart.io.files import parse_json, read_text
+
+    space = _read_space(path, [])
+    if path.suffix.lower() not in (".yaml", ".yml", ".json"):
+        return space, None
+    text = read_text(path)
+    data = parse_json(text, path) if path.suffix.lower() == ".json" else _parse_yaml(text, path)
+    section = data.get("evaluator") if isinstance(data, dict) else None
+    if section is None:
+        return space, None
+    if not isinstance(section, dict):
+        raise InputError("'evaluator' must be a mapping with a 'kind'", where=f"{path}, evaluator",
+                         hint="e.g. evaluator: {kind: c, source: kernel.c}")
+    return space, _resolve_paths(section, path.parent)
+
+
+def _resolve_paths(section: dict[str, Any], folder: Path) -> dict[str, Any]:
+    section = dict(section)
+    for key in ("source", "cwd"):
+        if isinstance(section.get(key), str) and not Path(section[key]).is_absolute():
+            section[key] = str((folder / section[key]).resolve())
+    return section
+
+
+def _evaluator_description(command: Optional[str], c_source: Optional[Path], evaluator_file: Optional[Path],
+                           replay: Optional[Path], section: Optional[dict[str, Any]],
+                           options: dict[str, Any]) -> dict[str, Any]:
+    given = [name for name, value in (("--command", command), ("--c-source", c_source),
+                                      ("--evaluator", evaluator_file), ("--replay", replay)) if value]
+    if len(given) > 1:
+        raise InputError(f"choose one evaluator, got {' and '.join(given)}", hint="pass exactly one of them")
+    if command:
+        description: dict[str, Any] = {"kind": "command", "argv": shlex.split(command)}
+    elif c_source:
+        description = {"kind": "c", "source": str(c_source.resolve())}
+    elif replay:
+        description = {"kind": "replay", "source": str(replay)}
+        options = {k: v for k, v in options.items() if k == "metric"}
+        if "metric" in options:
+            description["metrics"] = [options.pop("metric")]
+    elif evaluator_file:
+        from starchart.io.files import parse_json, read_text
+        from starchart.space import _parse_yaml
+
+        text = read_text(evaluator_file)
+        data = parse_json(text, evaluator_file) if evaluator_file.suffix.lower() == ".json" \
+            else _parse_yaml(text, evaluator_file)
+        if not isinstance(data, dict):
+            raise InputError("an evaluator file must be a mapping with a 'kind'", where=str(evaluator_file),
+                             hint="e.g. kind: command\\nargv: [./bench, '{bx}']")
+        description = _resolve_paths(data, evaluator_file.parent)
+    elif section:
+        description = section
+    else:
+        raise InputError("no evaluator given",
+                         hint="pass --command, --c-source, --evaluator or --replay, "
+                              "or add an 'evaluator' section to the space file")
+    return {**description, **options}
+
+
+def _evaluator_source(command: Any, c_source: Any, evaluator_file: Any, replay: Any, space_file: Any) -> str:
+    if command:
+        return "--command"
+    if c_source:
+        return str(c_source)
+    if evaluator_file:
+        return str(evaluator_file)
+    if replay:
+        return str(replay)
+    return f"{space_file}, evaluator"

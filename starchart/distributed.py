@@ -1,0 +1,77 @@
+"""Evaluations on Ray: one actor per worker, results streamed back to the driver.
+
+The driver (the process calling :func:`starchart.run`) alone writes the store;
+actors only measure. Each actor holds its own copy of the evaluator, so
+compile caches and GPU contexts live as long as the actor. CUDA evaluators get
+one GPU per actor.
+
+Pointing at a cluster: start Ray on the nodes (``ray start --head`` on one,
+``ray start --address=HEAD:6379`` on the others, each with starchart installed
+and the kernel sources at the same path), then ``starchart run ... --ray auto``
+on the head node, or ``--ray ray://HEAD:10001`` from elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from starchart.errors import InputError
+from starchart.measure.base import Evaluator, Measurement
+
+
+class _Worker:
+    """The actor body: measures configurations with its own evaluator."""
+
+    def __init__(self, evaluator: Evaluator):
+        self.evaluator = evaluator
+
+    def evaluate(self, config: dict[str, Any]) -> dict[str, Any]:
+        measurement = self.evaluator.evaluate(config)
+        measurement.extra.setdefault("worker", f"ray:{os.uname().nodename}:{os.getpid()}")
+        return measurement.to_dict()
+
+
+def ray_evaluate(evaluator: Evaluator, todo: Sequence[dict[str, Any]], *, workers: int,
+                 address: str | bool | None = None) -> Iterator[Measurement]:
+    """Evaluate ``todo`` on ``workers`` Ray actors, yielding measurements as they finish.
+
+    ``address``: ``True``, ``"local"`` or ``None`` start a private local Ray
+    instance (shut down afterwards); anything else (``"auto"``, ``"ray://host:10001"``)
+    is passed to :func:`ray.init` to join a running cluster.
+    """
+    try:
+        import ray
+        from ray.util import ActorPool
+    except ImportError:
+        raise InputError("Ray is not installed", where="--ray",
+                         hint='pip install "starchart[ray]" (or run without --ray)') from None
+    if not todo:
+        return
+    local = address in (None, True, "local", "")
+    started = False
+    if not ray.is_initialized():
+        options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True,
+                                   "configure_logging": False}
+        if local:
+            options["num_cpus"] = max(workers, os.cpu_count() or 1)
+        else:
+            options["address"] = str(address)
+        try:
+            ray.init(**options)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise InputError(f"cannot start or join Ray ({exc})", where=f"--ray {address or 'local'}",
+                             hint="check the address, or that `ray start --head` runs there") from None
+        started = True
+    try:
+        resources = {"num_gpus": 1} if evaluator.kind == "cuda" else {"num_cpus": 1}
+        actor_class = ray.remote(**resources)(_Worker)
+        handle = ray.put(evaluator)
+        actors = [actor_class.remote(handle) for _ in range(workers)]
+        pool = ActorPool(actors)
+        for result in pool.map_unordered(lambda actor, config: actor.evaluate.remote(config), list(todo)):
+            yield Measurement.from_dict(result)
+    finally:
+        if started:
+            ray.shutdown()

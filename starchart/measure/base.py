@@ -1,0 +1,188 @@
+"""The evaluator protocol: one configuration in, one :class:`Measurement` out.
+
+Every evaluator (command line, Python callable, C, CUDA, replay) follows the same
+small contract, so the runner, the store and the searches never care which one
+they drive:
+
+- :meth:`Evaluator.prepare` is called once with the space before anything is
+  measured; set-up problems (a missing compiler, a template naming an unknown
+  parameter) raise a :class:`~starchart.errors.StarchartError` there;
+- :meth:`Evaluator.evaluate` measures one configuration and never raises for a
+  failure of that configuration: compile errors, crashes, timeouts and wrong
+  answers come back as a :class:`Measurement` with a status and a reason;
+- :meth:`Evaluator.describe` is a JSON-able description (stored with the study;
+  :func:`starchart.measure.evaluator_from_dict` rebuilds it for ``starchart resume``).
+
+Subclasses implement :meth:`Evaluator._measure`; :meth:`Evaluator.evaluate` wraps
+it to time the framework overhead and to turn an unexpected exception into a
+recorded failure.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import traceback
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from starchart.dataset import STATUSES
+from starchart.errors import InputError
+
+#: Statuses a measurement can have: the dataset's (``"invalid"`` comes from replayed data).
+MEASUREMENT_STATUSES: tuple[str, ...] = STATUSES
+
+
+@dataclass
+class Measurement:
+    """Everything measured for one configuration.
+
+    Attributes
+    ----------
+    config:
+        The configuration, ``{parameter: value}``.
+    status:
+        ``"ok"`` or why there is no valid measurement: ``"compile"``, ``"runtime"``
+        (crash, non-zero exit, unparsable output, exception), ``"timeout"``,
+        ``"wrong-answer"``.
+    reason:
+        Readable detail of a failure (e.g. the tail of stderr); ``""`` when ok.
+    values:
+        Every repeat of every metric, ``{metric: [v1, v2, ...]}``.
+    compile_s, run_s:
+        Seconds spent compiling and running the kernel/program (all repeats).
+    overhead_s:
+        Seconds the evaluator spent on anything else (set by :meth:`Evaluator.evaluate`).
+    extra:
+        Anything else worth keeping (JSON-able): checksums, stderr tail, worker id...
+
+    Examples
+    --------
+    >>> m = Measurement({"x": 1}, values={"time": [2.0, 4.0]})
+    >>> m.ok, m.summary()
+    (True, {'time': 3.0})
+    >>> Measurement.failure({"x": 2}, "timeout", "killed after 1 s").summary()
+    {}
+    """
+
+    config: dict[str, Any]
+    status: str = "ok"
+    reason: str = ""
+    values: dict[str, list[float]] = field(default_factory=dict)
+    compile_s: float = 0.0
+    run_s: float = 0.0
+    overhead_s: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status not in MEASUREMENT_STATUSES:
+            raise ValueError(f"unknown status {self.status!r}; expected one of {MEASUREMENT_STATUSES}")
+
+    @classmethod
+    def failure(cls, config: Mapping[str, Any], status: str, reason: str, **fields: Any) -> Measurement:
+        """A failed measurement (no values)."""
+        return cls(dict(config), status=status, reason=reason, **fields)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the configuration ran and measured fine."""
+        return self.status == "ok"
+
+    def summary(self) -> dict[str, float]:
+        """The mean over repeats of each metric (the paper's reported value); empty on failure."""
+        if not self.ok:
+            return {}
+        return {m: (math.fsum(v) / len(v) if v else math.nan) for m, v in self.values.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict; :meth:`from_dict` reads it back."""
+        return {"config": self.config, "status": self.status, "reason": self.reason,
+                "values": self.values, "compile_s": self.compile_s, "run_s": self.run_s,
+                "overhead_s": self.overhead_s, "extra": self.extra}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Measurement:
+        return cls(**{k: data[k] for k in ("config", "status", "reason", "values", "compile_s", "run_s",
+                                           "overhead_s", "extra") if k in data})
+
+
+class Evaluator(ABC):
+    """Base class of evaluators.
+
+    Class attributes
+    ----------------
+    kind:
+        The name used in :meth:`describe` and by :func:`~starchart.measure.evaluator_from_dict`.
+
+    Instance attributes
+    -------------------
+    metrics:
+        Names of the metrics it produces; the first is the objective.
+    minimize:
+        Whether smaller objective values are better (time: yes; throughput: no).
+    """
+
+    kind: ClassVar[str] = "evaluator"
+    metrics: tuple[str, ...] = ("time",)
+    minimize: bool = True
+
+    @property
+    def objective(self) -> str:
+        """The metric a search optimises: the first of :attr:`metrics`."""
+        return self.metrics[0]
+
+    def prepare(self, space: Any) -> None:
+        """Check the evaluator against ``space`` before measuring (templates, tools); raise on problems."""
+
+    def evaluate(self, config: Mapping[str, Any]) -> Measurement:
+        """Measure one configuration; failures are returned, never raised.
+
+        Times the call and sets ``overhead_s`` to what was neither compile nor run.
+        """
+        start = time.perf_counter()
+        config = dict(config)
+        try:
+            result = self._measure(config)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one broken configuration must not stop a run
+            result = Measurement.failure(config, "runtime", f"{type(exc).__name__}: {exc}",
+                                         extra={"traceback": traceback.format_exc(limit=4)[-2000:]})
+        elapsed = time.perf_counter() - start
+        result.overhead_s = max(0.0, elapsed - result.compile_s - result.run_s)
+        return result
+
+    @abstractmethod
+    def _measure(self, config: dict[str, Any]) -> Measurement:
+        """Measure ``config``; may raise (recorded as a ``runtime`` failure)."""
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-able description: ``{"kind": ..., options...}``."""
+        return {"kind": self.kind, "metrics": list(self.metrics), "minimize": self.minimize}
+
+    def close(self) -> None:
+        """Release resources (processes, GPU contexts, temporary files)."""
+
+    def __enter__(self) -> Evaluator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.describe()})"
+
+
+def check_metrics(metrics: str | Sequence[str], where: str) -> tuple[str, ...]:
+    """Normalise a metric name or list of names, rejecting empty ones.
+
+    >>> check_metrics("time", "CommandEvaluator")
+    ('time',)
+    """
+    names = (metrics,) if isinstance(metrics, str) else tuple(metrics)
+    if not names or any(not isinstance(n, str) or not n.strip() for n in names):
+        raise InputError(f"metric names must be non-empty strings, got {metrics!r}", where=where,
+                         hint="e.g. metric='time'")
+    return names

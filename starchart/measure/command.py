@@ -1,0 +1,272 @@
+"""Measure configurations by running a command line: :class:`CommandEvaluator`.
+
+The command is a list of arguments whose elements (and the values of ``env``) may
+name parameters as ``{param}``; each configuration fills them in and runs the
+program. What is measured:
+
+- by default, the wall time of the program, in milliseconds;
+- with ``pattern``, the numbers the program prints (each match's first group);
+- with ``json_lines``, every numeric entry of the JSON objects it prints, one
+  line each (``{"time": 1.2, "gflops": 800}``).
+
+Failures of a configuration are recorded, never raised: a non-zero exit or a
+crash is ``"runtime"`` (with the tail of stderr), running past ``timeout`` is
+``"timeout"`` (the whole process tree is killed), output without a value is
+``"runtime"`` with a reason starting ``"unparsable output"``.
+
+Examples
+--------
+>>> ev = CommandEvaluator(["echo", "time={x}"], pattern=r"time=(.+)")
+>>> ev.evaluate({"x": 3}).values
+{'time': [3.0]}
+>>> ev.evaluate({"x": "fast"}).reason
+"unparsable output: pattern r'time=(.+)' matched 'time=fast', but 'fast' is not a number"
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from starchart.errors import InputError
+from starchart.measure.base import Evaluator, Measurement, check_metrics
+from starchart.measure.process import (
+    check_fields,
+    check_repeats,
+    find_program,
+    parse_values,
+    render_argv,
+    render_text,
+    run_repeated,
+    template_fields,
+)
+
+__all__ = ["CommandEvaluator", "check_env", "check_regex", "check_timeout", "description_options"]
+
+
+class CommandEvaluator(Evaluator):
+    """Run a program per configuration and measure its wall time or what it prints.
+
+    Parameters
+    ----------
+    argv:
+        The command line as a list, e.g. ``["./bench", "--block={block_size}"]``;
+        ``{param}`` is replaced by the configuration's value in every element
+        (``{{``/``}}`` are literal braces). With ``shell=True``, one string run by
+        ``/bin/sh -c`` (its ``{param}`` fields are filled in too, unquoted).
+    timeout:
+        Seconds per launch before the program and its children are killed
+        (status ``"timeout"``); ``None``: no limit.
+    pattern:
+        A regular expression whose first group, in every match, is one value of
+        ``metric``. Without ``pattern`` and ``json_lines``, ``metric`` is the wall
+        time of the launch in milliseconds.
+    json_lines:
+        Read metrics from the lines that are JSON objects (see
+        :func:`~starchart.measure.process.parse_values`); ``metric`` must be a key.
+    metric:
+        Name of the objective metric.
+    repeats, warmup:
+        Values kept per configuration, after dropping the first ``warmup``. The
+        program runs with ``STARCHART_REPEATS=<warmup + repeats>`` in its
+        environment and is launched again while it has printed fewer values.
+    env:
+        Environment variables added for the program; values may use ``{param}``.
+    cwd:
+        Working directory of the program.
+    shell:
+        Run ``argv`` (one string) through ``/bin/sh``.
+    minimize:
+        Whether smaller values of ``metric`` are better (``False`` for a throughput).
+
+    Examples
+    --------
+    >>> ev = CommandEvaluator("echo '{{\\"time\\": [{t}, 2], \\"gflops\\": 9}}'", shell=True, json_lines=True,
+    ...                       repeats=2)
+    >>> ev.evaluate({"t": 1}).values
+    {'time': [1.0, 2.0], 'gflops': [9.0]}
+    >>> ev.evaluate({"t": 1}).summary()["time"]
+    1.5
+    """
+
+    kind: ClassVar[str] = "command"
+
+    def __init__(self, argv: Sequence[str] | str, timeout: float | None = None, pattern: str | None = None, *,
+                 json_lines: bool = False, metric: str = "time", repeats: int = 1, warmup: int = 0,
+                 env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
+                 shell: bool = False, minimize: bool = True):
+        where = type(self).__name__
+        self.minimize = bool(minimize)
+        self.shell = bool(shell)
+        self.argv: list[str] | str = _check_argv(argv, self.shell, where)
+        self.timeout = check_timeout(timeout, "timeout", where)
+        self.pattern = check_regex(pattern, "pattern", where)
+        self.json_lines = bool(json_lines)
+        self.metric = check_metrics(metric, where)[0]
+        self.metrics = (self.metric,)
+        self.repeats, self.warmup = check_repeats(repeats, warmup, where)
+        self.env = check_env(env, where)
+        self.cwd = os.fspath(cwd) if cwd is not None else None
+        # Fields are checked now so a malformed template fails at construction, not per configuration.
+        self._fields = template_fields(self._templates(), where)
+
+    def _templates(self) -> list[str]:
+        argv = [self.argv] if isinstance(self.argv, str) else list(self.argv)
+        return argv + list((self.env or {}).values())
+
+    @property
+    def parameters(self) -> set[str]:
+        """The parameter names the command line and environment use."""
+        return set(self._fields)
+
+    def prepare(self, space: Any) -> None:
+        """Check that every ``{param}`` is a parameter of ``space`` and that the program exists."""
+        check_fields(self._fields, space, f"{type(self).__name__} argv/env")
+        if self.cwd is not None and not Path(self.cwd).is_dir():
+            raise InputError(f"working directory {self.cwd!r} does not exist", where=type(self).__name__,
+                             hint="create it or fix cwd=")
+        if not self.shell and not template_fields([self.argv[0]]):
+            program = self.argv[0]
+            if find_program(program, self.cwd) is None:
+                raise InputError(f"program {program!r} not found", where=type(self).__name__,
+                                 hint="build or install it, check PATH, or give its full path")
+
+    def _measure(self, config: dict[str, Any]) -> Measurement:
+        where = type(self).__name__
+        if isinstance(self.argv, str):
+            argv: list[str] | str = render_text(self.argv, config, where)
+        else:
+            argv = render_argv(self.argv, config, where)
+        env = {key: render_text(value, config, f"{where} env {key}") for key, value in (self.env or {}).items()}
+        parse = None
+        if self.pattern is not None or self.json_lines:
+            def parse(out: str) -> dict[str, list[float]]:
+                return parse_values(out, pattern=self.pattern, json_lines=self.json_lines, metric=self.metric)
+        measurement, _ = run_repeated(argv, config, parse=parse, metric=self.metric, repeats=self.repeats,
+                                      warmup=self.warmup, timeout=self.timeout, env=env, cwd=self.cwd,
+                                      shell=self.shell)
+        return measurement
+
+    def describe(self) -> dict[str, Any]:
+        """Every constructor option, JSON-able, with ``"kind": "command"``."""
+        return {**super().describe(),
+                "argv": self.argv if isinstance(self.argv, str) else list(self.argv), "timeout": self.timeout,
+                "pattern": self.pattern, "json_lines": self.json_lines, "metric": self.metric,
+                "repeats": self.repeats, "warmup": self.warmup, "env": dict(self.env) if self.env else None,
+                "cwd": self.cwd, "shell": self.shell}
+
+    @classmethod
+    def from_description(cls, description: Mapping[str, Any]) -> CommandEvaluator:
+        """Rebuild an evaluator from :meth:`describe`'s output.
+
+        >>> ev = CommandEvaluator(["./bench", "{n}"], timeout=5, repeats=3)
+        >>> CommandEvaluator.from_description(ev.describe()).describe() == ev.describe()
+        True
+        """
+        return cls(**description_options(description, cls))
+
+
+# ------------------------------------------------------------------ shared checks
+def _check_argv(argv: Sequence[str] | str, shell: bool, where: str) -> list[str] | str:
+    if shell:
+        if isinstance(argv, Sequence) and not isinstance(argv, str) and len(argv) == 1:
+            argv = argv[0]
+        if not isinstance(argv, str) or not argv.strip():
+            raise InputError(f"with shell=True the command must be one string, got {argv!r}", where=where,
+                             hint="e.g. CommandEvaluator('make N={n} && ./bench', shell=True)")
+        return argv
+    if isinstance(argv, str):
+        raise InputError(f"argv must be a list of arguments, got the string {argv!r}", where=where,
+                         hint=f"split it, e.g. {argv.split()!r} (shlex.split handles quotes), "
+                              "or pass shell=True to run it through /bin/sh")
+    if not isinstance(argv, Sequence) or not argv:
+        raise InputError(f"argv must be a non-empty list of arguments, got {argv!r}", where=where,
+                         hint="e.g. ['./bench', '--block={block_size}']")
+    checked = []
+    for item in argv:
+        if isinstance(item, os.PathLike):
+            item = os.fspath(item)
+        elif isinstance(item, numbers.Real) and not isinstance(item, bool):
+            item = str(item)
+        if not isinstance(item, str):
+            raise InputError(f"argv elements must be strings, got {item!r}", where=where,
+                             hint="quote it, e.g. '64' or '{block_size}'")
+        checked.append(item)
+    if not checked[0]:
+        raise InputError("argv[0], the program, is empty", where=where, hint="e.g. ['./bench']")
+    return checked
+
+
+def check_timeout(timeout: float | None, label: str, where: str) -> float | None:
+    """``None`` or a positive number of seconds (as float).
+
+    >>> check_timeout(2, "timeout", "CEvaluator")
+    2.0
+    """
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not timeout > 0:
+        raise InputError(f"{label} must be a positive number of seconds or None, got {timeout!r}", where=where,
+                         hint=f"e.g. {label}=60")
+    return float(timeout)
+
+
+def check_regex(pattern: str | None, label: str, where: str) -> str | None:
+    """``None`` or a regular expression that compiles (returned as given)."""
+    if pattern is None:
+        return None
+    if not isinstance(pattern, str):
+        raise InputError(f"{label} must be a regular expression string, got {pattern!r}", where=where,
+                         hint=r"e.g. r'time=([0-9.eE+-]+)'")
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise InputError(f"{label} {pattern!r} is not a valid regular expression: {exc}", where=where,
+                         hint=r"e.g. r'time=([0-9.eE+-]+)'") from exc
+    return pattern
+
+
+def check_env(env: Mapping[str, Any] | None, where: str) -> dict[str, str] | None:
+    """``None`` or a ``{name: value}`` mapping with string names (values made strings)."""
+    if env is None:
+        return None
+    if not isinstance(env, Mapping):
+        raise InputError(f"env must be a mapping of variable names to values, got {env!r}", where=where,
+                         hint="e.g. env={'OMP_NUM_THREADS': '{threads}'}")
+    checked = {}
+    for key, value in env.items():
+        if not isinstance(key, str) or not key or "=" in key:
+            raise InputError(f"bad environment variable name {key!r}", where=where,
+                             hint="use names like OMP_NUM_THREADS")
+        checked[key] = str(value)
+    return checked
+
+
+def description_options(description: Mapping[str, Any], cls: type[Evaluator],
+                        informational: Sequence[str] = ()) -> dict[str, Any]:
+    """The constructor options in a :meth:`~Evaluator.describe` output, checked against ``cls``.
+
+    Drops ``kind``, the ``informational`` keys and ``metrics``/``minimize`` unless
+    the constructor takes them; raises :class:`InputError` for another kind or an unknown key.
+    """
+    where = f"{cls.__name__} description"
+    if not isinstance(description, Mapping):
+        raise InputError(f"expected a mapping, got {type(description).__name__}", where=where)
+    kind = description.get("kind", cls.kind)
+    if kind != cls.kind:
+        raise InputError(f"description is of kind {kind!r}, not {cls.kind!r}", where=where,
+                         hint="use starchart.measure.evaluator_from_dict to pick the evaluator by kind")
+    accepted = set(inspect.signature(cls.__init__).parameters) - {"self"}
+    # "metrics" and "minimize" come from Evaluator.describe(); they are options only where accepted
+    dropped = {"kind", *informational, *({"metrics", "minimize"} - accepted)}
+    options = {k: v for k, v in description.items() if k not in dropped}
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise InputError(f"unknown option(s) {', '.join(unknown)}", where=where,
+                         hint=f"{cls.__name__} accepts: {', '.join(sorted(accepted))}")
+    return options

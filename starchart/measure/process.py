@@ -1,0 +1,588 @@
+"""Running child processes for measurement: launch, time, kill on timeout, parse output.
+
+The command-line and C evaluators share everything here:
+
+- :func:`run_process` starts a program in its own process group (session), so a
+  timeout kills the whole tree, grandchildren included (a shell script's
+  ``sleep``, a benchmark's worker processes), and returns a :class:`ProcessResult`;
+- :func:`render_argv` and :func:`template_fields` handle ``{param}`` templates,
+  so unknown parameters are found by ``prepare`` before anything runs;
+- :func:`parse_values` reads metric values from a program's output (a regex or
+  JSON lines) and raises :class:`OutputParseError` when it cannot;
+- :func:`run_repeated` launches a program until it has printed ``warmup + repeats``
+  values and turns the outcome into a :class:`~starchart.measure.base.Measurement`.
+
+Examples
+--------
+>>> result = run_process(["echo", "time=1.5"])
+>>> result.returncode, result.stdout
+(0, 'time=1.5\\n')
+>>> parse_values(result.stdout, pattern=r"time=(\\S+)")
+{'time': [1.5]}
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+import os
+import re
+import shutil
+import signal
+import string
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from starchart.errors import InputError
+from starchart.measure.base import Measurement
+
+__all__ = [
+    "REPEATS_ENV",
+    "OutputParseError",
+    "ProcessResult",
+    "check_fields",
+    "check_repeats",
+    "find_program",
+    "parse_values",
+    "render_argv",
+    "render_text",
+    "run_process",
+    "run_repeated",
+    "space_names",
+    "template_fields",
+]
+
+#: Environment variable telling a program how many values to print (``warmup + repeats``).
+REPEATS_ENV = "STARCHART_REPEATS"
+
+# Grace period for collecting output after the process group was killed; a process that left
+# the group (its own setsid) could hold the pipes open forever, so we do not wait on it.
+_DRAIN_S = 2.0
+
+
+class OutputParseError(ValueError):
+    """A program's output holds no usable value (no match, or a match that is not a number)."""
+
+
+# --------------------------------------------------------------------------- results
+@dataclass
+class ProcessResult:
+    """What one run of a program did.
+
+    Attributes
+    ----------
+    argv:
+        The command line as run (``["/bin/sh", "-c", script]`` for a shell command).
+    returncode:
+        Exit status; negative (``-signal``) when killed by a signal, as :mod:`subprocess` reports it.
+    stdout, stderr:
+        Output, decoded as UTF-8 (undecodable bytes replaced).
+    wall_s:
+        Seconds from start to exit (``time.perf_counter``).
+    timed_out:
+        Whether it was killed for running past ``timeout``.
+    signal:
+        Name of the signal that ended it (``"SIGSEGV"``), or ``None``.
+    timeout:
+        The limit it ran under, seconds (``None``: none).
+
+    Examples
+    --------
+    >>> r = ProcessResult(["./bench"], -11, "", "Segmentation fault\\n", 0.1, signal="SIGSEGV")
+    >>> r.ok, r.failure_reason()
+    (False, 'killed by SIGSEGV; stderr: Segmentation fault')
+    >>> ProcessResult(["./bench"], 3, "", "", 0.1).failure_reason()
+    'exit status 3'
+    """
+
+    argv: list[str]
+    returncode: int | None
+    stdout: str
+    stderr: str
+    wall_s: float
+    timed_out: bool = False
+    signal: str | None = None
+    timeout: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether it exited with status 0 in time."""
+        return not self.timed_out and self.returncode == 0
+
+    def stderr_tail(self, n_chars: int = 2000) -> str:
+        """The last ``n_chars`` characters of stderr, stripped (where the error usually is)."""
+        return _tail(self.stderr, n_chars)
+
+    def stdout_tail(self, n_chars: int = 2000) -> str:
+        """The last ``n_chars`` characters of stdout, stripped."""
+        return _tail(self.stdout, n_chars)
+
+    def failure_reason(self, n_chars: int = 2000) -> str:
+        """Why it failed, readable: ``"killed by SIGSEGV"``, ``"exit status 3"``... plus the stderr tail.
+
+        Returns ``""`` for a successful run.
+        """
+        if self.timed_out:
+            head = f"timed out after {self.timeout:g} s" if self.timeout is not None else "timed out"
+        elif self.signal is not None:
+            head = f"killed by {self.signal}"
+        elif self.returncode not in (0, None):
+            head = f"exit status {self.returncode}"
+            shell_signal = _signal_name(self.returncode - 128) if self.returncode > 128 else None
+            if shell_signal and _is_shell(self.argv):
+                # a shell reports a child killed by signal N as exit status 128 + N
+                head += f" (128 + {shell_signal}: a command in the shell was killed)"
+        else:
+            return ""
+        tail = self.stderr_tail(n_chars)
+        return f"{head}; stderr: {tail}" if tail else head
+
+
+def _tail(text: str, n_chars: int) -> str:
+    text = text.strip()
+    return text if len(text) <= n_chars else "..." + text[-n_chars:]
+
+
+def _signal_name(number: int) -> str | None:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return None
+
+
+def _is_shell(argv: Sequence[str]) -> bool:
+    return bool(argv) and Path(argv[0]).name in ("sh", "bash", "dash", "zsh", "ksh")
+
+
+# ------------------------------------------------------------------------- running
+def run_process(argv: Sequence[str] | str, *, timeout: float | None = None, env: Mapping[str, str] | None = None,
+                cwd: str | Path | None = None, shell: bool = False) -> ProcessResult:
+    """Run a program to completion (or to ``timeout``) and return what it did.
+
+    Parameters
+    ----------
+    argv:
+        The program and its arguments; with ``shell=True`` one string run by ``/bin/sh -c``.
+    timeout:
+        Seconds before the program *and every process it started* (its process
+        group) are killed with ``SIGKILL``; ``None`` waits forever.
+    env:
+        Variables added to (overriding) the current environment.
+    cwd:
+        Working directory.
+    shell:
+        Run ``argv`` (a string) through ``/bin/sh -c``.
+
+    Raises
+    ------
+    InputError
+        If the program (or ``cwd``) does not exist or cannot be executed: a set-up
+        problem, not a failure of one configuration.
+
+    Examples
+    --------
+    >>> run_process("echo $GREETING; exit 3", shell=True, env={"GREETING": "hi"}).failure_reason()
+    'exit status 3'
+    >>> run_process(["sleep", "5"], timeout=0.1).failure_reason()
+    'timed out after 0.1 s'
+    """
+    argv = _command_line(argv, shell)
+    full_env = None
+    if env:
+        full_env = dict(os.environ)
+        full_env.update({str(k): str(v) for k, v in env.items()})
+    start = time.perf_counter()
+    try:
+        # A new session makes the child a process-group leader: killpg then reaches grandchildren too.
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=full_env, cwd=cwd, start_new_session=True)
+    except FileNotFoundError as exc:
+        if cwd is not None and not Path(cwd).is_dir():
+            raise InputError(f"working directory {str(cwd)!r} does not exist", where=argv[0],
+                             hint="create it or fix cwd=") from exc
+        raise InputError(f"program {argv[0]!r} not found", where=" ".join(argv)[:200],
+                         hint=_missing_program_hint(argv[0])) from exc
+    except PermissionError as exc:
+        raise InputError(f"program {argv[0]!r} cannot be executed (permission denied)",
+                         where=" ".join(argv)[:200], hint=f"make it executable: chmod +x {argv[0]}") from exc
+    timed_out = False
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(proc)
+        out, err = _drain(proc)
+    except BaseException:  # KeyboardInterrupt: leave no orphans behind
+        _kill_group(proc)
+        proc.wait()
+        raise
+    wall_s = time.perf_counter() - start
+    code = proc.returncode
+    sig = _signal_name(-code) if code is not None and code < 0 and not timed_out else None
+    return ProcessResult(list(argv), code, _decode(out), _decode(err), wall_s, timed_out=timed_out, signal=sig,
+                         timeout=timeout)
+
+
+def _command_line(argv: Sequence[str] | str, shell: bool) -> list[str]:
+    if shell:
+        if not isinstance(argv, str):
+            raise InputError(f"with shell=True the command must be one string, got {argv!r}",
+                             hint="join it into one shell command line, e.g. 'make && ./bench'")
+        return ["/bin/sh", "-c", argv]
+    if isinstance(argv, str):
+        raise InputError(f"the command must be a list of arguments, got the string {argv!r}",
+                         hint="split it, e.g. ['./bench', '--n', '64'], or pass shell=True to run it through /bin/sh")
+    argv = [os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in argv]
+    if not argv or not argv[0]:
+        raise InputError("the command is empty", hint="give the program to run, e.g. ['./bench']")
+    return argv
+
+
+def _missing_program_hint(program: str) -> str:
+    if os.sep in program:
+        return "check the path (relative paths are taken from the working directory) or build the program first"
+    return f"install {program} or add its directory to PATH, or give its full path"
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()  # the group is gone already; make sure the child itself is
+
+
+def _drain(proc: subprocess.Popen) -> tuple[bytes, bytes]:
+    try:
+        return proc.communicate(timeout=_DRAIN_S)
+    except subprocess.TimeoutExpired:
+        # Something outside the group still holds the pipes: give up on the output.
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+        proc.wait()
+        return b"", b""
+
+
+def _decode(data: bytes | None) -> str:
+    return data.decode("utf-8", errors="replace") if data else ""
+
+
+# ----------------------------------------------------------------------- templates
+def template_fields(template: Sequence[str] | str, where: str = "template") -> set[str]:
+    """The parameter names a ``{param}`` template uses (``{{`` and ``}}`` are literal braces).
+
+    Format specs and attribute/index access are allowed (``{x:04d}``, ``{x[0]}``);
+    only the base name counts.
+
+    Raises
+    ------
+    InputError
+        For malformed braces or positional fields (``{}``, ``{0}``).
+
+    Examples
+    --------
+    >>> sorted(template_fields(["./bench", "--block={block_x}x{block_y}", "--n={n:05d}", "{{literal}}"]))
+    ['block_x', 'block_y', 'n']
+    """
+    elements = [template] if isinstance(template, str) else list(template)
+    names: set[str] = set()
+    for element in elements:
+        _collect_fields(str(element), names, where)
+    return names
+
+
+def _collect_fields(text: str, names: set[str], where: str) -> None:
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as exc:
+        raise InputError(f"bad template {text!r}: {exc}", where=where,
+                         hint="write {param} for a parameter and {{ or }} for a literal brace") from exc
+    for _literal, field_name, spec, _conversion in parsed:
+        if field_name is None:
+            continue
+        base = re.split(r"[.\[]", field_name, maxsplit=1)[0]
+        if not base or base.isdigit():
+            raise InputError(f"template {text!r} has a positional field {{{field_name}}}", where=where,
+                             hint="name a parameter, e.g. {block_size}; write {{ or }} for a literal brace")
+        names.add(base)
+        if spec:
+            _collect_fields(spec, names, where)  # nested fields, e.g. {x:{width}}
+
+
+def render_text(text: str, config: Mapping[str, Any], where: str = "template") -> str:
+    """Fill the ``{param}`` fields of one string from ``config`` (``str.format_map`` semantics).
+
+    Examples
+    --------
+    >>> render_text("-DN={n}", {"n": 64})
+    '-DN=64'
+    """
+    try:
+        return str(text).format_map(config)
+    except KeyError as exc:
+        name = exc.args[0] if exc.args else "?"
+        raise InputError(f"template {text!r} names {{{name}}}, which is not a parameter", where=where,
+                         hint=f"known parameters: {', '.join(map(str, config)) or '(none)'}; "
+                              "write {{ or }} for a literal brace") from exc
+    except (IndexError, ValueError, AttributeError, TypeError) as exc:
+        raise InputError(f"cannot fill template {text!r}: {exc}", where=where,
+                         hint="write {param} for a parameter and {{ or }} for a literal brace") from exc
+
+
+def render_argv(template: Sequence[str], config: Mapping[str, Any], where: str = "argv") -> list[str]:
+    """Fill the ``{param}`` fields of every element of ``template`` from ``config``.
+
+    Each element is formatted on its own (``str.format_map`` semantics: ``{x:.2f}``
+    works, ``{{``/``}}`` are literal braces); an element never splits into several.
+
+    Raises
+    ------
+    InputError
+        If a field names a key missing from ``config`` or the template is malformed.
+
+    Examples
+    --------
+    >>> render_argv(["./bench", "--block={bx}x{by}", "{scale:.1f}"], {"bx": 32, "by": 4, "scale": 2})
+    ['./bench', '--block=32x4', '2.0']
+    """
+    return [render_text(element, config, where) for element in template]
+
+
+def space_names(space: Any) -> tuple[str, ...]:
+    """Parameter names of a :class:`~starchart.space.Space` (or of a mapping/sequence of names)."""
+    names = getattr(space, "names", None)
+    if names is None:
+        names = list(space) if isinstance(space, (Mapping, Sequence)) and not isinstance(space, str) else ()
+    return tuple(str(n) for n in names)
+
+
+def check_fields(fields: set[str], space: Any, where: str) -> None:
+    """Raise :class:`InputError` if a template names a parameter ``space`` lacks.
+
+    Examples
+    --------
+    >>> check_fields({"bx"}, ["bx", "by"], "argv")
+    >>> check_fields({"bz", "bx"}, ["bx", "by"], "argv")
+    Traceback (most recent call last):
+        ...
+    starchart.errors.InputError: argv: unknown parameter {bz} in the template (hint: known parameters: bx, by (write {{ and }} for literal braces))
+    """
+    known = space_names(space)
+    unknown = sorted(fields - set(known))
+    if unknown:
+        listed = ", ".join("{" + name + "}" for name in unknown)
+        plural = "s" if len(unknown) > 1 else ""
+        raise InputError(f"unknown parameter{plural} {listed} in the template", where=where,
+                         hint=f"known parameters: {', '.join(known) or '(none)'} (write {{{{ and }}}} for literal braces)")
+
+
+def find_program(program: str, cwd: str | Path | None = None) -> str | None:
+    """The path of ``program`` as it would be run (PATH search, or a path taken from ``cwd``), or ``None``.
+
+    >>> find_program("sh") is not None, find_program("no-such-program-xyz")
+    (True, None)
+    """
+    if os.sep in program and cwd is not None and not os.path.isabs(program):
+        program = os.path.join(cwd, program)
+    return shutil.which(program)
+
+
+# ------------------------------------------------------------------------- parsing
+def parse_values(text: str, *, pattern: str | re.Pattern[str] | None = None, json_lines: bool = False,
+                 metric: str = "time") -> dict[str, list[float]]:
+    """Read metric values from a program's output.
+
+    Parameters
+    ----------
+    text:
+        The output (stdout).
+    pattern:
+        A regular expression; each match's first group (the whole match if it has
+        no group) is one value of ``metric``. ``nan`` and ``inf`` are numbers.
+    json_lines:
+        Read every line that is a JSON object: each numeric entry is one value of
+        the metric named by its key, a list of numbers is several (repeats); other
+        entries are ignored. ``metric`` must be among the keys.
+    metric:
+        Name of the metric the pattern's values belong to (the objective).
+
+    Raises
+    ------
+    OutputParseError
+        If nothing matches, a match is not a number or, with ``json_lines``, no
+        line gives a value of ``metric``.
+
+    Examples
+    --------
+    >>> parse_values("run 1: time=2.5 ms\\nrun 2: time=2.0 ms\\n", pattern=r"time=([0-9.]+)")
+    {'time': [2.5, 2.0]}
+    >>> parse_values('{"time": [1, 2], "gflops": 90.5, "name": "gemm"}\\nwarming up\\n{"time": 3}', json_lines=True)
+    {'time': [1.0, 2.0, 3.0], 'gflops': [90.5]}
+    >>> try:
+    ...     parse_values("oops", pattern=r"time=(\\S+)")
+    ... except OutputParseError as exc:
+    ...     print(exc)
+    pattern r'time=(\\S+)' matched nothing in the output 'oops'
+    """
+    if pattern is None and not json_lines:
+        raise ValueError("parse_values needs a pattern or json_lines=True")
+    values: dict[str, list[float]] = {}
+    if pattern is not None:
+        regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+        found = []
+        for match in regex.finditer(text):
+            raw = match.group(1) if regex.groups else match.group(0)
+            found.append(_to_float(raw, f"pattern {_show(regex.pattern)} matched {match.group(0)!r}, but"))
+        if not found:
+            raise OutputParseError(f"pattern {_show(regex.pattern)} matched nothing in the output {_excerpt(text)}")
+        values[metric] = found
+    if json_lines:
+        for key, numbers_ in _json_values(text).items():
+            values.setdefault(key, []).extend(numbers_)
+        if metric not in values:
+            raise OutputParseError(f"no JSON line gives a number for {metric!r} in the output {_excerpt(text)}")
+    return values
+
+
+def _show(pattern: str) -> str:
+    """A pattern as written in Python source (a raw string), so backslashes are not doubled."""
+    return f"r'{pattern}'"
+
+
+def _to_float(raw: str | None, context: str) -> float:
+    try:
+        return float(raw)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise OutputParseError(f"{context} {raw!r} is not a number") from None
+
+
+def _json_values(text: str) -> dict[str, list[float]]:
+    values: dict[str, list[float]] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue  # not every line starting with a brace is JSON; only objects count
+        if not isinstance(obj, dict):
+            continue
+        for key, value in obj.items():
+            if _is_number(value):
+                values.setdefault(str(key), []).append(float(value))
+            elif isinstance(value, list) and value and all(_is_number(v) for v in value):
+                values.setdefault(str(key), []).extend(float(v) for v in value)
+    return values
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _excerpt(text: str, n_chars: int = 200) -> str:
+    text = text.strip()
+    if not text:
+        return "(empty)"
+    return repr(text if len(text) <= n_chars else "..." + text[-n_chars:])
+
+
+# ------------------------------------------------------------------------ repeats
+def check_repeats(repeats: int, warmup: int, where: str) -> tuple[int, int]:
+    """Validate ``repeats >= 1`` and ``warmup >= 0`` (integers).
+
+    >>> check_repeats(5, 1, "CEvaluator")
+    (5, 1)
+    """
+    for label, value, low in (("repeats", repeats, 1), ("warmup", warmup, 0)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+            raise InputError(f"{label} must be an integer >= {low}, got {value!r}", where=where,
+                             hint="e.g. repeats=5, warmup=1")
+    return int(repeats), int(warmup)
+
+
+def run_repeated(argv: Sequence[str] | str, config: Mapping[str, Any], *,
+                 parse: Callable[[str], dict[str, list[float]]] | None, metric: str = "time", repeats: int = 1,
+                 warmup: int = 0, timeout: float | None = None, env: Mapping[str, str] | None = None,
+                 cwd: str | Path | None = None, shell: bool = False) -> tuple[Measurement, list[ProcessResult]]:
+    """Launch a program until ``warmup + repeats`` values of ``metric`` are had; measure ``config``.
+
+    The program gets ``STARCHART_REPEATS=<warmup + repeats>`` in its environment,
+    so it may loop and print every value in one launch; while it has printed fewer,
+    it is launched again (at most ``warmup + repeats`` launches). The first
+    ``warmup`` values of each metric are dropped and at most ``repeats`` kept (a
+    metric printed fewer than ``warmup + 1`` times, e.g. once per launch, is kept whole).
+
+    Parameters
+    ----------
+    parse:
+        Turns one launch's stdout into values (e.g. :func:`parse_values`); ``None``
+        measures the wall time of each launch, in milliseconds, as ``metric``.
+    timeout:
+        Seconds per launch.
+
+    Returns
+    -------
+    (Measurement, list of ProcessResult)
+        The measurement (``run_s`` is the summed wall time of the launches; a
+        failure has a status and reason, the stderr tail in ``extra["stderr_tail"]``)
+        and every launch's result.
+
+    Examples
+    --------
+    >>> script = 'i=0; while [ $i -lt $STARCHART_REPEATS ]; do echo "t=$i"; i=$((i+1)); done'
+    >>> m, launches = run_repeated(script, {}, shell=True, repeats=3, warmup=1,
+    ...                            parse=lambda out: parse_values(out, pattern=r"t=(\\d+)"))
+    >>> m.values, len(launches)
+    ({'time': [1.0, 2.0, 3.0]}, 1)
+    >>> m, _ = run_repeated(["sh", "-c", "exit 2"], {"x": 1}, parse=None)
+    >>> m.status, m.reason
+    ('runtime', 'exit status 2')
+    """
+    repeats, warmup = check_repeats(repeats, warmup, "run_repeated")
+    needed = warmup + repeats
+    child_env = {**(env or {}), REPEATS_ENV: str(needed)}
+    values: dict[str, list[float]] = {}
+    results: list[ProcessResult] = []
+    run_s = 0.0
+    while len(results) < needed and len(values.get(metric, ())) < needed:
+        result = run_process(argv, timeout=timeout, env=child_env, cwd=cwd, shell=shell)
+        results.append(result)
+        run_s += result.wall_s
+        if not result.ok:
+            status = "timeout" if result.timed_out else "runtime"
+            return Measurement.failure(config, status, result.failure_reason(), run_s=run_s,
+                                       extra=_failure_extra(result, len(results))), results
+        if parse is None:
+            launch_values = {metric: [result.wall_s * 1e3]}
+        else:
+            try:
+                launch_values = parse(result.stdout)
+            except OutputParseError as exc:
+                extra = _failure_extra(result, len(results))
+                extra["stdout_tail"] = result.stdout_tail()
+                return Measurement.failure(config, "runtime", f"unparsable output: {exc}", run_s=run_s,
+                                           extra=extra), results
+        for key, new in launch_values.items():
+            values.setdefault(key, []).extend(new)
+        if not launch_values.get(metric):
+            break  # a parser that gives no objective value would loop for nothing
+    kept = {key: (v[warmup:needed] if len(v) > warmup else v) for key, v in values.items()}
+    if not kept.get(metric):
+        return Measurement.failure(config, "runtime", f"unparsable output: no value of {metric!r}", run_s=run_s,
+                                   extra={"launches": len(results)}), results
+    return Measurement(dict(config), values=kept, run_s=run_s, extra={"launches": len(results)}), results
+
+
+def _failure_extra(result: ProcessResult, launches: int) -> dict[str, Any]:
+    extra: dict[str, Any] = {"launches": launches, "stderr_tail": result.stderr_tail()}
+    if result.returncode is not None and not result.timed_out:
+        extra["returncode"] = result.returncode
+    if result.signal:
+        extra["signal"] = result.signal
+    return extra
+

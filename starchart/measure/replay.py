@@ -1,0 +1,121 @@
+"""Serve stored measurements as if measuring: :class:`ReplayEvaluator`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from starchart.configs import config_key, frame_configs
+from starchart.dataset import REPEATS_PREFIX, Dataset
+from starchart.errors import InputError
+from starchart.measure.base import Evaluator, Measurement, check_metrics
+
+
+class ReplayEvaluator(Evaluator):
+    """Answer each configuration from a :class:`~starchart.Dataset` (a Kernel Tuner cache, a store...).
+
+    Searches and runs can then be benchmarked on real, exhaustively measured
+    spaces: pair it with ``Space.from_dataset(dataset)``. Failed configurations
+    of the dataset come back as failures with their status and reason; a
+    configuration the dataset lacks comes back as a ``runtime`` failure.
+
+    Parameters
+    ----------
+    dataset:
+        The measurements, or a path that :func:`starchart.load` reads.
+    metrics:
+        Metrics to serve (the first is the objective); default: all the dataset's,
+        its default metric first.
+    minimize:
+        Whether smaller objective values are better.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ds = Dataset.from_frame(pd.DataFrame({"bx": [16, 32], "time": [2.0, None],
+    ...                                       "status": ["ok", "runtime"]}), metrics=["time"])
+    >>> ev = ReplayEvaluator(ds)
+    >>> ev.evaluate({"bx": 16}).values
+    {'time': [2.0]}
+    >>> ev.evaluate({"bx": 32}).status
+    'runtime'
+    >>> ev.evaluate({"bx": 8}).reason
+    "configuration {'bx': 8} is not in the replayed dataset"
+    """
+
+    kind = "replay"
+
+    def __init__(self, dataset: Dataset | str | Path, *, metrics: str | Sequence[str] | None = None,
+                 minimize: bool = True):
+        if isinstance(dataset, (str, Path)):
+            from starchart.io.load import load
+            dataset = load(dataset)
+        if not isinstance(dataset, Dataset):
+            raise InputError(f"ReplayEvaluator needs a Dataset or a file, got {type(dataset).__name__}",
+                             hint="e.g. ReplayEvaluator(starchart.load('cache.json'))")
+        self.dataset = dataset
+        if metrics is None:
+            first = dataset.default_metric
+            metrics = [first, *(m for m in dataset.metrics if m != first)]
+        self.metrics = check_metrics(metrics, "ReplayEvaluator")
+        unknown = [m for m in self.metrics if m not in dataset.metrics]
+        if unknown:
+            raise InputError(f"metric(s) {unknown} are not in the dataset", where=dataset.meta.get("source"),
+                             hint=f"its metrics are {dataset.metrics}")
+        self.minimize = bool(minimize)
+        self._params = list(dataset.params)
+        self._rows = self._index(dataset)
+
+    def _index(self, dataset: Dataset) -> dict[str, Measurement]:
+        frame = dataset.frame
+        columns = {m: frame[m].to_numpy(dtype=float) for m in self.metrics}
+        repeats = {m: frame[REPEATS_PREFIX + m].tolist() for m in self.metrics if REPEATS_PREFIX + m in frame}
+        status, reason = frame["status"].tolist(), frame["reason"].tolist()
+        rows = {}
+        for i, config in enumerate(frame_configs(frame, self._params)):
+            if status[i] != "ok":
+                rows[config_key(config, self._params)] = Measurement.failure(config, status[i], reason[i])
+                continue
+            values = {}
+            for m in self.metrics:
+                listed = repeats.get(m, [None] * len(frame))[i]
+                if isinstance(listed, (list, tuple, np.ndarray)) and len(listed):
+                    values[m] = [float(v) for v in listed]
+                elif not np.isnan(columns[m][i]):
+                    values[m] = [float(columns[m][i])]
+            rows[config_key(config, self._params)] = Measurement(config, values=values)
+        return rows
+
+    def prepare(self, space: Any) -> None:
+        missing = [p for p in self._params if p not in getattr(space, "names", self._params)]
+        if missing:
+            raise InputError(f"the space lacks the dataset's parameter(s) {missing}",
+                             where=self.dataset.meta.get("source"),
+                             hint="use Space.from_dataset(dataset) for the replayed space")
+
+    def _measure(self, config: dict[str, Any]) -> Measurement:
+        try:
+            stored = self._rows.get(config_key(config, self._params))
+        except KeyError as exc:
+            return Measurement.failure(config, "runtime", f"configuration lacks parameter {exc}")
+        if stored is None:
+            shown = {p: config[p] for p in self._params}
+            return Measurement.failure(config, "runtime", f"configuration {shown} is not in the replayed dataset")
+        return Measurement(dict(config), status=stored.status, reason=stored.reason,
+                           values={m: list(v) for m, v in stored.values.items()})
+
+    def describe(self) -> dict[str, Any]:
+        source = self.dataset.meta.get("source")
+        return {**super().describe(), "source": str(Path(source).resolve()) if source else None,
+                "format": self.dataset.meta.get("format"), "rows": len(self.dataset)}
+
+    @classmethod
+    def from_description(cls, data: Mapping[str, Any]) -> ReplayEvaluator:
+        """Rebuild by reading the dataset file again."""
+        if not data.get("source"):
+            raise InputError("the replayed dataset was not read from a file, so it cannot be read again",
+                             hint="call starchart.run(...) again with ReplayEvaluator(dataset)")
+        return cls(data["source"], metrics=data.get("metrics"), minimize=bool(data.get("minimize", True)))

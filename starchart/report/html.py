@@ -1,0 +1,434 @@
+"""One self-contained HTML report of a study: the tree, the best region, importance, leaves, data.
+
+:func:`write_html_report` writes a single ``.html`` file that needs nothing else
+to be read (figures are inline SVG, the style sheet is inline, nothing is
+fetched from the network) and, beside it, the figures as separate SVG files
+(``tree.svg``, ``importance.svg``, ``leaves.svg``, ``measurements.svg``) for
+papers and slides. Every piece of text that comes from the data (parameter
+names and values, failure reasons, file names, environment) is HTML-escaped.
+
+Examples
+--------
+>>> import tempfile
+>>> import pandas as pd
+>>> from pathlib import Path
+>>> from starchart.dataset import Dataset
+>>> from starchart.tree import StarchartTree
+>>> ds = Dataset.from_frame(pd.DataFrame({"tpp": [1, 1, 2, 2, 4, 4, 8, 8], "consec": [0, 1] * 4,
+...                                       "time": [9, 9.2, 5, 5.1, 3, 3.2, 2.9, 3.1]}))
+>>> tree = StarchartTree(min_samples_split=2).fit(ds.X, ds.y("time"))
+>>> out = write_html_report(Path(tempfile.mkdtemp()) / "report.html", dataset=ds, tree=tree,
+...                         metric="time", title="tpp <sweep>")
+>>> text = out.read_text(encoding="utf-8")
+>>> "<svg" in text, "tpp &lt;sweep&gt;" in text, (out.parent / "tree.svg").exists()
+(True, True, True)
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import io
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from html import escape
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from starchart.errors import InputError, StarchartError
+from starchart.report.plots import failure_counts, figures, metric_label, metric_unit
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from starchart.dataset import Dataset
+    from starchart.space import Space
+    from starchart.tree import StarchartTree
+
+__all__ = ["figure_svg", "write_html_report"]
+
+#: Figures written beside the report, by file stem, in the order they appear.
+FIGURE_NAMES: tuple[str, ...] = ("tree", "importance", "leaves", "measurements")
+
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 0;
+       color: #1d2330; background: #fafbfc; line-height: 1.45; }
+main { max-width: 1200px; margin: 0 auto; padding: 1.5rem 2rem 3rem; }
+h1 { font-size: 1.7rem; margin: 0.2rem 0 0.3rem; }
+h2 { font-size: 1.25rem; margin: 2.2rem 0 0.6rem; padding-bottom: 0.25rem; border-bottom: 2px solid #dfe3ea; }
+h3 { font-size: 1.02rem; margin: 1.2rem 0 0.4rem; }
+.subtitle { color: #5a6272; margin: 0 0 1rem; }
+nav { font-size: 0.9rem; margin: 0.5rem 0 1rem; }
+nav a { margin-right: 1rem; color: #1f3fbf; text-decoration: none; }
+.cards { display: flex; flex-wrap: wrap; gap: 0.8rem; margin: 1rem 0; }
+.card { background: white; border: 1px solid #dfe3ea; border-radius: 8px; padding: 0.6rem 1rem;
+        min-width: 9rem; }
+.card .value { font-size: 1.35rem; font-weight: 600; }
+.card .label { color: #5a6272; font-size: 0.82rem; }
+.best { background: #eef2ff; border: 1px solid #b9c6f5; border-radius: 8px; padding: 0.8rem 1.1rem; }
+.best .region { font-size: 1.15rem; font-weight: 600; color: #1f3fbf; font-family: ui-monospace, monospace; }
+table { border-collapse: collapse; margin: 0.4rem 0 1rem; font-size: 0.88rem; background: white; }
+th, td { border: 1px solid #dfe3ea; padding: 0.25rem 0.6rem; text-align: left; vertical-align: top; }
+th { background: #f0f2f6; font-weight: 600; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.highlight td { background: #eef2ff; font-weight: 600; }
+.figure { overflow-x: auto; background: white; border: 1px solid #dfe3ea; border-radius: 8px;
+          padding: 0.4rem; margin: 0.6rem 0 1rem; }
+.figure svg { display: block; }
+.scroll { max-height: 32rem; overflow: auto; }
+pre { background: white; border: 1px solid #dfe3ea; border-radius: 8px; padding: 0.8rem; overflow: auto;
+      font-size: 0.8rem; line-height: 1.3; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.note { color: #5a6272; font-size: 0.86rem; }
+.reason { font-family: ui-monospace, monospace; font-size: 0.8rem; white-space: pre-wrap; }
+footer { color: #8a92a2; font-size: 0.8rem; margin-top: 3rem; }
+"""
+
+
+# ------------------------------------------------------------------------ helpers
+def figure_svg(fig: Figure, salt: str = "starchart", text_as_paths: bool = True) -> str:
+    """The figure as an ``<svg>`` element to inline in HTML (no XML prolog).
+
+    Text is drawn as glyph outlines by default, so the figure looks the same in any
+    browser or drawing program whatever fonts are installed (``text_as_paths=False``
+    keeps it as text: half the size, selectable, but set in the reader's fonts).
+    Element ids are salted with ``salt`` so several figures can share one page.
+    """
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "path" if text_as_paths else "none", "svg.hashsalt": salt}):
+        fig.savefig(buffer, format="svg")
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _num(value: Any, digits: int = 4) -> str:
+    """A number for a table cell: integers as they are, floats to ``digits`` significant digits."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if math.isnan(value):
+            return "–"
+        if value.is_integer() and abs(value) < 1e12:
+            return str(int(value))
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def _cell(value: Any) -> str:
+    numeric = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    css = ' class="num"' if numeric else ""
+    return f"<td{css}>{escape(_num(value))}</td>"
+
+
+def _table(frame: pd.DataFrame, *, highlight: Iterable[int] = (), index: bool = False,
+           classes: str = "", column_classes: Mapping[str, str] | None = None) -> str:
+    """An HTML table of ``frame`` with every header and cell escaped.
+
+    ``highlight``: row positions to mark; ``column_classes``: a CSS class per column name.
+    """
+    marked = set(highlight)
+    head = ([escape(str(frame.index.name or ""))] if index else []) + [escape(str(c)) for c in frame.columns]
+    css_of = [(column_classes or {}).get(str(c)) for c in frame.columns]
+    rows = []
+    for position, (label, row) in enumerate(frame.iterrows()):
+        cells = ([f"<th>{escape(str(label))}</th>"] if index else [])
+        cells += [f'<td class="{escape(css)}">{escape(_num(v))}</td>' if css else _cell(v)
+                  for v, css in zip(row.tolist(), css_of)]
+        css = ' class="highlight"' if position in marked else ""
+        rows.append(f"<tr{css}>{''.join(cells)}</tr>")
+    cls = f' class="{escape(classes)}"' if classes else ""
+    return (f"<table{cls}><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _key_values(pairs: Iterable[tuple[str, Any]]) -> str:
+    rows = "".join(f"<tr><th>{escape(str(k))}</th><td>{escape(_plain_text(v))}</td></tr>" for k, v in pairs)
+    return f"<table>{rows}</table>"
+
+
+def _plain_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (Mapping, list, tuple)):
+        return json.dumps(value, default=str, ensure_ascii=False)
+    return _num(value)
+
+
+def _card(value: str, label: str) -> str:
+    return (f'<div class="card"><div class="value">{escape(value)}</div>'
+            f'<div class="label">{escape(label)}</div></div>')
+
+
+def _section(anchor: str, heading: str, body: str) -> str:
+    return f'<section id="{escape(anchor)}"><h2>{escape(heading)}</h2>\n{body}\n</section>'
+
+
+def _figure(svg: str, caption: str | None = None) -> str:
+    note = f'<p class="note">{escape(caption)}</p>' if caption else ""
+    return f'<div class="figure">{svg}</div>{note}'
+
+
+# ------------------------------------------------------------------------ sections
+def _failures_table(dataset: Dataset, examples: int = 3, width: int = 300) -> str:
+    """Failures by status with their most common reasons."""
+    counts = failure_counts(dataset)
+    if not counts:
+        return '<p class="note">No configuration failed.</p>'
+    rows = []
+    for status, count in counts.items():
+        reasons = dataset.reason[dataset.status == status].astype(str).str.strip()
+        common = reasons[reasons != ""].value_counts().head(examples)
+        shown = "\n".join(f"{n}× {_shorten(reason, width)}" for reason, n in common.items())
+        rows.append({"status": status, "configurations": count, "most common reasons": shown or "(none given)"})
+    # Reasons are multi-line text: the "reason" class keeps their line breaks.
+    return _table(pd.DataFrame(rows), column_classes={"most common reasons": "reason"})
+
+
+def _shorten(text: str, limit: int) -> str:
+    text = " ".join(text.split()) if "\n" not in text else text.strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _summary(dataset: Dataset, metric: str, space: Space | None, minimize: bool) -> str:
+    n_total = len(dataset)
+    n_ok = int(dataset.valid.sum())
+    failed = n_total - n_ok
+    cards = [_card(f"{n_total:,}", "configurations measured"), _card(f"{n_ok:,}", "valid"),
+             _card(f"{failed:,}", "failed")]
+    space_rows: list[tuple[str, Any]] = []
+    if space is not None:
+        try:
+            size = space.size_estimate(seed=0)
+            shown = f"{size.estimate:,}" if size.exact else f"≈{size.estimate:,}"
+            cards.append(_card(shown, "valid configurations in the space"))
+            if size.estimate:
+                cards.append(_card(f"{n_total / size.estimate:.2%}", "of the space measured"))
+            space_rows = [("Cartesian size", f"{space.cartesian_size:,}"), ("valid configurations", str(size))]
+        except StarchartError as exc:  # a space too large to count: say so, keep the report
+            space_rows = [("valid configurations", f"unknown ({exc})")]
+    ok = dataset.y(metric)[dataset.valid.to_numpy()]
+    ok = ok[np.isfinite(ok)]
+    unit = metric_unit(metric)
+    if ok.size:
+        best = ok.min() if minimize else ok.max()
+        cards.append(_card(f"{_num(best)}{' ' + unit if unit else ''}", f"best {metric}"))
+        cards.append(_card(f"{_num(np.median(ok))}{' ' + unit if unit else ''}", f"median {metric}"))
+
+    about = [(k, dataset.meta[k]) for k in ("kernel_name", "device_name", "problem_size", "source", "format")
+             if dataset.meta.get(k) not in (None, "")]
+    about.append(("metric", f"{metric_label(metric)}, {'lower' if minimize else 'higher'} is better"))
+    about.append(("parameters", ", ".join(dataset.params)))
+    parts = [f'<div class="cards">{"".join(cards)}</div>', "<h3>Data</h3>", _key_values(about + space_rows)]
+    parts += ["<h3>Failures by status</h3>", _failures_table(dataset)]
+    if space is not None:
+        parts += ["<details><summary>The tuning space</summary>",
+                  f"<pre>{escape(_describe_space(space))}</pre></details>"]
+    environment = dataset.meta.get("environment")
+    if environment:
+        parts.append("<h3>Environment</h3>")
+        if isinstance(environment, Mapping):
+            parts.append(_key_values(environment.items()))
+        else:
+            parts.append(f"<pre>{escape(_plain_text(environment))}</pre>")
+    return "\n".join(parts)
+
+
+def _describe_space(space: Space) -> str:
+    try:
+        return space.describe()
+    except StarchartError as exc:
+        return f"{space!r}\n(could not describe it: {exc})"
+
+
+def _best(tree: StarchartTree, dataset: Dataset, metric: str, minimize: bool) -> str:
+    leaf = tree.best_leaf(minimize=minimize)
+    position = [lf.node_id for lf in tree.leaves_].index(leaf.node_id)
+    unit = metric_unit(metric)
+    suffix = f" {unit}" if unit else ""
+    parts = ['<div class="best">',
+             f'<div class="region">{escape(leaf.description)}</div>',
+             (f"<p>Leaf #{position} of {len(tree.leaves_)}: mean {escape(metric)} "
+              f"<b>{escape(_num(leaf.mean))}{escape(suffix)}</b> over n = {leaf.n_samples} training "
+              f"configurations (std {escape(_num(leaf.std))}, min {escape(_num(leaf.min))}, "
+              f"max {escape(_num(leaf.max))}).</p>")]
+    ok = dataset.ok()
+    values = ok.y(metric)
+    if np.isfinite(values).any():
+        at = int(np.nanargmin(values) if minimize else np.nanargmax(values))
+        config = ok.X.iloc[[at]]
+        home = int(tree.apply(config)[0])
+        if home == leaf.node_id:
+            where = "lies in this leaf"
+        else:
+            k = [lf.node_id for lf in tree.leaves_].index(home)
+            where = f"lies in leaf #{k} ({tree.leaves_[k].description}, mean {_num(tree.leaves_[k].mean)})"
+        table = config.assign(**{metric: values[at]})
+        parts += [(f"<p>The best measured configuration ({escape(metric)} = "
+                   f"{escape(_num(values[at]))}{escape(suffix)}) {escape(where)}:</p>"),
+                  _table(table.reset_index(drop=True))]
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def _importance(tree: StarchartTree, svg: str) -> str:
+    raw = tree.importance_
+    share = tree.importance(normalize=True)
+    frame = pd.DataFrame({"parameter": raw.index.astype(str), "SSE reduction": raw.to_numpy(),
+                          "share (%)": (share * 100).round(2).to_numpy()})
+    frame = frame.sort_values("SSE reduction", ascending=False, kind="stable")
+    note = ("Importance is the total SSE reduction of the splits on each parameter "
+            "(how much of the variation of the response it explains in this tree).")
+    return _figure(svg) + _table(frame) + f'<p class="note">{escape(note)}</p>'
+
+
+def _leaves(tree: StarchartTree, minimize: bool) -> str:
+    frame = tree.leaves_frame()
+    best = tree.best_leaf(minimize=minimize).node_id
+    frame.insert(0, "leaf", range(len(frame)))
+    frame = frame[["leaf", "description", "n_samples", "mean", "std", "min", "max", "node_id"]]
+    frame = frame.rename(columns={"n_samples": "n", "node_id": "node"})
+    frame = frame.sort_values("mean", ascending=minimize, kind="stable")
+    highlight = [i for i, node in enumerate(frame["node"]) if node == best]
+    note = ("Leaves sorted by mean, best first (highlighted: the best subspace); "
+            "“leaf” is the leaf's position from left to right in the tree and in the figures.")
+    return f'<p class="note">{escape(note)}</p><div class="scroll">{_table(frame, highlight=highlight)}</div>'
+
+
+def _extra(sections: Mapping[str, Any] | Sequence[tuple[str, Any]]) -> list[str]:
+    from matplotlib.figure import Figure
+
+    items = sections.items() if isinstance(sections, Mapping) else sections
+    out = []
+    for i, (heading, content) in enumerate(items):
+        if isinstance(content, Figure):
+            body = _figure(figure_svg(content, salt=f"extra{i}"))
+        elif isinstance(content, pd.DataFrame):
+            body = _table(content)
+        elif isinstance(content, str):
+            body = content  # an HTML fragment made by the caller
+        else:
+            raise InputError(f"extra section {heading!r} is a {type(content).__name__}",
+                             hint="pass an HTML string, a pandas DataFrame or a matplotlib Figure")
+        out.append(_section(f"extra-{i}", str(heading), body))
+    return out
+
+
+# ------------------------------------------------------------------------ the report
+def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree, metric: str | None = None,
+                      title: str = "Starchart report", space: Space | None = None,
+                      extra_sections: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
+                      minimize: bool | None = None, save_figures: bool = True,
+                      tree_max_depth: int | None = None) -> Path:
+    """Write a self-contained HTML report of ``tree`` fitted on ``dataset``'s ``metric``.
+
+    Sections: summary (samples, failures by status with their reasons, the space's
+    size, the environment from ``dataset.meta["environment"]``), the tree (inline
+    SVG), the best subspace with the best measured configuration, parameter
+    importance (plot and table), the leaves (table), the measurements (per leaf,
+    and all sorted with their repeat spread), the text tree, and any
+    ``extra_sections``.
+
+    Parameters
+    ----------
+    path:
+        The ``.html`` file to write (its folder is created).
+    dataset:
+        The measurements (all of them: failures are counted, valid ones plotted).
+    tree:
+        A :class:`~starchart.tree.StarchartTree` fitted on (part of) ``dataset``.
+    metric:
+        The response the tree was fitted on; default the dataset's default metric.
+    title:
+        Heading and ``<title>`` of the page.
+    space:
+        The tuning space, to show its size and description.
+    extra_sections:
+        ``{heading: content}`` or ``[(heading, content), ...]`` appended at the end;
+        content is a matplotlib Figure, a DataFrame, or an HTML string inserted as
+        it is (escape any text in it yourself); headings are escaped.
+    minimize:
+        Whether lower values are better; default ``dataset.meta.get("minimize", True)``.
+    save_figures:
+        Also write ``tree.svg``, ``importance.svg``, ``leaves.svg`` and
+        ``measurements.svg`` beside the HTML file.
+    tree_max_depth:
+        Draw the tree figure only down to this depth (the text tree stays complete).
+
+    Returns
+    -------
+    Path
+        The HTML file written.
+    """
+    path = Path(path)
+    metric = dataset.default_metric if metric is None else metric
+    if metric not in dataset.metrics:
+        raise InputError(f"no metric named {metric!r}", where=dataset.meta.get("source"),
+                         hint=f"the metrics are: {', '.join(dataset.metrics)}")
+    tree._check_fitted()
+    if minimize is None:
+        minimize = bool(dataset.meta.get("minimize", True))
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+    figs = figures(tree, dataset, metric, minimize=minimize,
+                   tree_options={"max_depth": tree_max_depth} if tree_max_depth is not None else None)
+    svgs = {name: figure_svg(fig, salt=name) for name, fig in figs.items()}
+    if save_figures:
+        for name in FIGURE_NAMES:
+            header = '<?xml version="1.0" encoding="utf-8" standalone="no"?>\n'
+            (path.parent / f"{name}.svg").write_text(header + svgs[name], encoding="utf-8")
+
+    sections = [
+        _section("summary", "Summary", _summary(dataset, metric, space, minimize)),
+        _section("tree", "The Starchart tree",
+                 _figure(svgs["tree"], "Boxes: split parameter, sample count n and mean; edges: the "
+                         "condition of each branch; leaves coloured by mean, the best one outlined "
+                         "and starred. Scroll sideways for wide trees.")),
+        _section("best", "Best subspace", _best(tree, dataset, metric, minimize)),
+        _section("importance", "Parameter importance", _importance(tree, svgs["importance"])),
+        _section("leaves", f"Leaves ({tree.n_leaves_})", _leaves(tree, minimize)),
+        _section("measurements", "Measurements",
+                 _figure(svgs["leaves"]) + _figure(svgs["measurements"])),
+        _section("text-tree", "The tree as text", f"<pre>{escape(tree.export_text())}</pre>"),
+    ]
+    if extra_sections:
+        sections += _extra(extra_sections)
+
+    links = "".join(f'<a href="#{a}">{escape(h)}</a>' for a, h in
+                    (("summary", "Summary"), ("tree", "Tree"), ("best", "Best subspace"),
+                     ("importance", "Importance"), ("leaves", "Leaves"), ("measurements", "Measurements"),
+                     ("text-tree", "Text tree")))
+    fitted = (f"Tree fitted on {tree.n_samples_:,} samples: {tree.n_leaves_} leaves, depth {tree.depth_}, "
+              f"threshold {_num(tree.threshold)}, min_samples_split {tree.min_samples_split}"
+              + (f", max_depth {tree.max_depth}" if tree.max_depth is not None else "") + ".")
+    stamp = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    from starchart import __version__
+
+    page = f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{escape(title)}</title>
+<style>{_CSS}</style>
+</head>
+<body>
+<main>
+<h1>{escape(title)}</h1>
+<p class="subtitle">{escape(fitted)}</p>
+<nav>{links}</nav>
+{chr(10).join(sections)}
+<footer>Generated by starchart {escape(__version__)} on {escape(stamp)}.</footer>
+</main>
+</body>
+</html>
+"""
+    path.write_text(page, encoding="utf-8")
+    return path

@@ -1,0 +1,455 @@
+"""Figures of a fitted tree and of the measurements behind it (matplotlib, no display needed).
+
+Every function returns a :class:`matplotlib.figure.Figure` built without
+:mod:`matplotlib.pyplot`, so nothing depends on a GUI backend or on pyplot's
+global list of open figures; save one with ``fig.savefig("tree.svg")`` (or
+``.png``, ``.pdf``).
+
+- :func:`plot_tree` — the tree itself: split parameters in the boxes, conditions on
+  the edges, leaves coloured by their mean, the best leaf outlined (no Graphviz);
+- :func:`plot_importance` — each parameter's share of the SSE reduction;
+- :func:`plot_leaf_distributions` — the measured values in every leaf, best first;
+- :func:`plot_measurements` — all measured values sorted, with their repeat spread.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from starchart.tree import StarchartTree
+>>> X = pd.DataFrame({"tpp": [1, 1, 2, 2, 4, 4, 8, 8], "consec": [0, 1] * 4})
+>>> tree = StarchartTree(min_samples_split=2).fit(X, [9, 9.2, 5, 5.1, 3, 3.2, 2.9, 3.1])
+>>> fig = plot_tree(tree, metric="time")
+>>> fig.axes[0].get_title(loc="left")
+'Starchart tree of time (ms): 8 leaves, depth 4'
+>>> plot_importance(tree).axes[0].get_xlabel()
+'share of the SSE reduction (%)'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import matplotlib
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Colormap, ListedColormap, LogNorm, Normalize, to_rgb
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
+
+from starchart.dataset import REPEATS_PREFIX
+from starchart.errors import InputError
+from starchart.report.text import split_labels
+
+if TYPE_CHECKING:
+    from starchart.dataset import Dataset
+    from starchart.tree import StarchartTree
+
+__all__ = ["failure_counts", "figures", "metric_label", "metric_unit", "plot_importance",
+           "plot_leaf_distributions", "plot_measurements", "plot_tree"]
+
+#: Units of metrics whose names say what they are (times are kept in ms throughout).
+KNOWN_UNITS: dict[str, str] = {"time": "ms", "time_ms": "ms", "compile_time": "ms", "power": "W",
+                               "wattage": "W", "ps_power": "W", "energy": "J", "gflops": "GFLOP/s",
+                               "gflop/s": "GFLOP/s", "gbs": "GB/s", "gb/s": "GB/s"}
+
+_BEST_COLOR = "#1f3fbf"
+# boxplot's ``vert=False`` became ``orientation="horizontal"`` in matplotlib 3.10.
+_HORIZONTAL: dict[str, Any] = ({"orientation": "horizontal"}
+                               if tuple(int(p) for p in matplotlib.__version__.split(".")[:2]) >= (3, 10)
+                               else {"vert": False})
+_FONT = 8
+
+
+def metric_unit(metric: str | None, unit: str | None = None) -> str | None:
+    """The unit of ``metric`` when it is given or known from the name, else None.
+
+    Examples
+    --------
+    >>> metric_unit("time"), metric_unit("wattage"), metric_unit("runtime")
+    ('ms', 'W', None)
+    """
+    if unit is not None:
+        return unit or None
+    return KNOWN_UNITS.get((metric or "").lower())
+
+
+def metric_label(metric: str | None, unit: str | None = None) -> str:
+    """An axis label: the metric's name with its unit where known.
+
+    Examples
+    --------
+    >>> metric_label("time"), metric_label("runtime"), metric_label(None)
+    ('time (ms)', 'runtime', 'mean response')
+    """
+    if metric is None:
+        return "mean response"
+    found = metric_unit(metric, unit)
+    return f"{metric} ({found})" if found else metric
+
+
+def _fmt(value: float, digits: int = 3) -> str:
+    """A compact number: 3 significant digits, no exponent for everyday magnitudes."""
+    if not np.isfinite(value):
+        return str(value)
+    if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
+        return f"{value:.{digits - 1}e}"
+    return f"{value:.{digits}g}"
+
+
+def _norm(values: np.ndarray) -> Normalize:
+    """Log colour/axis scale when positive values span more than a factor 10."""
+    finite = values[np.isfinite(values)]
+    if finite.size and finite.min() > 0 and finite.max() / finite.min() > 10:
+        return LogNorm(finite.min(), finite.max())
+    low, high = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
+    return Normalize(low, high if high > low else low + 1)
+
+
+def _use_log(values: np.ndarray, log: bool | None) -> bool:
+    if log is not None:
+        return log
+    return isinstance(_norm(values), LogNorm)
+
+
+def _plain_log_ticks(axis: Any) -> None:
+    """Label a log axis 1, 2, 5, 10, 20... instead of powers of ten."""
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _leaf_colormap(name: str | None, minimize: bool) -> Colormap:
+    """The leaf colours: red-yellow-green (green good) without its darkest ends, so text stays legible."""
+    base = colormaps[name or ("RdYlGn_r" if minimize else "RdYlGn")]
+    if name is not None:
+        return base
+    return ListedColormap(base(np.linspace(0.1, 0.9, 256)), name="starchart_leaves")
+
+
+def _text_color(face: Any) -> str:
+    """Black or white, whichever reads better on ``face``."""
+    r, g, b = to_rgb(face)
+    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+
+
+# ------------------------------------------------------------------------- the tree
+def _tree_layout(tree: StarchartTree, max_depth: int | None) -> tuple[dict[int, float], list[int]]:
+    """x position of every drawn node (one slot per terminal node, parents centred)
+    and the ids of the terminal nodes (leaves, or nodes cut off at ``max_depth``)."""
+    nodes = tree.nodes_
+    x: dict[int, float] = {}
+    terminals: list[int] = []
+    stack: list[tuple[int, bool]] = [(0, False)]
+    while stack:  # post-order without recursion (deep trees)
+        node_id, children_done = stack.pop()
+        node = nodes[node_id]
+        if node.is_leaf or (max_depth is not None and node.depth >= max_depth):
+            x[node_id] = float(len(terminals))
+            terminals.append(node_id)
+        elif children_done:
+            x[node_id] = (x[node.left] + x[node.right]) / 2
+        else:
+            stack += [(node_id, True), (node.right, False), (node.left, False)]
+    return x, terminals
+
+
+def _edge_label(tree: StarchartTree, node: Any) -> tuple[str, str]:
+    """The branch conditions without the parameter name (it is in the box): ``≤ 8`` / ``> 8``."""
+    left, right = split_labels(tree, node)
+    prefix = f"{node.feature} "
+    return left.removeprefix(prefix), right.removeprefix(prefix)
+
+
+def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | None = None,
+              minimize: bool = True, max_depth: int | None = None, title: str | None = None,
+              cmap: str | None = None, slot_width: float = 0.62, level_height: float = 0.95) -> Figure:
+    """Draw a fitted tree: one box per node, leaves coloured by their mean.
+
+    Inner nodes show the split parameter, their sample count and mean; the edges
+    carry the conditions (left: ``≤`` or the first level set). Leaves show their
+    count and mean on a colour scale (green is good: low when ``minimize``), and the
+    best leaf (:meth:`~starchart.tree.StarchartTree.best_leaf`) is outlined and
+    starred. The figure grows with the number of leaves (``slot_width`` inches
+    each) and levels, so that labels never overlap; pass ``max_depth`` to draw only
+    the top of a large tree (cut nodes are drawn as leaves marked ``…``).
+
+    Parameters
+    ----------
+    tree:
+        A fitted :class:`~starchart.tree.StarchartTree`.
+    metric, unit:
+        Name (and unit, when not known from the name) of the response, for labels.
+    minimize:
+        Whether small means are good (colours and the best leaf).
+    max_depth:
+        Draw nodes down to this depth only.
+    title:
+        Figure title; default names the metric, leaf count and depth.
+    cmap:
+        A matplotlib colormap name; default red-yellow-green, green for good.
+    """
+    tree._check_fitted()
+    nodes = tree.nodes_
+    x, terminals = _tree_layout(tree, max_depth)
+    best = tree.best_leaf(minimize=minimize).node_id
+    depth = max(nodes[i].depth for i in x)
+    means = np.array([nodes[i].mean for i in terminals])
+    norm = _norm(means)
+    colors = _leaf_colormap(cmap, minimize)
+
+    width = max(6.5, slot_width * len(terminals) + 0.8)
+    height = level_height * (depth + 1) + 1.3
+    fig = Figure(figsize=(width, height))
+    # Axes at a fixed inch margin: the title on top, colour bar in the top-left corner.
+    top, bottom, side = 0.75, 0.25, 0.4
+    ax = fig.add_axes((side / width, bottom / height, 1 - 2 * side / width, 1 - (top + bottom) / height))
+    ax.set_xlim(-0.55, len(terminals) - 0.45)
+    ax.set_ylim(-depth - 0.55, 0.45)
+    ax.axis("off")
+
+    for node_id, xpos in x.items():
+        node = nodes[node_id]
+        if node_id not in terminals:
+            left_text, right_text = _edge_label(tree, node)
+            for child, text in ((node.left, left_text), (node.right, right_text)):
+                cx, cy = x[child], -nodes[child].depth
+                ax.plot([xpos, cx], [-node.depth, cy], color="#888888", lw=0.9, zorder=1)
+                ax.text(xpos + 0.5 * (cx - xpos), -node.depth - 0.5, _shorten(text, 28), ha="center",
+                        va="center", fontsize=_FONT - 1.5, color="#333333", zorder=2,
+                        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.9})
+    for node_id, xpos in x.items():
+        node = nodes[node_id]
+        y = -node.depth
+        if node_id in terminals:
+            cut = not node.is_leaf
+            label = f"n={node.n_samples}\n{_fmt(node.mean)}" + ("\n…" if cut else "")
+            face = colors(norm(node.mean)) if node.mean > 0 or not isinstance(norm, LogNorm) else "white"
+            is_best = node_id == best
+            ax.text(xpos, y, label, ha="center", va="center", fontsize=_FONT - 0.5, zorder=3,
+                    fontweight="bold" if is_best else "normal", color=_text_color(face),
+                    bbox={"boxstyle": "round,pad=0.3", "fc": face,
+                              "ec": _BEST_COLOR if is_best else "#555555", "lw": 2.4 if is_best else 0.7})
+            if is_best:
+                ax.text(xpos, y - 0.36, "★ best", ha="center", va="top", fontsize=_FONT - 1,
+                        color=_BEST_COLOR, fontweight="bold", zorder=3)
+        else:
+            ax.text(xpos, y, f"{node.feature}\nn={node.n_samples}\n{_fmt(node.mean)}", ha="center",
+                    va="center", fontsize=_FONT - 0.5, zorder=3, linespacing=1.15,
+                    bbox={"boxstyle": "round,pad=0.3", "fc": "#eef1f6", "ec": "#555555", "lw": 0.7})
+
+    what = metric_label(metric, unit) if metric else "the response"
+    ax.set_title(title if title is not None else
+                 f"Starchart tree of {what}: {tree.n_leaves_} leaves, depth {tree.depth_}",
+                 fontsize=_FONT + 3, loc="left", pad=14)
+    # Colour bar: fixed 2.4-inch wide strip in the top-right corner.
+    cax = fig.add_axes((1 - (2.4 + side) / width, 1 - 0.42 / height, 2.4 / width, 0.11 / height))
+    bar = fig.colorbar(ScalarMappable(norm=norm, cmap=colors), cax=cax, orientation="horizontal")
+    ticks = (np.geomspace if isinstance(norm, LogNorm) else np.linspace)(norm.vmin, norm.vmax, 4)
+    bar.set_ticks(ticks, labels=[_fmt(t) for t in ticks])
+    bar.ax.xaxis.set_minor_locator(NullLocator())
+    bar.ax.tick_params(labelsize=_FONT - 1.5, length=2, pad=1)
+    bar.set_label(f"leaf mean {metric_label(metric, unit) if metric else ''}".strip(),
+                  fontsize=_FONT - 1, labelpad=1)
+    bar.ax.xaxis.set_label_position("top")
+    return fig
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ------------------------------------------------------------------- importance
+def plot_importance(tree: StarchartTree, *, title: str | None = None, node_id: int = 0) -> Figure:
+    """Horizontal bars: each parameter's share of the tree's SSE reduction, largest on top.
+
+    ``node_id`` gives the importance within the subtree below that node.
+    """
+    importance = tree.importance(node_id, normalize=True).sort_values() * 100
+    fig = Figure(figsize=(6.4, max(2.2, 0.9 + 0.32 * len(importance))))
+    ax = fig.add_subplot()
+    bars = ax.barh(importance.index.astype(str), importance.to_numpy(), color="#4c72b0", height=0.65)
+    for bar, value in zip(bars, importance.to_numpy()):
+        ax.text(bar.get_width() + 1, bar.get_y() + bar.get_height() / 2, f"{value:.1f} %",
+                va="center", fontsize=_FONT)
+    ax.set_xlim(0, max(10.0, importance.max() * 1.18))  # room for the value labels
+    ax.set_xlabel("share of the SSE reduction (%)")
+    where = "the whole tree" if node_id == 0 else f"the subtree of node {node_id}"
+    ax.set_title(title or f"Parameter importance over {where}", fontsize=_FONT + 3, loc="left")
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.tick_params(labelsize=_FONT + 1)
+    fig.tight_layout()
+    return fig
+
+
+# ------------------------------------------------------------- leaf distributions
+def plot_leaf_distributions(tree: StarchartTree, dataset: Dataset, metric: str | None = None, *,
+                            unit: str | None = None, minimize: bool = True, log: bool | None = None,
+                            title: str | None = None, label_chars: int = 70, seed: int = 0) -> Figure:
+    """The measured values of every leaf, one row per leaf, best leaf mean on top.
+
+    Each row shows the valid configurations of ``dataset`` that fall into the leaf
+    (:meth:`~starchart.tree.StarchartTree.apply`) as jittered points over a box
+    plot, and the leaf's training mean as a diamond; rows are labelled ``#k`` (the
+    leaf's position in ``tree.leaves_`` and in the leaf table) with the leaf's
+    description. ``log`` (default: when values span more than a factor 10) puts
+    the value axis on a log scale.
+    """
+    tree._check_fitted()
+    metric = dataset.default_metric if metric is None else metric
+    ok = dataset.ok()
+    values = ok.y(metric)
+    keep = np.isfinite(values)
+    leaf_of = tree.apply(ok.X[keep]) if keep.any() else np.array([], dtype=int)
+    values = values[keep]
+    leaves = list(enumerate(tree.leaves_))
+    leaves.sort(key=lambda item: item[1].mean, reverse=not minimize)
+    best = tree.best_leaf(minimize=minimize).node_id
+
+    labels = [f"#{k}  {_shorten(leaf.description, label_chars)}  (n={leaf.n_samples})"
+              for k, leaf in leaves]
+    # Room for the longest label (about 0.55 em per character) plus a 6-inch plot.
+    label_inches = max(map(len, labels)) * (_FONT - 0.5) * 0.55 / 72
+    fig = Figure(figsize=(label_inches + 6.5, 1.5 + 0.27 * len(leaves)), layout="constrained")
+    ax = fig.add_subplot()
+    rng = np.random.default_rng(seed)
+    data = []
+    for row, (_, leaf) in enumerate(leaves):
+        here = values[leaf_of == leaf.node_id]
+        data.append(here)
+        if row % 2:
+            ax.axhspan(row - 0.5, row + 0.5, color="#f3f3f3", zorder=0)
+        if here.size:
+            ax.scatter(here, row + rng.uniform(-0.22, 0.22, here.size), s=8, alpha=0.6,
+                       color="#4c72b0", lw=0, zorder=2)
+    filled = [row for row, d in enumerate(data) if d.size]
+    if filled:
+        ax.boxplot([data[row] for row in filled], positions=filled, **_HORIZONTAL,
+                   widths=0.6, showfliers=False, manage_ticks=False, zorder=1,
+                   boxprops={"color": "#777777", "lw": 0.8}, whiskerprops={"color": "#777777", "lw": 0.8},
+                   capprops={"color": "#777777", "lw": 0.8}, medianprops={"color": "#333333", "lw": 1.0})
+    means = ax.scatter([leaf.mean for _, leaf in leaves], range(len(leaves)), marker="D", s=20,
+                       color="#dd8452", edgecolor="black", lw=0.4, zorder=3)
+    ax.set_yticks(range(len(leaves)), labels, fontsize=_FONT - 0.5)
+    for tick, (_, leaf) in zip(ax.get_yticklabels(), leaves):
+        if leaf.node_id == best:
+            tick.set_color(_BEST_COLOR)
+            tick.set_fontweight("bold")
+    ax.set_ylim(len(leaves) - 0.5, -0.5)  # best on top
+    all_values = np.concatenate([values, [leaf.mean for _, leaf in leaves]])
+    if _use_log(all_values, log):
+        ax.set_xscale("log")
+        _plain_log_ticks(ax.xaxis)
+    ax.set_xlabel(metric_label(metric, unit))
+    ax.grid(axis="x", color="#dddddd", lw=0.6, zorder=0)
+    ax.set_axisbelow(True)
+    ax.spines[["top", "right"]].set_visible(False)
+    points = ax.scatter([], [], s=8, color="#4c72b0", lw=0)
+    # Above the plot, so it never hides a leaf.
+    ax.legend([points, Patch(fc="white", ec="#777777"), means],
+              ["configuration", "quartiles and range", "leaf mean (training)"],
+              loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=3, fontsize=_FONT - 0.5, frameon=False,
+              borderaxespad=0.2)
+    order = "lowest" if minimize else "highest"
+    fig.suptitle(title or f"Measured {metric} per leaf: {len(leaves)} leaves, {order} mean on top, "
+                 f"{values.size} valid configurations", fontsize=_FONT + 3, x=0.01, ha="left")
+    return fig
+
+
+# ------------------------------------------------------------------ measurements
+def failure_counts(dataset: Dataset) -> dict[str, int]:
+    """Number of configurations per failure status (statuses other than ``ok``), largest first.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from starchart.dataset import Dataset
+    >>> ds = Dataset.from_frame(pd.DataFrame({"a": [1, 2, 3], "time": [1.0, None, None],
+    ...                                       "status": ["ok", "compile", "compile"]}))
+    >>> failure_counts(ds)
+    {'compile': 2}
+    """
+    counts = dataset.status[dataset.status != "ok"].value_counts()
+    return {str(k): int(v) for k, v in counts.items()}
+
+
+def _repeat_range(dataset: Dataset, metric: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per row of ``dataset``, the smallest and largest repeat of ``metric`` (NaN where none)."""
+    column = REPEATS_PREFIX + metric
+    if column not in dataset.frame.columns:
+        return None
+    low, high = [], []
+    for item in dataset.frame[column]:
+        values = np.asarray(item if isinstance(item, (list, tuple, np.ndarray)) else [], dtype=float)
+        values = values[np.isfinite(values)]
+        low.append(values.min() if values.size else np.nan)
+        high.append(values.max() if values.size else np.nan)
+    return np.array(low), np.array(high)
+
+
+def plot_measurements(dataset: Dataset, metric: str | None = None, *, unit: str | None = None,
+                      minimize: bool = True, log: bool | None = None, title: str | None = None) -> Figure:
+    """All valid measurements of ``metric`` sorted best first, with the spread of their repeats.
+
+    Points are the per-configuration values (the mean over repeats); where the
+    dataset has per-repeat values (``repeats_<metric>``) a vertical bar spans their
+    minimum to maximum. The title counts the failed configurations by status.
+    """
+    metric = dataset.default_metric if metric is None else metric
+    ok = dataset.ok()
+    values = ok.y(metric)
+    finite = np.isfinite(values)
+    order = np.argsort(values[finite] if minimize else -values[finite], kind="stable")
+    shown = values[finite][order]
+    rank = np.arange(1, shown.size + 1)
+
+    fig = Figure(figsize=(8, 4.2))
+    ax = fig.add_subplot()
+    spread = _repeat_range(ok, metric)
+    if spread is not None and shown.size:
+        low, high = spread[0][finite][order], spread[1][finite][order]
+        has = np.isfinite(low) & np.isfinite(high)
+        if has.any():
+            ax.vlines(rank[has], low[has], high[has], color="#9db4d6", lw=1.2 if shown.size < 300 else 0.6,
+                      zorder=1, label="min–max of repeats")
+    if shown.size:
+        ax.scatter(rank, shown, s=9 if shown.size < 500 else 4, color="#4c72b0", zorder=2,
+                   label="configuration (mean of repeats)" if spread is not None else "configuration")
+        ax.scatter(rank[:1], shown[:1], s=60, marker="*", color=_BEST_COLOR, zorder=3,
+                   label=f"best: {_fmt(shown[0], 4)}")
+        if _use_log(shown, log):
+            ax.set_yscale("log")
+            _plain_log_ticks(ax.yaxis)
+        ax.legend(fontsize=_FONT, loc="upper left" if minimize else "upper right")
+    else:
+        ax.text(0.5, 0.5, "no valid measurements", transform=ax.transAxes, ha="center", va="center",
+                fontsize=_FONT + 4, color="#aa3333")
+    ax.set_xlabel("configurations, best first (rank)")
+    ax.set_ylabel(metric_label(metric, unit))
+    ax.grid(color="#e5e5e5", lw=0.6)
+    ax.set_axisbelow(True)
+    ax.spines[["top", "right"]].set_visible(False)
+    failures = failure_counts(dataset)
+    failed = sum(failures.values())
+    detail = f" ({', '.join(f'{n} {s}' for s, n in failures.items())})" if failed else ""
+    ax.set_title(title or f"{metric}: {shown.size} valid of {len(dataset)} configurations, "
+                 f"{failed} failed{detail}", fontsize=_FONT + 3, loc="left")
+    fig.tight_layout()
+    return fig
+
+
+def figures(tree: StarchartTree, dataset: Dataset, metric: str | None = None, *,
+            minimize: bool = True, unit: str | None = None,
+            tree_options: Mapping[str, Any] | None = None) -> dict[str, Figure]:
+    """The four standard figures by file stem: ``tree``, ``importance``, ``leaves``, ``measurements``."""
+    metric = dataset.default_metric if metric is None else metric
+    if metric not in dataset.metrics:
+        raise InputError(f"no metric named {metric!r}", where=dataset.meta.get("source"),
+                         hint=f"the metrics are: {', '.join(dataset.metrics)}")
+    return {
+        "tree": plot_tree(tree, metric=metric, unit=unit, minimize=minimize, **dict(tree_options or {})),
+        "importance": plot_importance(tree),
+        "leaves": plot_leaf_distributions(tree, dataset, metric, unit=unit, minimize=minimize),
+        "measurements": plot_measurements(dataset, metric, unit=unit, minimize=minimize),
+    }

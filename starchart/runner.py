@@ -1,0 +1,284 @@
+"""Tuning runs: sample → evaluate (serially, on local workers or on Ray) → store, with progress.
+
+:func:`run` is the whole loop. It is resumable by construction: the sample is a
+deterministic function of the space, the sample size and the seed (kept in the
+store), and configurations already in the store are never measured again. A
+run killed at any moment therefore resumes to exactly the planned set, having
+lost at most the configurations that were in flight.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from starchart.configs import config_key, frame_configs, plain_config
+from starchart.dataset import Dataset
+from starchart.errors import InputError, SpaceError
+from starchart.measure import Evaluator, Measurement, evaluator_from_dict
+from starchart.measure.environment import environment
+from starchart.space import Space
+from starchart.store import Store
+
+
+@dataclass
+class RunPlan:
+    """What a run will measure: ``todo`` configurations, ``done`` already stored."""
+
+    todo: list[dict[str, Any]]
+    done: int
+    total: int
+
+
+def run(space: Space | None = None, evaluator: Evaluator | None = None, samples: int | None = None,
+        store: Store | str | Path | None = None, seed: int | None = None, *,
+        configs: Iterable[Mapping[str, Any]] | None = None, workers: int = 1, ray: str | bool | None = None,
+        progress: bool = True) -> Dataset:
+    """Measure ``samples`` uniformly drawn valid configurations of ``space`` and store them.
+
+    Calling it again on the same store resumes: nothing stored is measured again.
+    A failed configuration counts as a sample (it is stored with its reason), as
+    it costs a measurement on real hardware.
+
+    Parameters
+    ----------
+    space:
+        The tuning space; default: the one stored in ``store`` (resuming).
+    evaluator:
+        Measures one configuration; default: rebuilt from the store's description.
+    samples:
+        How many distinct configurations the study should hold; default: the stored plan.
+    store:
+        A :class:`Store`, a path (created if missing) or ``None`` (in memory).
+    seed:
+        Seed of the uniform sample; default: a fresh one, kept in the store so a
+        resumed run draws the same sample.
+    configs:
+        Measure these configurations instead of a uniform sample (e.g. a strategy's
+        proposals); already stored ones are skipped.
+    workers:
+        Evaluations at a time. Local workers are threads (evaluators spend their
+        time in subprocesses or native code); with ``ray`` one actor per worker.
+    ray:
+        Run evaluations on Ray: ``True``/``"local"`` starts a local instance,
+        ``"auto"`` or ``"ray://host:10001"`` joins a cluster. The driver alone
+        writes the store.
+    progress:
+        Show a live progress bar (done/total, failures, best so far, ETA).
+
+    Returns
+    -------
+    Dataset
+        Everything the study holds (not only this call's measurements).
+
+    Examples
+    --------
+    >>> from starchart.measure import PythonEvaluator
+    >>> space = Space({"x": range(10), "y": [1, 2, 4]}, "x * y < 20")
+    >>> ds = run(space, PythonEvaluator(lambda c: (c["x"] - 3) ** 2 + c["y"]), samples=12, seed=1,
+    ...          progress=False)
+    >>> len(ds), bool(ds.frame["status"].eq("ok").all())
+    (12, True)
+    """
+    owns_store = not isinstance(store, Store)
+    db = Store.open(store) if owns_store else store
+    try:
+        space = _study_space(db, space)
+        evaluator = _study_evaluator(db, evaluator)
+        evaluator.prepare(space)
+        plan = plan_run(db, space, samples=samples, seed=seed, configs=configs)
+        db.add_session({"started": time.time(), "evaluator": evaluator.describe(), "workers": workers,
+                        "ray": ray if ray else None, "argv": sys.argv,
+                        "environment": environment(extra_packages=_packages_for(evaluator, ray))})
+        results = _execute(evaluator, plan.todo, workers=workers, ray=ray)
+        with _Progress(plan, evaluator, db, enabled=progress) as bar:
+            for measurement in results:
+                db.add(measurement)
+                bar.advance(measurement)
+        return db.to_dataset()
+    finally:
+        if owns_store:
+            db.close()
+
+
+def plan_run(store: Store, space: Space, *, samples: int | None = None, seed: int | None = None,
+             configs: Iterable[Mapping[str, Any]] | None = None) -> RunPlan:
+    """Decide what is left to measure, and record the plan in ``store``.
+
+    With ``configs``: those not yet stored. Otherwise the first ``samples`` − stored
+    configurations of the uniform sample ``space.sample(samples, seed)`` that are not
+    stored yet (configurations stored by other means still count towards ``samples``).
+    """
+    done = store.keys()
+    if configs is not None:
+        wanted = [plain_config(c) for c in configs]
+        unknown = [c for c in wanted if not set(space.names) <= set(c)]
+        if unknown:
+            raise InputError(f"configuration {unknown[0]} lacks parameter(s) "
+                             f"{sorted(set(space.names) - set(unknown[0]))}", where="configs")
+        todo, seen = [], set(done)
+        for c in wanted:
+            key = config_key(c)
+            if key not in seen:
+                seen.add(key)
+                todo.append(c)
+        return RunPlan(todo, len(done), len(done) + len(todo))
+    stored_plan = store.get("plan") or {}
+    samples = stored_plan.get("samples") if samples is None else samples
+    if samples is None:
+        raise InputError("how many configurations to measure is not known", where=str(store.path or "store"),
+                         hint="pass samples=N (--samples N)")
+    samples = int(samples)
+    if samples < 1:
+        raise InputError(f"samples must be at least 1, got {samples}", hint="pass samples=N with N >= 1")
+    seed = stored_plan.get("seed") if seed is None else seed
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % 2**32)
+    store.put("plan", {"samples": samples, "seed": int(seed)})
+    need = samples - len(done)
+    if need <= 0:
+        return RunPlan([], len(done), len(done))
+    drawn = frame_configs(space.sample(samples, seed=int(seed)), space.names)
+    todo = [c for c in drawn if config_key(c) not in done][:need]
+    return RunPlan(todo, len(done), len(done) + len(todo))
+
+
+# ---------------------------------------------------------------------- study set-up
+def _study_space(store: Store, space: Space | None) -> Space:
+    stored = store.get("space")
+    if space is None:
+        if stored is None:
+            raise InputError("no space given and none stored", where=str(store.path or "store"),
+                             hint="pass the space (a space file on the command line)")
+        if stored.get("unsaved_restrictions"):
+            raise InputError("the study's space has function restrictions that were not saved",
+                             where=str(store.path), hint="pass the space again: run(space, ..., store=...)")
+        return Space.from_dict(stored, where=f"{store.path}: stored space")
+    try:
+        description = space.to_dict()
+    except SpaceError:  # function restrictions cannot be saved; keep what can be
+        description = {"parameters": space.tune_params,
+                       "restrictions": [r.label for r in space.restrictions], "unsaved_restrictions": True}
+    if stored is None:
+        store.put("space", description)
+    elif stored.get("parameters") != description.get("parameters"):
+        raise InputError("the store holds a study of a different space", where=str(store.path),
+                         hint="use a new store file, or resume without giving a space")
+    return space
+
+
+def _study_evaluator(store: Store, evaluator: Evaluator | None) -> Evaluator:
+    stored = store.get("evaluator")
+    if evaluator is None:
+        if stored is None:
+            raise InputError("no evaluator given and none stored", where=str(store.path or "store"),
+                             hint="pass an evaluator")
+        return evaluator_from_dict(stored, where=f"{store.path}: stored evaluator")
+    if stored is None:
+        store.put("evaluator", evaluator.describe())
+    return evaluator
+
+
+def _packages_for(evaluator: Evaluator, ray: Any) -> list[str]:
+    packages = {"cuda": ["cupy", "nvidia-ml-py"]}.get(evaluator.kind, [])
+    return packages + (["ray"] if ray else [])
+
+
+# ---------------------------------------------------------------------- execution
+def _execute(evaluator: Evaluator, todo: Sequence[dict[str, Any]], *, workers: int,
+             ray: str | bool | None) -> Iterator[Measurement]:
+    if int(workers) < 1:
+        raise InputError(f"workers must be at least 1, got {workers}", where="workers")
+    if ray:
+        from starchart.distributed import ray_evaluate
+
+        return ray_evaluate(evaluator, todo, workers=int(workers), address=ray)
+    if int(workers) == 1:
+        return (evaluator.evaluate(c) for c in todo)
+    return _threaded(evaluator, todo, int(workers))
+
+
+def _threaded(evaluator: Evaluator, todo: Sequence[dict[str, Any]], workers: int) -> Iterator[Measurement]:
+    """Evaluate on ``workers`` threads, yielding results as they finish.
+
+    At most ``2 × workers`` evaluations are queued, so an interrupted run leaves
+    little unstarted work behind and results reach the store promptly.
+    """
+    pending: set[Future[Measurement]] = set()
+    queue = iter(todo)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="starchart-worker") as pool:
+        try:
+            while True:
+                while len(pending) < 2 * workers:
+                    config = next(queue, None)
+                    if config is None:
+                        break
+                    pending.add(pool.submit(evaluator.evaluate, config))
+                if not pending:
+                    return
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    yield future.result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+# ---------------------------------------------------------------------- progress
+class _Progress:
+    """A rich progress bar: done/total, failures, best so far, ETA (silent when disabled)."""
+
+    def __init__(self, plan: RunPlan, evaluator: Evaluator, store: Store, enabled: bool):
+        self.enabled = enabled and plan.total > 0
+        self.minimize = evaluator.minimize
+        self.objective = evaluator.objective
+        self.failures = 0
+        self.best: float | None = None
+        self._total, self._done = plan.total, plan.done
+        if self.enabled:  # start from what is stored: a resumed run shows the study's best
+            for m in store.measurements():
+                self._note(m)
+
+    def __enter__(self) -> _Progress:
+        if self.enabled:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self._bar = Progress(SpinnerColumn(), TextColumn("[bold]measuring"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("failed {task.fields[failed]}"), TextColumn("best {task.fields[best]}"),
+                                 TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                                 transient=False, disable=not self.enabled)
+            self._bar.__enter__()
+            self._task = self._bar.add_task("run", total=self._total, completed=self._done,
+                                            failed=self.failures, best=self._best_text())
+        return self
+
+    def _note(self, m: Measurement) -> None:
+        if not m.ok:
+            self.failures += 1
+            return
+        value = m.summary().get(self.objective)
+        if value is None or value != value:
+            return
+        if self.best is None or (value < self.best if self.minimize else value > self.best):
+            self.best = value
+
+    def _best_text(self) -> str:
+        return "-" if self.best is None else f"{self.best:.4g} ({self.objective})"
+
+    def advance(self, m: Measurement) -> None:
+        if not self.enabled:
+            return
+        self._note(m)
+        self._bar.update(self._task, advance=1, failed=self.failures, best=self._best_text())
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled:
+            self._bar.__exit__(*exc)

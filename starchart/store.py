@@ -1,0 +1,315 @@
+"""The results store: one SQLite file per study, written as results arrive.
+
+The store is the only thing that writes measurements to disk. It holds
+
+- ``study``: the space, the evaluator's description, the plan (samples, seed),
+  the environment of every session that measured into it (JSON values);
+- ``results``: one row per evaluated configuration — the configuration, its
+  status and reason, every repeat of every metric, compile/run/overhead times,
+  who measured it and when.
+
+SQLite runs in WAL mode and every result is committed on its own, so a process
+killed at any moment loses at most the configuration it was measuring, and
+several processes can append to one study at once (each insert waits for the
+write lock instead of failing). ``synchronous=NORMAL`` is the WAL setting that
+survives process crashes; pass ``durable=True`` to also survive power loss
+(one fsync per result).
+
+Examples
+--------
+>>> import tempfile, os
+>>> from starchart.measure import Measurement
+>>> path = os.path.join(tempfile.mkdtemp(), "study.db")
+>>> with Store.open(path) as store:
+...     _ = store.add(Measurement({"bx": 32}, values={"time": [1.0, 1.2]}))
+...     _ = store.add(Measurement.failure({"bx": 2048}, "runtime", "too many threads"))
+...     ds = store.to_dataset()
+>>> ds.frame[["bx", "time", "status"]].to_string(index=False)
+'  bx  time  status\\n  32   1.1      ok\\n2048   NaN runtime'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from starchart.configs import config_key, plain_config
+from starchart.dataset import REPEATS_PREFIX, Dataset
+from starchart.errors import InputError
+from starchart.measure.base import Measurement
+
+#: Bumped when the table layout changes; older stores are refused with a clear message.
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS study (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS results (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    config_key TEXT NOT NULL,
+    config TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    repeats TEXT NOT NULL,
+    compile_s REAL NOT NULL,
+    run_s REAL NOT NULL,
+    overhead_s REAL NOT NULL,
+    extra TEXT NOT NULL,
+    worker TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS results_by_key ON results (config_key);
+"""
+
+_COLUMNS = ("config", "status", "reason", "repeats", "compile_s", "run_s", "overhead_s", "extra")
+
+
+class Store:
+    """A study's results in one SQLite file. Open with :meth:`open`."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path | None):
+        self._db = connection
+        self.path = path
+        self.worker = f"{socket.gethostname()}:{os.getpid()}"
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, path: str | Path | None, *, create: bool = True, durable: bool = False) -> Store:
+        """Open (or create) the store at ``path``; ``None`` or ``":memory:"`` keeps it in memory.
+
+        Raises
+        ------
+        InputError
+            The folder does not exist or is not writable, the file is not a
+            starchart store, or ``create=False`` and there is no such file.
+        """
+        if path is None or str(path) == ":memory:":
+            db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            return cls._initialise(db, None, durable)
+        path = Path(path)
+        if path.is_dir():
+            raise InputError("is a folder, not a store file", where=path, hint="give a file name such as study.db")
+        if not path.exists():
+            if not create:
+                raise InputError("no such store", where=path, hint="check the path, or start a study with starchart run")
+            folder = path.parent if str(path.parent) else Path(".")
+            if not folder.is_dir():
+                raise InputError(f"folder {folder} does not exist", where=path,
+                                 hint="create it first or choose another store path")
+            if not os.access(folder, os.W_OK):
+                raise InputError(f"folder {folder} is not writable", where=path,
+                                 hint="choose a store path in a folder you can write to")
+        elif not os.access(path, os.W_OK):
+            raise InputError("store file is not writable", where=path, hint="fix its permissions or copy it")
+        try:
+            db = sqlite3.connect(str(path), timeout=60.0, isolation_level=None, check_same_thread=False)
+            return cls._initialise(db, path, durable)
+        except sqlite3.OperationalError as exc:
+            raise InputError(f"cannot open or create the store ({exc})", where=path,
+                             hint="choose a store path in a folder you can write to") from None
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"not a starchart store ({exc})", where=path,
+                             hint="give a .db file written by starchart run") from None
+
+    @classmethod
+    def _initialise(cls, db: sqlite3.Connection, path: Path | None, durable: bool) -> Store:
+        db.execute("PRAGMA busy_timeout = 60000")
+        if path is not None:
+            db.execute("PRAGMA journal_mode = WAL")
+        db.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
+        db.executescript(_SCHEMA)
+        store = cls(db, path)
+        version = store.get("schema_version")
+        if version is None:
+            store._put_if_absent("schema_version", SCHEMA_VERSION)
+        elif version != SCHEMA_VERSION:
+            raise InputError(f"store schema version {version}, this starchart reads {SCHEMA_VERSION}",
+                             where=path, hint="export it with the starchart version that wrote it")
+        return store
+
+    def close(self) -> None:
+        """Close the file (everything is already committed)."""
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.path) if self.path else ':memory:'}, {len(self)} results)"
+
+    # ------------------------------------------------------------------ study metadata
+    def get(self, key: str, default: Any = None) -> Any:
+        """A study-level value (``space``, ``evaluator``, ``plan``, ``sessions``...)."""
+        row = self._db.execute("SELECT value FROM study WHERE key = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    def put(self, key: str, value: Any) -> None:
+        """Set a study-level value (JSON-able)."""
+        self._db.execute("INSERT OR REPLACE INTO study (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+
+    def _put_if_absent(self, key: str, value: Any) -> None:
+        self._db.execute("INSERT OR IGNORE INTO study (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+
+    def add_session(self, info: Mapping[str, Any]) -> None:
+        """Append a session record (environment, start time, command) atomically."""
+        with self._write():
+            sessions = self.get("sessions", [])
+            sessions.append(dict(info))
+            self.put("sessions", sessions)
+
+    def _write(self) -> _Transaction:
+        return _Transaction(self._db)
+
+    # ------------------------------------------------------------------ results
+    def add(self, measurement: Measurement, worker: str | None = None) -> int:
+        """Store one measurement, committed before returning; returns its row id."""
+        config = plain_config(measurement.config)
+        cursor = self._db.execute(
+            "INSERT INTO results (config_key, config, status, reason, summary, repeats, compile_s, run_s,"
+            " overhead_s, extra, worker, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (config_key(config), json.dumps(config), measurement.status, measurement.reason,
+             json.dumps(measurement.summary()), json.dumps(measurement.values), float(measurement.compile_s),
+             float(measurement.run_s), float(measurement.overhead_s), json.dumps(measurement.extra, default=str),
+             worker or self.worker, time.time()))
+        return int(cursor.lastrowid)
+
+    def add_many(self, measurements: Iterable[Measurement]) -> int:
+        """Store several measurements; each is committed on its own. Returns how many."""
+        return sum(1 for m in measurements if self.add(m) >= 0)
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+
+    def keys(self) -> set[str]:
+        """The :func:`~starchart.configs.config_key` of every stored configuration."""
+        return {row[0] for row in self._db.execute("SELECT DISTINCT config_key FROM results")}
+
+    def measurements(self) -> Iterator[Measurement]:
+        """Every stored measurement, in the order stored (duplicates included)."""
+        query = f"SELECT {', '.join(_COLUMNS)} FROM results ORDER BY id"
+        for row in self._db.execute(query).fetchall():
+            data = dict(zip(_COLUMNS, row))
+            for key in ("config", "repeats", "extra"):
+                data[key] = json.loads(data[key])
+            data["values"] = data.pop("repeats")
+            yield Measurement.from_dict(data)
+
+    def results_frame(self) -> pd.DataFrame:
+        """The raw results table (one row per stored measurement, JSON columns decoded)."""
+        frame = pd.read_sql_query("SELECT * FROM results ORDER BY id", self._db)
+        for column in ("config", "summary", "repeats", "extra"):
+            frame[column] = frame[column].map(json.loads)
+        return frame
+
+    # ------------------------------------------------------------------ as a dataset
+    @property
+    def space(self) -> Any:
+        """The study's :class:`~starchart.Space`, if one was stored, else ``None``."""
+        from starchart.space import Space
+
+        data = self.get("space")
+        return None if data is None else Space.from_dict(data, where=f"{self.path}: stored space")
+
+    def to_dataset(self) -> Dataset:
+        """The study as a :class:`~starchart.Dataset`: one row per configuration.
+
+        A configuration stored more than once (e.g. by two processes) appears with
+        its first measurement; ``meta["duplicates"]`` counts the others. Metric
+        columns are the mean over repeats; ``repeats_<metric>`` keep every repeat.
+        """
+        measurements = list(self.measurements())
+        evaluator = self.get("evaluator") or {}
+        space = self.get("space") or {}
+        params = list(space.get("parameters", {})) or _config_names(measurements)
+        metrics = list(evaluator.get("metrics", []))
+        for m in measurements:
+            metrics += [k for k in m.values if k not in metrics]
+        rows, seen = [], set()
+        for m in measurements:
+            key = config_key(m.config, params)
+            if key in seen:
+                continue
+            seen.add(key)
+            summary = m.summary()
+            row: dict[str, Any] = {p: m.config.get(p) for p in params}
+            row.update({k: summary.get(k, float("nan")) for k in metrics})
+            row.update({REPEATS_PREFIX + k: m.values.get(k, []) for k in metrics})
+            row.update(status=m.status, reason=m.reason)
+            rows.append(row)
+        columns = [*params, *metrics, "status", "reason", *(REPEATS_PREFIX + k for k in metrics)]
+        frame = pd.DataFrame(rows, columns=columns)
+        sessions = self.get("sessions", [])
+        meta = {"source": str(self.path) if self.path else None, "format": "starchart-store",
+                "evaluator": evaluator, "space": space or None, "plan": self.get("plan"),
+                "environment": sessions[-1].get("environment") if sessions else None,
+                "duplicates": len(measurements) - len(rows)}
+        if metrics:
+            meta["objective"] = metrics[0]
+        if "minimize" in evaluator:
+            meta["minimize"] = evaluator["minimize"]
+        if space.get("parameters"):
+            meta["tune_params"] = space["parameters"]
+        return Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta)
+
+    def export(self, path: str | Path, format: str | None = None) -> Path:
+        """Write the study as ``csv``, ``kernel_tuner`` (cache JSON) or ``t4``.
+
+        The format defaults from the file name: ``.csv``/``.csv.gz`` → CSV, ``*.t4.json`` → T4,
+        other ``.json`` → Kernel Tuner cache.
+        """
+        path = Path(path)
+        format = format or _format_from_name(path)
+        dataset = self.to_dataset()
+        if format == "csv":
+            dataset.to_csv(path)
+        elif format == "kernel_tuner":
+            dataset.to_kernel_tuner(path)
+        elif format == "t4":
+            dataset.to_t4(path)
+        else:
+            raise InputError(f"unknown export format {format!r}", where=path,
+                             hint="use csv, kernel_tuner or t4")
+        return path
+
+
+class _Transaction:
+    """``with`` block holding SQLite's write lock (BEGIN IMMEDIATE), committed on exit."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _config_names(measurements: list[Measurement]) -> list[str]:
+    names: list[str] = []
+    for m in measurements:
+        names += [k for k in m.config if k not in names]
+    return names
+
+
+def _format_from_name(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith((".csv", ".csv.gz")):
+        return "csv"
+    if name.endswith(".t4.json"):
+        return "t4"
+    if name.endswith((".json", ".json.gz")):
+        return "kernel_tuner"
+    raise InputError("cannot tell the export format from the file name", where=path,
+                     hint="end it in .csv, .json (Kernel Tuner cache) or .t4.json, or pass --format")

@@ -1,0 +1,132 @@
+"""The demo kernel (starchart/demo/matmul.c), compiled with gcc directly, and its tuning space."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from starchart.demo import (
+    DEMO_DEFINES,
+    DEMO_REFERENCE,
+    DEMO_TUNE_PARAMS,
+    KERNEL_SOURCE,
+    demo_evaluator,
+    demo_space,
+)
+
+GCC = shutil.which("gcc")
+needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc is not installed")
+
+#: A small matrix so that every build runs in well under a millisecond.
+SMALL_N = 32
+
+
+def build(tmp_path: Path, name: str = "kernel", **defines: int) -> tuple[subprocess.CompletedProcess, Path]:
+    exe = tmp_path / name
+    cmd = [GCC, "-O3", "-Wall", "-Wextra", "-Werror", *(f"-D{k}={v}" for k, v in defines.items()),
+           "-o", str(exe), str(KERNEL_SOURCE)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60,
+                          check=False), exe
+
+
+def run(exe: Path, repeats: int | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "STARCHART_REPEATS"}
+    if repeats is not None:
+        env["STARCHART_REPEATS"] = str(repeats)
+    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, env=env, check=False)
+
+
+def parse(stdout: str) -> tuple[list[float], float]:
+    times = [float(v) for v in re.findall(r"^time_ms: (\S+)$", stdout, flags=re.MULTILINE)]
+    (checksum,) = re.findall(r"^checksum: (\S+)$", stdout, flags=re.MULTILINE)
+    return times, float(checksum)
+
+
+def expected_checksum(n: int) -> float:
+    """The kernel's inputs and weighted checksum, recomputed with numpy."""
+    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    a = ((i * 7 + j * 3 + i * j) % 31 - 15) / 16.0
+    b = ((i * 5 + j * 11 + 3 * i * j + 3) % 29 - 14) / 16.0
+    weights = (i * 3 + j) % 7 + 1
+    return float(np.sum((a @ b) * weights))
+
+
+# One configuration per loop order and transpose setting; tiles, unrolling and a
+# tile larger than the matrix (clamped) vary along with them.
+CONFIGS = [
+    {"ORDER": order, "TRANSPOSE_B": transpose, "TI": ti, "TJ": tj, "TK": tk, "UNROLL": unroll}
+    for order in range(6)
+    for transpose, (ti, tj, tk, unroll) in ((0, (4, 16, 8, 1 + order % 4)), (1, (64, 8, 4, 8)))
+]
+
+
+@needs_gcc
+def test_every_order_and_transpose_computes_the_same_product(tmp_path):
+    expected = expected_checksum(SMALL_N)
+    for k, config in enumerate(CONFIGS):
+        result, exe = build(tmp_path, f"k{k}", N=SMALL_N, **config)
+        assert result.returncode == 0, (config, result.stderr)
+        out = run(exe, repeats=2)
+        assert out.returncode == 0, (config, out.stderr)
+        times, checksum = parse(out.stdout)
+        assert len(times) == 2 and all(t >= 0 for t in times)
+        assert math.isclose(checksum, expected, rel_tol=1e-9), config
+
+
+@needs_gcc
+def test_reference_build_matches_numpy_and_counts_repeats(tmp_path):
+    result, exe = build(tmp_path, **{**DEMO_REFERENCE, "N": SMALL_N})
+    assert result.returncode == 0, result.stderr
+    times, checksum = parse(run(exe).stdout)  # no STARCHART_REPEATS: one run
+    assert len(times) == 1
+    assert checksum == expected_checksum(SMALL_N)  # the inputs make the sums exact
+    times, _ = parse(run(exe, repeats=6).stdout)
+    assert len(times) == 6
+
+
+@needs_gcc
+def test_bad_repeats_and_bad_tiles_fail_clearly(tmp_path):
+    result, exe = build(tmp_path, N=SMALL_N)
+    assert result.returncode == 0, result.stderr
+    out = run(exe, repeats=0)
+    assert out.returncode == 2 and "STARCHART_REPEATS" in out.stderr
+    result, _ = build(tmp_path, "bad", N=SMALL_N, TI=3)
+    assert result.returncode != 0 and "divide N" in result.stderr
+    result, _ = build(tmp_path, "bad", N=SMALL_N, ORDER=6)
+    assert result.returncode != 0 and "ORDER" in result.stderr
+
+
+@needs_gcc
+def test_default_size_builds_and_runs(tmp_path):
+    result, exe = build(tmp_path, **{**DEMO_DEFINES, "TI": 32, "TJ": 64, "TK": 16, "ORDER": 4, "UNROLL": 4,
+                                     "TRANSPOSE_B": 0})
+    assert result.returncode == 0, result.stderr
+    times, checksum = parse(run(exe, repeats=1).stdout)
+    assert len(times) == 1 and 0 < times[0] < 5000
+    assert checksum == expected_checksum(DEMO_DEFINES["N"])
+
+
+def test_demo_space():
+    space = demo_space()
+    assert space.size() >= 1000
+    assert space.is_valid(DEMO_REFERENCE)
+    assert list(space.names) == list(DEMO_TUNE_PARAMS)
+    # Unrolling beyond the innermost trip count is excluded: k innermost with TK = 4.
+    assert not space.is_valid({**DEMO_REFERENCE, "TK": 4, "UNROLL": 8})
+    assert space.is_valid({**DEMO_REFERENCE, "ORDER": 1, "TK": 4, "UNROLL": 8})
+    source = KERNEL_SOURCE.read_text()
+    for name in [*space.names, *DEMO_DEFINES]:
+        assert f"#ifndef {name}\n" in source, name
+
+
+def test_demo_evaluator():
+    pytest.importorskip("starchart.measure.c")
+    evaluator = demo_evaluator(repeats=3, warmup=2)
+    assert evaluator.objective == "time"

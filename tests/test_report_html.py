@@ -1,0 +1,156 @@
+"""The HTML report and the matplotlib figures, on the Starchart authors' kmeans measurements."""
+
+from __future__ import annotations
+
+import io
+import re
+from html import escape
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+from shared_data import dataset_path
+
+import starchart
+from starchart import Dataset, Space, StarchartTree
+from starchart.errors import InputError
+from starchart.report.html import FIGURE_NAMES, figure_svg, write_html_report
+from starchart.report.plots import (
+    failure_counts,
+    metric_label,
+    plot_importance,
+    plot_leaf_distributions,
+    plot_measurements,
+    plot_tree,
+)
+
+
+@pytest.fixture(scope="module")
+def kmeans() -> Dataset:
+    return starchart.load(dataset_path("starchart_kmeans/kmeans_hd7970.csv"))
+
+
+@pytest.fixture(scope="module")
+def fitted(kmeans) -> tuple[Dataset, StarchartTree]:
+    train = kmeans.ok().sample(200, seed=1)
+    return train, StarchartTree().fit(train.X, train.y("runtime"))
+
+
+@pytest.fixture(scope="module")
+def with_failures(kmeans) -> Dataset:
+    """kmeans with 30 configurations turned into failures, per-repeat values and an environment."""
+    frame = kmeans.to_frame()
+    rng = np.random.default_rng(0)
+    frame["repeats_runtime"] = [list(v * rng.uniform(0.95, 1.05, 3)) for v in frame["runtime"]]
+    failed = frame.index[:30]
+    frame.loc[failed, ["runtime", "wattage"]] = np.nan
+    frame.loc[failed, "repeats_runtime"] = pd.Series([[]] * 30, index=failed)
+    frame.loc[failed[:20], "status"] = "compile"
+    frame.loc[failed[:20], "reason"] = "error: 'x' <undeclared> & more"
+    frame.loc[failed[20:], "status"] = "timeout"
+    frame.loc[failed[20:], "reason"] = "killed after 60 s"
+    meta = {"source": "kmeans <edited>.csv", "kernel_name": "kmeans",
+            "environment": {"cpu": "Xeon <E5>", "compiler": {"name": "gcc", "version": "12.2"}}}
+    return Dataset.from_frame(frame, params=kmeans.params, metrics=kmeans.metrics, meta=meta)
+
+
+def visible_text(html: str) -> str:
+    """The page without its inline figures and style sheet."""
+    return re.sub(r"<svg.*?</svg>|<style>.*?</style>", "", html, flags=re.DOTALL)
+
+
+def test_report_sections(fitted, tmp_path):
+    train, tree = fitted
+    out = write_html_report(tmp_path / "out" / "report.html", dataset=train, tree=tree, metric="runtime",
+                            title="kmeans on HD 7970")
+    assert out == tmp_path / "out" / "report.html"
+    html = out.read_text(encoding="utf-8")
+    text = visible_text(html)
+    assert html.startswith("<!DOCTYPE html>") and html.count("<svg") == 4
+    # Self-contained: no scripts, no external style sheets or images.
+    assert not re.search(r"<script|<link|<img|src=|@import|url\((?!#)", html)
+    best = tree.best_leaf()
+    assert escape(best.description) in text
+    assert f"over n = {best.n_samples} training" in text
+    # The leaf table lists every leaf, the best one highlighted.
+    for leaf in tree.leaves_:
+        assert escape(leaf.description) in text
+    assert f'<tr class="highlight"><td class="num">{tree.leaves_.index(best)}</td>' in text
+    assert escape(tree.export_text()) in text
+    assert "No configuration failed." in text
+    for name in FIGURE_NAMES:
+        svg = (out.parent / f"{name}.svg").read_text(encoding="utf-8")
+        assert svg.startswith("<?xml") and "<svg" in svg and svg.rstrip().endswith("</svg>")
+
+
+def test_report_with_failures_space_and_extras(fitted, with_failures, tmp_path):
+    _, tree = fitted
+    space = Space({"ppb": list(range(1, 257)), "tpp": list(range(1, 33)), "consec": [0, 1]}, ["ppb * tpp <= 4096"])
+    extra = Figure()
+    extra.add_subplot().plot([1, 2], [3, 4])
+    out = write_html_report(tmp_path / "report.html", dataset=with_failures, tree=tree, metric="runtime",
+                            title="<script>alert(1)</script>", space=space,
+                            extra_sections={"Notes <1>": "<p>kept as <b>HTML</b></p>",
+                                            "A table": pd.DataFrame({"x": ["<y>"]}), "A plot": extra},
+                            save_figures=False)
+    html = out.read_text(encoding="utf-8")
+    text = visible_text(html)
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    # Failures by status, with their reasons escaped.
+    assert failure_counts(with_failures) == {"compile": 20, "timeout": 10}
+    assert '<td>compile</td><td class="num">20</td>' in text
+    assert "20× error: &#x27;x&#x27; &lt;undeclared&gt; &amp; more" in text
+    assert "10× killed after 60 s" in text
+    assert "30 failed" in html or ">30<" in text
+    # The space, the environment and the source, escaped.
+    assert f"{space.size():,}" in text
+    assert "Xeon &lt;E5&gt;" in text and "kmeans &lt;edited&gt;.csv" in text
+    assert "Notes &lt;1&gt;" in text and "<p>kept as <b>HTML</b></p>" in text and "&lt;y&gt;" in text
+    assert html.count("<svg") == 5
+    assert not (tmp_path / "tree.svg").exists()
+
+
+def test_report_rejects_unknown_metric(fitted, tmp_path):
+    train, tree = fitted
+    with pytest.raises(InputError, match="no metric named 'speed'"):
+        write_html_report(tmp_path / "r.html", dataset=train, tree=tree, metric="speed")
+
+
+def test_figures_render(fitted, with_failures):
+    train, tree = fitted
+    figs = [plot_tree(tree, metric="runtime"), plot_tree(tree, max_depth=2, minimize=False),
+            plot_importance(tree), plot_importance(tree, node_id=tree.root_.right),
+            plot_leaf_distributions(tree, with_failures, "runtime"),
+            plot_measurements(with_failures, "runtime"), plot_measurements(train, "wattage", minimize=False)]
+    for fig in figs:
+        assert isinstance(fig, Figure)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=40)
+        assert buffer.getvalue()[:4] == b"\x89PNG"
+    assert "3 failed" not in figs[5].axes[0].get_title(loc="left")
+    assert figs[5].axes[0].get_title(loc="left") == ("runtime: 470 valid of 500 configurations, 30 failed "
+                                           "(20 compile, 10 timeout)")
+    # The leaf plot has one labelled row per leaf, the best (lowest mean) on top.
+    labels = [t.get_text() for t in figs[4].axes[0].get_yticklabels()]
+    assert len(labels) == tree.n_leaves_ and tree.best_leaf().description in labels[0]
+    # The cut tree draws nodes down to depth 2 only.
+    assert "…" in "".join(t.get_text() for t in figs[1].axes[0].texts)
+
+
+def test_small_trees_and_empty_data():
+    ds = Dataset.from_frame(pd.DataFrame({"mode": ["a", "b", "c", "d"], "time": [1.0, 5.0, 2.0, np.nan],
+                                          "status": ["ok", "ok", "ok", "runtime"]}))
+    stump = StarchartTree().fit(ds.ok().X, ds.ok().y())  # too few samples to split: one leaf
+    assert stump.n_leaves_ == 1
+    for fig in (plot_tree(stump), plot_importance(stump), plot_leaf_distributions(stump, ds)):
+        fig.savefig(io.BytesIO(), format="svg")
+    categorical = StarchartTree(min_samples_split=2).fit(ds.ok().X, ds.ok().y())
+    edges = "".join(t.get_text() for t in plot_tree(categorical, metric="time").axes[0].texts)
+    assert "∈ {" in edges
+    nothing = Dataset.from_frame(pd.DataFrame({"x": [1, 2], "time": [np.nan, np.nan],
+                                               "status": ["compile", "timeout"]}))
+    fig = plot_measurements(nothing)
+    assert fig.axes[0].texts[0].get_text() == "no valid measurements"
+    assert figure_svg(fig).startswith("<svg")
+    assert metric_label("time") == "time (ms)" and metric_label("speed", "GB/s") == "speed (GB/s)"

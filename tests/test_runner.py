@@ -1,0 +1,161 @@
+"""Tuning runs: sampling, storing, resuming after kill -9, workers, errors."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from child_env import child_env
+
+from starchart.errors import InputError
+from starchart.measure import Measurement, PythonEvaluator
+from starchart.runner import run
+from starchart.space import Space
+from starchart.store import Store
+
+SPACE = Space({"x": list(range(12)), "y": [1, 2, 4, 8]}, ["x * y <= 40"])
+
+
+def objective(config):
+    """A deterministic objective with a failure region (module level: resumable)."""
+    if config["x"] == 11:
+        raise RuntimeError("x = 11 crashes")
+    return (config["x"] - 4) ** 2 + 3 * config["y"]
+
+
+def _configs(ds):
+    return {(int(r.x), int(r.y)) for r in ds.frame.itertuples()}
+
+
+def test_run_measures_samples_distinct_configurations_and_records_failures(tmp_path):
+    ds = run(SPACE, PythonEvaluator(objective), samples=30, store=tmp_path / "s.db", seed=4, progress=False)
+    assert len(ds) == 30 and len(_configs(ds)) == 30
+    assert all(SPACE.is_valid({"x": x, "y": y}) for x, y in _configs(ds))
+    failed = ds.frame[ds.frame["status"] != "ok"]
+    assert (failed["x"] == 11).all() and failed["reason"].str.contains("x = 11 crashes").all()
+    ok = ds.frame[ds.frame["status"] == "ok"]
+    assert (ok["time"] == (ok["x"] - 4) ** 2 + 3 * ok["y"]).all()
+
+
+def test_same_seed_same_sample_and_rerun_measures_nothing(tmp_path):
+    calls = []
+
+    def counted(config):
+        calls.append(config)
+        return objective(config)
+
+    first = run(SPACE, PythonEvaluator(counted), samples=20, store=tmp_path / "a.db", seed=7, progress=False)
+    n_calls = len(calls)
+    again = run(SPACE, PythonEvaluator(counted), samples=20, store=tmp_path / "a.db", seed=7, progress=False)
+    assert len(calls) == n_calls == 20 and _configs(again) == _configs(first)
+    other = run(SPACE, PythonEvaluator(objective), samples=20, store=tmp_path / "b.db", seed=7, progress=False)
+    assert _configs(other) == _configs(first)
+    grown = run(SPACE, PythonEvaluator(counted), samples=25, store=tmp_path / "a.db", progress=False)
+    assert len(grown) == 25 and len(calls) == 25 and _configs(first) <= _configs(grown)
+
+
+def test_resume_from_store_alone_rebuilds_space_plan_and_evaluator(tmp_path):
+    store = tmp_path / "s.db"
+    run(SPACE, PythonEvaluator(objective), samples=10, store=store, seed=1, progress=False)
+    with Store.open(store) as db:  # pretend the run stopped after 6 results
+        db._db.execute("DELETE FROM results WHERE id > 6")
+    ds = run(store=store, progress=False)
+    assert len(ds) == 10
+    assert _configs(ds) == _configs(run(SPACE, PythonEvaluator(objective), samples=10, seed=1, progress=False))
+
+
+def test_explicit_configs_skip_stored_ones(tmp_path):
+    store = tmp_path / "s.db"
+    wanted = [{"x": 1, "y": 1}, {"x": 2, "y": 2}, {"x": 1, "y": 1}]
+    assert len(run(SPACE, PythonEvaluator(objective), configs=wanted, store=store, progress=False)) == 2
+    ds = run(SPACE, PythonEvaluator(objective), configs=[{"x": 2, "y": 2}, {"x": 3, "y": 1}], store=store,
+             progress=False)
+    assert len(ds) == 3 and ds.meta["duplicates"] == 0
+
+
+def test_thread_workers_give_the_same_results_as_serial(tmp_path):
+    serial = run(SPACE, PythonEvaluator(objective), samples=25, seed=2, progress=False)
+    threaded = run(SPACE, PythonEvaluator(objective), samples=25, seed=2, workers=2, progress=False)
+    key = ["x", "y"]
+    assert serial.frame.sort_values(key)[["x", "y", "time", "status"]].reset_index(drop=True).equals(
+        threaded.frame.sort_values(key)[["x", "y", "time", "status"]].reset_index(drop=True))
+
+
+def test_progress_bar_runs(tmp_path, capsys):
+    ds = run(SPACE, PythonEvaluator(objective), samples=5, seed=0, progress=True)
+    assert len(ds) == 5
+
+
+def test_study_errors_are_clear(tmp_path):
+    store = tmp_path / "s.db"
+    run(SPACE, PythonEvaluator(objective), samples=3, store=store, seed=0, progress=False)
+    with pytest.raises(InputError, match="different space"):
+        run(Space({"z": [1, 2]}), PythonEvaluator(objective), samples=2, store=store, progress=False)
+    with pytest.raises(InputError, match="samples"):
+        run(SPACE, PythonEvaluator(objective), progress=False)
+    with pytest.raises(InputError, match="none stored"):
+        run(store=tmp_path / "empty.db", progress=False)
+    with pytest.raises(InputError, match="cannot be imported again"):
+        run(SPACE, PythonEvaluator(lambda c: 1.0), samples=2, store=tmp_path / "l.db", progress=False)
+        run(store=tmp_path / "l.db", samples=3, progress=False)
+
+
+KILLED_RUN = textwrap.dedent("""
+    import sys, time
+    from starchart.measure import PythonEvaluator
+    from starchart.runner import run
+    from starchart.space import Space
+
+    def slow(config):
+        time.sleep(0.02)
+        return config["x"] * 10 + config["y"]
+
+    space = Space({"x": list(range(30)), "y": list(range(10))})
+    run(space, PythonEvaluator(slow), samples=int(sys.argv[2]), store=sys.argv[1], seed=5, progress=False)
+""")
+
+
+def test_killed_run_resumes_to_exactly_n_distinct_configurations(tmp_path):
+    script, store, n = tmp_path / "job.py", tmp_path / "k.db", 60
+    script.write_text(KILLED_RUN)
+    child = subprocess.Popen([sys.executable, str(script), str(store), str(n)], env=child_env())
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        time.sleep(0.05)
+        if store.exists():
+            try:
+                with Store.open(store, create=False) as db:
+                    if len(db) >= 15:
+                        break
+            except InputError:
+                pass
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    with Store.open(store) as db:
+        before = db.results_frame()
+    assert 15 <= len(before) < n, "the run was not killed part-way"
+    # resume in another process, as a user would after the crash
+    resumed = subprocess.run([sys.executable, str(script), str(store), str(n)], env=child_env(), timeout=120)
+    assert resumed.returncode == 0
+    with Store.open(store) as db:
+        after = db.results_frame()
+        ds = db.to_dataset()
+    assert len(after) == n and len(ds) == n and after["config_key"].nunique() == n
+    kept = after.set_index("id").loc[before["id"], ["config_key", "summary"]]
+    assert kept["config_key"].tolist() == before["config_key"].tolist()
+    assert kept["summary"].tolist() == before["summary"].tolist()
+    assert (ds.frame["time"] == ds.frame["x"] * 10 + ds.frame["y"]).all()
+
+
+def test_measurement_values_reach_the_store(tmp_path):
+    def detailed(config):
+        return Measurement(config, values={"time": [1.0, 3.0], "power": [50.0]}, extra={"note": "hi"})
+
+    ds = run(SPACE, PythonEvaluator(detailed), samples=3, seed=0, progress=False)
+    assert ds.metrics == ["time", "power"] or set(ds.metrics) == {"time", "power"}
+    assert (ds.frame["time"] == 2.0).all()

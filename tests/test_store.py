@@ -1,0 +1,119 @@
+"""The SQLite results store: durability, concurrency, datasets and exports."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from child_env import child_env
+
+import starchart
+from starchart.errors import InputError
+from starchart.measure import Measurement
+from starchart.store import Store
+
+
+def _fill(store: Store) -> None:
+    store.put("space", {"parameters": {"bx": [16, 32, 64], "unroll": [1, 2]}, "restrictions": []})
+    store.put("evaluator", {"kind": "python", "metrics": ["time"], "minimize": True})
+    store.add(Measurement({"bx": 16, "unroll": 1}, values={"time": [2.0, 4.0]}, run_s=0.1))
+    store.add(Measurement({"bx": 32, "unroll": 2}, values={"time": [1.0, 1.5, 2.0]}))
+    store.add(Measurement.failure({"bx": 64, "unroll": 1}, "compile", "error: 'x' undeclared"))
+
+
+def test_round_trip_keeps_every_repeat_and_failure(tmp_path):
+    with Store.open(tmp_path / "s.db") as store:
+        _fill(store)
+    with Store.open(tmp_path / "s.db", create=False) as store:
+        ds = store.to_dataset()
+        assert len(store) == 3
+    assert ds.params == ["bx", "unroll"] and ds.metrics == ["time"]
+    assert ds.frame["time"].tolist()[:2] == [3.0, 1.5]
+    assert ds.frame["repeats_time"].tolist()[1] == [1.0, 1.5, 2.0]
+    failed = ds.frame.iloc[2]
+    assert failed["status"] == "compile" and "undeclared" in failed["reason"]
+    assert ds.meta["objective"] == "time" and ds.meta["format"] == "starchart-store"
+
+
+def test_wal_mode_and_each_result_committed_immediately(tmp_path):
+    path = tmp_path / "s.db"
+    store = Store.open(path)
+    store.add(Measurement({"x": 1}, values={"time": [1.0]}))
+    # another connection sees the row before the writer closes: it was committed
+    other = sqlite3.connect(path)
+    assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert other.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 1
+    other.close()
+    store.close()
+
+
+def test_duplicate_configuration_keeps_first_and_counts(tmp_path):
+    with Store.open(tmp_path / "s.db") as store:
+        store.add(Measurement({"x": 1}, values={"time": [1.0]}))
+        store.add(Measurement({"x": 1.0}, values={"time": [9.0]}))
+        ds = store.to_dataset()
+        assert len(store) == 2  # nothing measured is dropped from the store
+    assert len(ds) == 1 and ds.frame["time"].iloc[0] == 1.0 and ds.meta["duplicates"] == 1
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    from starchart.store import Store
+    from starchart.measure import Measurement
+    path, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    with Store.open(path) as store:
+        for i in range(n):
+            store.add(Measurement({"who": who, "i": i}, values={"time": [float(i)]}))
+""")
+
+
+def test_two_processes_appending_lose_nothing(tmp_path):
+    path = tmp_path / "shared.db"
+    Store.open(path).close()  # create once so both writers open an existing WAL file
+    script = tmp_path / "writer.py"
+    script.write_text(WRITER)
+    procs = [subprocess.Popen([sys.executable, str(script), str(path), who, "300"], env=child_env()) for who in ("a", "b")]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    with Store.open(path) as store:
+        ds = store.to_dataset()
+    assert len(ds) == 600
+    for who in ("a", "b"):
+        assert sorted(ds.frame.loc[ds.frame["who"] == who, "i"]) == list(range(300))
+
+
+def test_exports_read_back(tmp_path):
+    with Store.open(tmp_path / "s.db") as store:
+        _fill(store)
+        csv = store.export(tmp_path / "out.csv")
+        cache = store.export(tmp_path / "out.json")
+        t4 = store.export(tmp_path / "out.t4.json")
+        with pytest.raises(InputError, match="cannot tell the export format"):
+            store.export(tmp_path / "out.xlsx")
+    assert starchart.load(csv, metrics=["time"]).frame["time"].tolist()[:2] == [3.0, 1.5]
+    from_cache = starchart.load(cache)
+    assert sorted(from_cache.frame["status"]) == ["compile", "ok", "ok"]
+    assert len(starchart.load(t4)) == 3
+
+
+def test_bad_paths_give_one_clear_error(tmp_path):
+    with pytest.raises(InputError, match="does not exist"):
+        Store.open(tmp_path / "missing-folder" / "s.db")
+    with pytest.raises(InputError, match="is a folder"):
+        Store.open(tmp_path)
+    with pytest.raises(InputError, match="no such store"):
+        Store.open(tmp_path / "nope.db", create=False)
+    junk = tmp_path / "junk.db"
+    junk.write_text("this is not sqlite, it is a text file long enough to have a header" * 20)
+    with pytest.raises(InputError, match="not a starchart store"):
+        Store.open(junk)
+    with pytest.raises(InputError, match="cannot open or create"):
+        Store.open("/proc/starchart-test.db")
+
+
+def test_in_memory_store():
+    with Store.open(None) as store:
+        store.add(Measurement({"x": 1}, values={"time": [1.0]}))
+        assert len(store.to_dataset()) == 1 and "memory" in repr(store)
