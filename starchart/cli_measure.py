@@ -138,7 +138,7 @@ def _print_summary(dataset: Any, store: Path) -> None:
     counts = frame["status"].value_counts()
     failures = "  ".join(f"{status}: {n}" for status, n in counts.items() if status != "ok")
     out.print(f"[bold]{store}[/]: {len(frame)} configurations, {int(counts.get('ok', 0))} ok"
-              + (f"  ({failures})" if failures else ""), highlight=False)
+              + (f"  ({failures})" if failures else ""), highlight=False, soft_wrap=True)
     ok = dataset.ok()
     if len(ok) and dataset.metrics:
         metric = dataset.default_metric

@@ -154,3 +154,11 @@ def test_small_trees_and_empty_data():
     assert fig.axes[0].texts[0].get_text() == "no valid measurements"
     assert figure_svg(fig).startswith("<svg")
     assert metric_label("time") == "time (ms)" and metric_label("speed", "GB/s") == "speed (GB/s)"
+
+
+def test_large_tree_is_drawn_to_a_depth_that_fits(kmeans, tmp_path):
+    tree = StarchartTree(min_samples_split=2).fit(kmeans.X, kmeans.y("runtime"))
+    assert tree.n_leaves_ > 120
+    out = write_html_report(tmp_path / "r.html", dataset=kmeans, tree=tree, metric="runtime",
+                            save_figures=False)
+    assert "have more splits below" in out.read_text(encoding="utf-8")

@@ -19,18 +19,15 @@ from typing import Any
 
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement
-try:  # TEMPORARY while the modules are written
-    from starchart.measure.c import CEvaluator
-    from starchart.measure.command import CommandEvaluator
-    from starchart.measure.cuda import CudaEvaluator
-except ImportError:
-    CEvaluator = CommandEvaluator = CudaEvaluator = None
+from starchart.measure.c import CEvaluator
+from starchart.measure.command import CommandEvaluator
+from starchart.measure.cuda import CudaEvaluator
 from starchart.measure.python import PythonEvaluator
 from starchart.measure.replay import ReplayEvaluator
 
 #: Evaluator classes by their ``kind``.
 EVALUATORS: dict[str, type[Evaluator]] = {cls.kind: cls for cls in (
-    PythonEvaluator, CommandEvaluator, CEvaluator, CudaEvaluator, ReplayEvaluator) if cls is not None}
+    PythonEvaluator, CommandEvaluator, CEvaluator, CudaEvaluator, ReplayEvaluator)}
 
 
 def evaluator_from_dict(data: Mapping[str, Any], where: str = "evaluator") -> Evaluator:

@@ -235,6 +235,16 @@ class CEvaluator(Evaluator):
         self._reference_answer: tuple[float | str | None, str] | None = None  # (answer, why there is none)
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Picklable for Ray actors and process pools: a lock cannot travel, a fresh one is made.
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     # ---------------------------------------------------------------- set-up
     @property
     def cache_path(self) -> Path:

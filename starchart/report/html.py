@@ -33,13 +33,19 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from starchart.errors import InputError, StarchartError
-from starchart.report.plots import failure_counts, figures, metric_label, metric_unit
+from starchart.report.plots import (
+    depth_to_fit,
+    failure_counts,
+    figures,
+    metric_label,
+    metric_unit,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -326,7 +332,7 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
                       title: str = "Starchart report", space: Space | None = None,
                       extra_sections: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
                       minimize: bool | None = None, save_figures: bool = True,
-                      tree_max_depth: int | None = None) -> Path:
+                      tree_max_depth: int | None | Literal["auto"] = "auto") -> Path:
     """Write a self-contained HTML report of ``tree`` fitted on ``dataset``'s ``metric``.
 
     Sections: summary (samples, failures by status with their reasons, the space's
@@ -360,7 +366,9 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         Also write ``tree.svg``, ``importance.svg``, ``leaves.svg`` and
         ``measurements.svg`` beside the HTML file.
     tree_max_depth:
-        Draw the tree figure only down to this depth (the text tree stays complete).
+        Draw the tree figure only down to this depth (the text tree stays complete);
+        ``"auto"`` draws it whole unless it has more than 120 leaves, else as deep as
+        120 boxes allow; None always draws it whole.
 
     Returns
     -------
@@ -377,6 +385,8 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         minimize = bool(dataset.meta.get("minimize", True))
     path.parent.mkdir(parents=True, exist_ok=True)
 
+    if tree_max_depth == "auto":
+        tree_max_depth = depth_to_fit(tree)  # a tree with thousands of leaves cannot be drawn whole
     figs = figures(tree, dataset, metric, minimize=minimize,
                    tree_options={"max_depth": tree_max_depth} if tree_max_depth is not None else None)
     svgs = {name: figure_svg(fig, salt=name) for name, fig in figs.items()}
@@ -390,7 +400,10 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         _section("tree", "The Starchart tree",
                  _figure(svgs["tree"], "Boxes: split parameter, sample count n and mean; edges: the "
                          "condition of each branch; leaves coloured by mean, the best one outlined "
-                         "and starred. Scroll sideways for wide trees.")),
+                         "and starred. Scroll sideways for wide trees."
+                         + (f" Drawn down to depth {tree_max_depth} of {tree.depth_}; boxes marked … "
+                            "have more splits below (see the text tree)."
+                            if tree_max_depth is not None and tree_max_depth < tree.depth_ else ""))),
         _section("best", "Best subspace", _best(tree, dataset, metric, minimize)),
         _section("importance", "Parameter importance", _importance(tree, svgs["importance"])),
         _section("leaves", f"Leaves ({tree.n_leaves_})", _leaves(tree, minimize)),

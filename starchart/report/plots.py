@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import matplotlib
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.cm import ScalarMappable
+from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.colors import Colormap, ListedColormap, LogNorm, Normalize, to_rgb
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from starchart.dataset import Dataset
     from starchart.tree import StarchartTree
 
-__all__ = ["failure_counts", "figures", "metric_label", "metric_unit", "plot_importance",
+__all__ = ["depth_to_fit", "failure_counts", "figures", "metric_label", "metric_unit", "plot_importance",
            "plot_leaf_distributions", "plot_measurements", "plot_tree"]
 
 #: Units of metrics whose names say what they are (times are kept in ms throughout).
@@ -55,10 +55,6 @@ KNOWN_UNITS: dict[str, str] = {"time": "ms", "time_ms": "ms", "compile_time": "m
                                "gflop/s": "GFLOP/s", "gbs": "GB/s", "gb/s": "GB/s"}
 
 _BEST_COLOR = "#1f3fbf"
-# boxplot's ``vert=False`` became ``orientation="horizontal"`` in matplotlib 3.10.
-_HORIZONTAL: dict[str, Any] = ({"orientation": "horizontal"}
-                               if tuple(int(p) for p in matplotlib.__version__.split(".")[:2]) >= (3, 10)
-                               else {"vert": False})
 _FONT = 8
 
 
@@ -192,17 +188,18 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
     """
     tree._check_fitted()
     nodes = tree.nodes_
-    x, terminals = _tree_layout(tree, max_depth)
+    x, terminal_order = _tree_layout(tree, max_depth)
+    terminals = set(terminal_order)
     best = tree.best_leaf(minimize=minimize).node_id
     depth = max(nodes[i].depth for i in x)
-    means = np.array([nodes[i].mean for i in terminals])
+    means = np.array([nodes[i].mean for i in terminal_order])
     norm = _norm(means)
     colors = _leaf_colormap(cmap, minimize)
 
     width = max(6.5, slot_width * len(terminals) + 0.8)
     height = level_height * (depth + 1) + 1.3
     fig = Figure(figsize=(width, height))
-    # Axes at a fixed inch margin: the title on top, colour bar in the top-left corner.
+    # Axes at a fixed inch margin: the title on top, colour bar in the top-right corner.
     top, bottom, side = 0.75, 0.25, 0.4
     ax = fig.add_axes((side / width, bottom / height, 1 - 2 * side / width, 1 - (top + bottom) / height))
     ax.set_xlim(-0.55, len(terminals) - 0.45)
@@ -230,7 +227,7 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
             ax.text(xpos, y, label, ha="center", va="center", fontsize=_FONT - 0.5, zorder=3,
                     fontweight="bold" if is_best else "normal", color=_text_color(face),
                     bbox={"boxstyle": "round,pad=0.3", "fc": face,
-                              "ec": _BEST_COLOR if is_best else "#555555", "lw": 2.4 if is_best else 0.7})
+                          "ec": _BEST_COLOR if is_best else "#555555", "lw": 2.4 if is_best else 0.7})
             if is_best:
                 ax.text(xpos, y - 0.36, "★ best", ha="center", va="top", fontsize=_FONT - 1,
                         color=_BEST_COLOR, fontweight="bold", zorder=3)
@@ -260,6 +257,31 @@ def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def depth_to_fit(tree: StarchartTree, max_boxes: int = 120) -> int | None:
+    """The largest ``max_depth`` at which :func:`plot_tree` draws at most ``max_boxes`` terminal
+    boxes (None when the whole tree fits), so that huge trees stay drawable.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from starchart.tree import StarchartTree
+    >>> tree = StarchartTree(min_samples_split=2).fit(pd.DataFrame({"x": range(8)}), range(8))
+    >>> tree.n_leaves_, depth_to_fit(tree, 100), depth_to_fit(tree, 4)
+    (8, None, 2)
+    """
+    if tree.n_leaves_ <= max_boxes:
+        return None
+    terminals_at = np.zeros(tree.depth_ + 1, dtype=np.int64)  # boxes drawn when cut at depth d
+    for node in tree.nodes_:
+        # A node is a terminal box at every cut depth d == its depth, or d > depth if it is a leaf.
+        terminals_at[node.depth] += 1
+        if node.is_leaf:
+            terminals_at[node.depth + 1:] += 1
+    # Nodes at depth d: every node with that depth; leaves above d are counted too.
+    fitting = [d for d in range(tree.depth_ + 1) if terminals_at[d] <= max_boxes]
+    return max(fitting) if fitting else 0
+
+
 # ------------------------------------------------------------------- importance
 def plot_importance(tree: StarchartTree, *, title: str | None = None, node_id: int = 0) -> Figure:
     """Horizontal bars: each parameter's share of the tree's SSE reduction, largest on top.
@@ -286,15 +308,17 @@ def plot_importance(tree: StarchartTree, *, title: str | None = None, node_id: i
 # ------------------------------------------------------------- leaf distributions
 def plot_leaf_distributions(tree: StarchartTree, dataset: Dataset, metric: str | None = None, *,
                             unit: str | None = None, minimize: bool = True, log: bool | None = None,
-                            title: str | None = None, label_chars: int = 70, seed: int = 0) -> Figure:
+                            title: str | None = None, label_chars: int = 70, max_leaves: int | None = 80,
+                            seed: int = 0) -> Figure:
     """The measured values of every leaf, one row per leaf, best leaf mean on top.
 
     Each row shows the valid configurations of ``dataset`` that fall into the leaf
-    (:meth:`~starchart.tree.StarchartTree.apply`) as jittered points over a box
-    plot, and the leaf's training mean as a diamond; rows are labelled ``#k`` (the
-    leaf's position in ``tree.leaves_`` and in the leaf table) with the leaf's
-    description. ``log`` (default: when values span more than a factor 10) puts
-    the value axis on a log scale.
+    (:meth:`~starchart.tree.StarchartTree.apply`) as jittered points over their
+    quartile box and range, and the leaf's training mean as a diamond; rows are
+    labelled ``#k`` (the leaf's position in ``tree.leaves_`` and in the leaf table)
+    with the leaf's description. Only the ``max_leaves`` best leaves are drawn
+    (None: all). ``log`` (default: when values span more than a factor 10) puts the
+    value axis on a log scale.
     """
     tree._check_fitted()
     metric = dataset.default_metric if metric is None else metric
@@ -305,6 +329,9 @@ def plot_leaf_distributions(tree: StarchartTree, dataset: Dataset, metric: str |
     values = values[keep]
     leaves = list(enumerate(tree.leaves_))
     leaves.sort(key=lambda item: item[1].mean, reverse=not minimize)
+    n_leaves = len(leaves)
+    if max_leaves is not None and n_leaves > max_leaves:
+        leaves = leaves[:max_leaves]
     best = tree.best_leaf(minimize=minimize).node_id
 
     labels = [f"#{k}  {_shorten(leaf.description, label_chars)}  (n={leaf.n_samples})"
@@ -313,22 +340,31 @@ def plot_leaf_distributions(tree: StarchartTree, dataset: Dataset, metric: str |
     label_inches = max(map(len, labels)) * (_FONT - 0.5) * 0.55 / 72
     fig = Figure(figsize=(label_inches + 6.5, 1.5 + 0.27 * len(leaves)), layout="constrained")
     ax = fig.add_subplot()
+    rows = len(leaves)
+    # Every other row shaded, in one collection (x in axes units, y in rows).
+    shade = [[(0, r - 0.5), (1, r - 0.5), (1, r + 0.5), (0, r + 0.5)] for r in range(1, rows, 2)]
+    ax.add_collection(PolyCollection(shade, facecolors="#f3f3f3", edgecolors="none", zorder=0,
+                                     transform=ax.get_yaxis_transform()), autolim=False)
+    row_of = {leaf.node_id: r for r, (_, leaf) in enumerate(leaves)}
+    shown = np.array([node in row_of for node in leaf_of], dtype=bool)
+    point_rows = np.array([row_of[node] for node in leaf_of[shown]], dtype=float)
     rng = np.random.default_rng(seed)
-    data = []
-    for row, (_, leaf) in enumerate(leaves):
+    ax.scatter(values[shown], point_rows + rng.uniform(-0.22, 0.22, point_rows.size), s=8, alpha=0.6,
+               color="#4c72b0", lw=0, zorder=2)
+    # Quartile boxes, medians and ranges drawn as three collections (fast for hundreds of rows).
+    boxes, medians, ranges = [], [], []
+    for r, (_, leaf) in enumerate(leaves):
         here = values[leaf_of == leaf.node_id]
-        data.append(here)
-        if row % 2:
-            ax.axhspan(row - 0.5, row + 0.5, color="#f3f3f3", zorder=0)
         if here.size:
-            ax.scatter(here, row + rng.uniform(-0.22, 0.22, here.size), s=8, alpha=0.6,
-                       color="#4c72b0", lw=0, zorder=2)
-    filled = [row for row, d in enumerate(data) if d.size]
-    if filled:
-        ax.boxplot([data[row] for row in filled], positions=filled, **_HORIZONTAL,
-                   widths=0.6, showfliers=False, manage_ticks=False, zorder=1,
-                   boxprops={"color": "#777777", "lw": 0.8}, whiskerprops={"color": "#777777", "lw": 0.8},
-                   capprops={"color": "#777777", "lw": 0.8}, medianprops={"color": "#333333", "lw": 1.0})
+            q1, med, q3 = np.percentile(here, [25, 50, 75])
+            boxes.append([(q1, r - 0.3), (q3, r - 0.3), (q3, r + 0.3), (q1, r + 0.3)])
+            medians.append([(med, r - 0.3), (med, r + 0.3)])
+            ranges.append([(here.min(), r), (here.max(), r)])
+    ax.add_collection(LineCollection(ranges, colors="#777777", linewidths=0.8, zorder=1))
+    ax.add_collection(PolyCollection(boxes, facecolors="white", edgecolors="#777777", linewidths=0.8,
+                                     zorder=1))
+    ax.add_collection(LineCollection(medians, colors="#333333", linewidths=1.0, zorder=1))
+    ax.autoscale_view()
     means = ax.scatter([leaf.mean for _, leaf in leaves], range(len(leaves)), marker="D", s=20,
                        color="#dd8452", edgecolor="black", lw=0.4, zorder=3)
     ax.set_yticks(range(len(leaves)), labels, fontsize=_FONT - 0.5)
@@ -352,7 +388,8 @@ def plot_leaf_distributions(tree: StarchartTree, dataset: Dataset, metric: str |
               loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=3, fontsize=_FONT - 0.5, frameon=False,
               borderaxespad=0.2)
     order = "lowest" if minimize else "highest"
-    fig.suptitle(title or f"Measured {metric} per leaf: {len(leaves)} leaves, {order} mean on top, "
+    count = f"{n_leaves} leaves" if rows == n_leaves else f"the {rows} best of {n_leaves} leaves"
+    fig.suptitle(title or f"Measured {metric} per leaf: {count}, {order} mean on top, "
                  f"{values.size} valid configurations", fontsize=_FONT + 3, x=0.01, ha="left")
     return fig
 

@@ -1,0 +1,120 @@
+"""The measuring commands: run, resume, export, demo, with real processes and files."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+import starchart
+from starchart.cli import app, expand_optional_values
+from starchart.store import Store
+
+runner = CliRunner()
+
+SPACE_YAML = """
+parameters:
+  x: {range: [1, 12]}
+  y: [1, 2, 4]
+restrictions: ["x * y <= 24"]
+evaluator:
+  kind: command
+  argv: [PYTHON, -c, "import sys; x, y = {x}, {y}; sys.exit(3) if x == 7 else print('time:', x * y)"]
+  pattern: 'time: (\\S+)'
+"""
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture()
+def space_file(tmp_path):
+    path = tmp_path / "space.yaml"
+    path.write_text(SPACE_YAML.replace("PYTHON", sys.executable))
+    return path
+
+
+def test_run_resume_export(space_file, tmp_path):
+    store = tmp_path / "study.db"
+    result = invoke("run", space_file, "--samples", "8", "--store", store, "--seed", "3")
+    assert result.exit_code == 0, result.output
+    assert "8 configurations" in result.output
+    with Store.open(store) as db:  # drop two results, as if the run had been killed
+        db._db.execute("DELETE FROM results WHERE id > 6")
+    result = invoke("resume", store)
+    assert result.exit_code == 0, result.output
+    ds = Store.open(store).to_dataset()
+    assert len(ds) == 8
+    ok = ds.frame[ds.frame["status"] == "ok"]
+    assert (ok["time"] == ok["x"] * ok["y"]).all()
+    assert (ds.frame.loc[ds.frame["x"] == 7, "status"] == "runtime").all()
+    for name in ("out.csv", "out.json", "out.t4.json"):
+        result = invoke("export", store, "-o", tmp_path / name)
+        assert result.exit_code == 0, result.output
+    assert len(starchart.load(tmp_path / "out.json")) == 8
+
+
+def test_run_with_command_option_and_grow(tmp_path, space_file):
+    store = tmp_path / "s.db"
+    cmd = f"{sys.executable} -c \"print('t=', {{x}} + {{y}})\""
+    result = invoke("run", space_file, "--command", cmd, "--pattern", r"t= (\S+)", "--samples", "5",
+                    "--store", store, "--repeats", "2")
+    assert result.exit_code == 0, result.output
+    assert invoke("resume", store, "--samples", "7").exit_code == 0
+    ds = Store.open(store).to_dataset()
+    assert len(ds) == 7 and (ds.frame["time"] == ds.frame["x"] + ds.frame["y"]).all()
+    assert ds.frame["repeats_time"].map(len).eq(2).all()
+
+
+def test_replay_needs_no_space_file(tmp_path):
+    from shared_data import dataset_path
+
+    data = dataset_path("starchart_kmeans/kmeans_hd7970.csv")
+    result = invoke("run", "--replay", data, "--metric", "runtime", "--samples", "20", "--store", tmp_path / "r.db")
+    assert result.exit_code == 0, result.output
+    assert len(Store.open(tmp_path / "r.db").to_dataset()) == 20
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--command", "prog {nope}"], "nope"),
+    (["--c-source", "missing.c"], "missing.c"),
+    (["--command", "no-such-program-xyz {x}"], "no-such-program-xyz"),
+])
+def test_bad_evaluators_give_one_clear_error(space_file, tmp_path, args, message):
+    result = invoke("run", space_file, *args, "--samples", "2", "--store", tmp_path / "s.db")
+    assert result.exit_code == 2
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_bad_store_and_space_files(space_file, tmp_path):
+    result = invoke("run", space_file, "--samples", "2", "--store", tmp_path / "no" / "s.db")
+    assert result.exit_code == 2 and "does not exist" in result.output
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("parameters:\n  x: [1, 2]\nrestrictions: ['x <']\n")
+    result = invoke("run", bad, "--command", "true", "--samples", "1", "--store", tmp_path / "b.db")
+    assert result.exit_code == 2 and "bad.yaml" in result.output
+    assert invoke("resume", tmp_path / "nothing.db").exit_code == 2
+    sqlite3.connect(tmp_path / "empty.db").close()
+
+
+def test_optional_ray_address():
+    assert expand_optional_values(["run", "--ray"]) == ["run", "--ray", "local"]
+
+
+def test_demo_runs_reports_and_reuses_its_store(tmp_path):
+    out = tmp_path / "demo"
+    result = invoke("demo", "--out", out, "--samples", "12", "--repeats", "2")
+    assert result.exit_code == 0, result.output
+    assert "best subspace" in result.output and (out / "report.html").is_file()
+    html = (out / "report.html").read_text()
+    assert "<svg" in html and "best" in html.lower()
+    with Store.open(out / "demo.db") as db:
+        first = db.results_frame()
+    assert len(first) == 12 and (first["status"] == "ok").all()
+    result = invoke("demo", "--out", out, "--samples", "12", "--repeats", "2")
+    assert result.exit_code == 0, result.output
+    with Store.open(out / "demo.db") as db:
+        assert db.results_frame()["id"].tolist() == first["id"].tolist()  # nothing measured again

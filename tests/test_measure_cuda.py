@@ -1,0 +1,555 @@
+"""CudaEvaluator: pure helpers, the measuring logic against a numpy stand-in for the GPU, the clear error
+without CuPy, and (where CuPy and a GPU exist) real kernels."""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from starchart.errors import InputError, StarchartError
+from starchart.measure import cuda
+from starchart.measure.base import Measurement
+from starchart.measure.cuda import (
+    VECTOR_ADD,
+    CudaEvaluator,
+    check_answer,
+    check_arguments,
+    classify_cuda_error,
+    compare_outputs,
+    describe_arguments,
+    explain_launch_error,
+    import_cupy,
+    power_and_energy,
+    read_source,
+    sustained_launches,
+)
+from starchart.measure.power import PowerTrace
+from starchart.space import Space
+
+N = 1000
+
+
+def vector_args(n=N):
+    rng = np.random.default_rng(1)
+    a = rng.random(n, dtype=np.float32)
+    b = rng.random(n, dtype=np.float32)
+    return [np.zeros(n, np.float32), a, b, np.int32(n)], a + b
+
+
+# ------------------------------------------------------------------ pure helpers
+def test_check_arguments():
+    args = check_arguments([np.zeros((4, 4), np.float64)[:, ::2], np.float32(1.5), np.array(3, np.int32)])
+    assert args[0].flags.c_contiguous and args[0].shape == (4, 2)
+    with pytest.raises(InputError, match="plain Python float"):
+        check_arguments([np.zeros(2), 1.5])
+    with pytest.raises(InputError, match="cannot pass a list"):
+        check_arguments([[1, 2]])
+    with pytest.raises(InputError, match="must be a list"):
+        check_arguments(np.zeros(3))
+    with pytest.raises(InputError, match="arguments\\[0\\]"):
+        check_arguments([np.array(["a"])])
+
+
+def test_describe_arguments_is_json():
+    described = describe_arguments(check_arguments([np.zeros((2, 3), np.float32), np.int32(7), np.float64(0.25)]))
+    assert json.loads(json.dumps(described)) == [
+        {"kind": "array", "dtype": "float32", "shape": [2, 3]},
+        {"kind": "scalar", "dtype": "int32", "value": 7},
+        {"kind": "scalar", "dtype": "float64", "value": 0.25}]
+
+
+def test_check_answer():
+    args, expected = vector_args()
+    assert check_answer(args, None) is None
+    checked = check_answer(args, [expected, None, None, None])
+    assert checked[1:] == [None, None, None] and checked[0] is not None
+    with pytest.raises(InputError, match="3 entries for 4"):
+        check_answer(args, [expected, None, None])
+    with pytest.raises(InputError, match="passed by value"):
+        check_answer(args, [None, None, None, 5])
+    with pytest.raises(InputError, match="values expected"):
+        check_answer(args, [expected[:10], None, None, None])
+    with pytest.raises(InputError, match="one entry per argument"):
+        check_answer(args, expected)
+
+
+def test_compare_outputs():
+    want = np.array([1.0, 2.0, np.nan], np.float32)
+    assert compare_outputs([want.copy()], [want]) is None  # NaN matches NaN
+    assert compare_outputs([want * (1 + 5e-7)], [want], rtol=1e-6) is None
+    reason = compare_outputs([np.array([1.0, 2.5, np.nan])], [want], rtol=1e-6, atol=0)
+    assert reason.startswith("argument 0: 1 of 3 values differ (first at index 1: got 2.5, expected 2")
+    assert "largest difference 0.5" in reason
+    assert "differ" in compare_outputs([np.array([1.0, 2.0, 3.0])], [want])  # NaN expected, number got
+    assert compare_outputs([np.array([1, 2, 3])], [np.array([1, 2, 4])]).startswith("argument 0: 1 of 3")
+    assert compare_outputs([np.arange(6).reshape(2, 3)], [np.arange(6)]) is None  # flattened, like Kernel Tuner
+    assert "no output" in compare_outputs([None], [np.zeros(2)])
+    assert "2 values" in compare_outputs([np.zeros(2)], [np.zeros(3)])
+    assert compare_outputs([None, np.zeros(2)], [None, np.zeros(2)]) is None
+
+
+def test_classify_and_explain_errors():
+    assert classify_cuda_error(RuntimeError("CUDA_ERROR_INVALID_VALUE: invalid argument"))[1] is False
+    assert classify_cuda_error("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: too many resources requested for launch")[1] \
+        is False
+    for fatal in ("CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered",
+                  "cudaErrorLaunchFailure: unspecified launch failure", "CUDA_ERROR_ASSERT: device-side assert",
+                  "CUDA_ERROR_MISALIGNED_ADDRESS: misaligned address"):
+        assert classify_cuda_error(fatal)[1], fatal
+    text = explain_launch_error("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: too many resources requested for launch",
+                                (4, 1, 1), (1024, 1, 1))
+    assert "registers or shared memory" in text
+    assert "65535" in explain_launch_error("CUDA_ERROR_INVALID_VALUE", (1, 70000, 1), (32, 1, 1))
+    assert "positive" in explain_launch_error("CUDA_ERROR_INVALID_VALUE", (0, 1, 1), (32, 1, 1))
+    assert explain_launch_error("x", (1, 1, 1), (32, 1, 1)) == "x"
+
+
+def test_sustained_launches():
+    assert sustained_launches(1.0, 0.001) == 1_000_000
+    assert sustained_launches(2.0, 0.5) == 4000
+    assert sustained_launches(1.0, float("nan")) == 1_000_000
+    assert sustained_launches(1.0, 10.0, limit=50) == 50
+
+
+def test_power_and_energy():
+    t = np.linspace(0.0, 2.0, 201)
+    trace = PowerTrace(times_s=t, watts=np.where(t < 1.0, 80.0, 400.0))
+    result = power_and_energy(trace, launches=2000, gpu_time_s=0.9, window=(1.0, 2.0))
+    assert result["power"] == pytest.approx(400.0)
+    assert result["energy"] == pytest.approx(400.0 * 0.9 / 2000)
+    counted = PowerTrace(times_s=t, watts=np.full_like(t, 1.0), counter_start_mj=0, counter_end_mj=700_000,
+                         counter_start_s=0.0, counter_end_s=2.0)
+    assert power_and_energy(counted, launches=10, gpu_time_s=1.0, window=(0.5, 1.5)) == {
+        "power": 350.0, "energy": 35.0}
+    with pytest.raises(ValueError):
+        power_and_energy(trace, launches=0, gpu_time_s=1.0)
+
+
+def test_read_source(tmp_path):
+    path = tmp_path / "add.cu"
+    path.write_text(VECTOR_ADD)
+    assert read_source(path) == (VECTOR_ADD, str(path))
+    assert read_source(str(path)) == (VECTOR_ADD, str(path))
+    assert read_source(str(tmp_path / "missing.cu"))[1] is None  # not a file: taken as code
+    with pytest.raises(InputError, match="empty"):
+        read_source("   ")
+    with pytest.raises(InputError, match="cannot read"):
+        read_source(tmp_path / "missing.cu")
+    with pytest.raises(InputError):
+        read_source(42)  # type: ignore[arg-type]
+
+
+def test_constructor_checks():
+    args, expected = vector_args()
+    base = dict(problem_size=N)
+    with pytest.raises(InputError, match="kernel 'vector_sub'"):
+        CudaEvaluator(VECTOR_ADD, "vector_sub", args, **base)
+    with pytest.raises(InputError, match="not both"):
+        CudaEvaluator(VECTOR_ADD, "vector_add", args, answer=[expected, None, None, None],
+                      reference=lambda c, a: a, **base)
+    with pytest.raises(InputError, match="callable"):
+        CudaEvaluator(VECTOR_ADD, "vector_add", args, reference=[1], **base)
+    for bad in (dict(repeats=0), dict(warmup=-1), dict(rtol=-1.0), dict(device=-1), dict(power_duration_s=0),
+                dict(smem_args={"size": lambda p: 4}), dict(smem_args=[4]), dict(defines=["X"]),
+                dict(grid_div_x=lambda p: 2)):
+        with pytest.raises(InputError):
+            CudaEvaluator(VECTOR_ADD, "vector_add", args, **base, **bad)
+    evaluator = CudaEvaluator(VECTOR_ADD, "vector_add", args, power=True, **base)
+    assert evaluator.metrics == ("time", "power", "energy") and evaluator.objective == "time"
+    assert evaluator.device_info == {}
+
+
+# ----------------------------------------------------- the logic, with a numpy GPU
+class FakeCompileError(Exception):
+    pass
+
+
+class FakeKernel:
+    """vector_add in numpy; the macros choose misbehaviours."""
+
+    def __init__(self, macros):
+        self.macros = macros
+        self.num_regs = 16
+        self.max_dynamic_shared_size_bytes = 48 * 1024
+
+    def __call__(self, session, grid, block, shared_mem):
+        threads = grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2]
+        if block[0] * block[1] * block[2] > 1024:
+            raise RuntimeError("CUDA_ERROR_INVALID_VALUE: invalid argument")
+        if self.macros.get("crash") == "1":
+            raise RuntimeError("cudaErrorIllegalAddress: an illegal memory access was encountered")
+        c, a, b, n = session.buffers
+        covered = min(int(n), threads)
+        if self.macros.get("accumulate") == "1":
+            c[:covered] += a[:covered] + b[:covered]  # wrong unless c starts at zero: needs a reset
+        elif self.macros.get("wrong") == "1":
+            c[:covered] = a[:covered] - b[:covered]
+        else:
+            c[:covered] = a[:covered] + b[:covered]
+        session.launches += 1
+
+
+class FakeSession:
+    """Stands in for _CudaSession: numpy buffers, a 'compiler' reading -D options."""
+
+    instances: list[FakeSession] = []
+
+    def __init__(self, device, arguments):
+        self.pristine = [a.copy() if isinstance(a, np.ndarray) else None for a in arguments]
+        self.buffers = [a.copy() if isinstance(a, np.ndarray) else a for a in arguments]
+        self.info = {"index": device, "name": "Fake GPU", "pci_bus_id": "0000:01:00.0"}
+        self.compiles = []
+        self.launches = 0
+        self.resets = 0
+        self.closed = False
+        FakeSession.instances.append(self)
+
+    def compile(self, code, kernel_name, options):
+        self.compiles.append(list(options))
+        macros = dict(option[2:].split("=", 1) for option in options if option.startswith("-D"))
+        if macros.get("broken") == "1":
+            raise FakeCompileError('kern.cu(4): error: identifier "oops" is undefined\n1 error detected')
+        return FakeKernel(macros)
+
+    registers = staticmethod(lambda kernel: kernel.num_regs)
+
+    @staticmethod
+    def allow_shared_memory(kernel, shared_mem):
+        kernel.max_dynamic_shared_size_bytes = max(kernel.max_dynamic_shared_size_bytes, shared_mem)
+
+    def reset(self):
+        self.resets += 1
+        for buffer, pristine in zip(self.buffers, self.pristine):
+            if pristine is not None:
+                buffer[...] = pristine
+
+    def launch(self, kernel, grid, block, shared_mem):
+        kernel(self, grid, block, shared_mem)
+
+    def synchronize(self):
+        pass
+
+    def fetch(self, indices):
+        return {i: self.buffers[i].copy() for i in indices}
+
+    def time_launches(self, kernel, grid, block, shared_mem, repeats):
+        out = []
+        for _ in range(repeats):
+            kernel(self, grid, block, shared_mem)
+            out.append(0.001 * block[0])  # "milliseconds": larger blocks slower, so results differ
+        return out
+
+    def sustained(self, kernel, grid, block, shared_mem, launches, sampler):
+        for _ in range(3):
+            kernel(self, grid, block, shared_mem)
+        trace = PowerTrace(times_s=np.array([0.0, 0.5, 1.0]), watts=np.array([300.0, 300.0, 300.0]))
+        return launches * 0.001 * block[0] / 1000, trace, (0.0, 1.0)
+
+    def close(self):
+        self.closed = True
+
+
+class FakeSampler:
+    def __init__(self, device, pci_bus_id=None):
+        self.device, self.pci_bus_id = device, pci_bus_id
+        self.closed = False
+
+    def open(self):
+        return self
+
+    def read_power(self):
+        return 100.0
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    FakeSession.instances = []
+    monkeypatch.setattr(cuda, "_CudaSession", FakeSession)
+    monkeypatch.setattr(cuda, "NvmlPowerSampler", FakeSampler)
+    return FakeSession.instances
+
+
+def make(**kwargs):
+    args, expected = vector_args()
+    kwargs.setdefault("answer", [expected, None, None, None])
+    return CudaEvaluator(VECTOR_ADD, "vector_add", args, problem_size=N, repeats=3, **kwargs)
+
+
+SPACE = Space({"block_size_x": [32, 64, 2048], "wrong": [0, 1], "broken": [0, 1], "crash": [0, 1],
+               "accumulate": [0, 1]})
+
+
+def config(**overrides):
+    base = {"block_size_x": 64, "wrong": 0, "broken": 0, "crash": 0, "accumulate": 0}
+    base.update(overrides)
+    return base
+
+
+def test_ok_measurement_and_compile_cache(fake_gpu):
+    evaluator = make()
+    evaluator.prepare(SPACE)
+    first = evaluator.evaluate(config())
+    assert first.ok, first.reason
+    assert first.values["time"] == pytest.approx([0.064] * 3)
+    assert first.extra["grid"] == [16, 1, 1] and first.extra["block"] == [64, 1, 1]
+    assert first.extra["registers"] == 16 and first.extra["shared_mem"] == 0
+    assert first.compile_s >= 0.0 and first.run_s >= 0.0
+    session = fake_gpu[0]
+    assert len(session.compiles) == 1
+    options = session.compiles[0]
+    assert "-Dblock_size_x=64" in options and "-Dgrid_size_x=16" in options and "-Dkernel_tuner=1" in options
+    again = evaluator.evaluate(config())
+    assert again.ok and again.compile_s == 0.0 and len(session.compiles) == 1  # cached
+    other = evaluator.evaluate(config(block_size_x=32))
+    assert other.ok and len(session.compiles) == 2 and other.extra["grid"] == [32, 1, 1]
+    assert evaluator.device_info["name"] == "Fake GPU"
+    evaluator.close()
+    assert session.closed and evaluator.device_info == {}
+
+
+def test_inputs_are_restored_for_every_configuration(fake_gpu):
+    """An accumulating kernel is only right on fresh inputs: the check must see reset buffers every time."""
+    args, expected = vector_args()
+    evaluator = make()
+    for _ in range(3):
+        result = evaluator.evaluate(config(accumulate=1))
+        assert result.ok, result.reason
+    session = fake_gpu[0]
+    assert session.resets == 6  # before the check and before the timing, per configuration
+    np.testing.assert_array_equal(args[0], np.zeros(N, np.float32))  # the user's arrays are untouched
+
+
+def test_warmup_launches(fake_gpu):
+    evaluator = make(warmup=4, answer=None)
+    evaluator.evaluate(config())
+    assert fake_gpu[0].launches == 4 + 3
+
+
+def test_wrong_answer(fake_gpu):
+    result = make().evaluate(config(wrong=1))
+    assert result.status == "wrong-answer"
+    assert result.reason.startswith("argument 0:") and "values differ" in result.reason
+    assert result.values == {}
+
+
+def test_answer_checks_only_covered_elements(fake_gpu):
+    """Too small a grid leaves outputs unwritten: a wrong answer, found by the check."""
+    evaluator = make(grid_div_x=["block_size_x", 2])
+    assert evaluator.evaluate(config()).status == "wrong-answer"
+
+
+def test_compile_error_is_recorded_with_the_log(fake_gpu):
+    evaluator = make()
+    result = evaluator.evaluate(config(broken=1))
+    assert result.status == "compile"
+    assert 'identifier "oops" is undefined' in result.reason
+    assert "FakeCompileError" in result.extra["compiler_log"]
+    again = evaluator.evaluate(config(broken=1))
+    assert again.status == "compile" and len(fake_gpu[0].compiles) == 1
+
+
+def test_launch_error_is_a_runtime_failure(fake_gpu):
+    evaluator = make()
+    result = evaluator.evaluate(config(block_size_x=2048))
+    assert result.status == "runtime"
+    assert "CUDA_ERROR_INVALID_VALUE" in result.reason and "at most 1024" in result.reason
+    assert evaluator.evaluate(config()).ok  # not fatal: the next configuration runs
+
+
+def test_fatal_error_stops_later_configurations(fake_gpu):
+    evaluator = make()
+    result = evaluator.evaluate(config(crash=1))
+    assert result.status == "runtime" and "illegal memory access" in result.reason and result.extra["fatal"]
+    later = evaluator.evaluate(config())
+    assert later.status == "runtime" and "restart the process" in later.reason
+
+
+def test_reference_callable(fake_gpu):
+    seen = []
+
+    def reference(cfg, arguments):
+        seen.append(cfg["block_size_x"])
+        assert not arguments[1].flags.writeable  # read-only views of the inputs
+        return [arguments[1] + arguments[2], None, None, None]
+
+    evaluator = make(answer=None, reference=reference)
+    assert evaluator.evaluate(config()).ok
+    assert evaluator.evaluate(config(wrong=1)).status == "wrong-answer"
+    assert seen == [64, 64]
+    broken = make(answer=None, reference=lambda cfg, arguments: [None])
+    failed = broken.evaluate(config())
+    assert failed.status == "runtime" and "reference" in failed.reason
+
+
+def test_no_check_without_answer(fake_gpu):
+    assert make(answer=None).evaluate(config(wrong=1)).ok
+
+
+def test_geometry_errors_are_recorded_and_checked_in_prepare(fake_gpu):
+    evaluator = make(grid_div_x="block_size_x * tile")
+    with pytest.raises(InputError, match="'tile'"):
+        evaluator.prepare(SPACE)
+    result = evaluator.evaluate(config())
+    assert result.status == "runtime" and "tile" in result.reason
+    with pytest.raises(InputError, match="smem_args"):
+        make(smem_args={"size": "tile * 4"}).prepare(SPACE)
+
+
+def test_shared_memory_and_defines(fake_gpu):
+    evaluator = make(smem_args={"size": "block_size_x * 1024"}, defines={"BLOCK": "block_size_x"},
+                     compiler_options=["--use_fast_math"])
+    result = evaluator.evaluate(config())
+    assert result.ok and result.extra["shared_mem"] == 65536
+    assert fake_gpu[0].compiles[0] == ["--use_fast_math", "-DBLOCK=64"]
+
+
+def test_source_file_adds_include_folder(fake_gpu, tmp_path):
+    path = tmp_path / "add.cu"
+    path.write_text(VECTOR_ADD)
+    args, expected = vector_args()
+    evaluator = CudaEvaluator(path, "vector_add", args, problem_size=N)
+    assert evaluator.evaluate(config()).ok
+    assert f"-I{tmp_path.resolve()}" in fake_gpu[0].compiles[0]
+
+
+def test_power_metrics(fake_gpu):
+    evaluator = make(power=True, power_duration_s=0.5)
+    evaluator.prepare(SPACE)
+    result = evaluator.evaluate(config())
+    assert result.ok, result.reason
+    assert set(result.values) == {"time", "power", "energy"}
+    assert result.values["power"] == [300.0]
+    assert result.values["energy"] == [pytest.approx(300.0 * 0.064e-3)]  # W x mean kernel seconds
+    assert result.extra["power_launches"] == sustained_launches(0.5, 0.064)
+    assert result.extra["power_method"] == "samples" and result.extra["power_duty"] > 0
+    sampler = evaluator._sampler
+    assert sampler.pci_bus_id == "0000:01:00.0"
+    evaluator.close()
+    assert sampler.closed
+
+
+def test_describe_and_rebuild(fake_gpu):
+    args, expected = vector_args()
+    evaluator = make(grid_div_x=["block_size_x"], defines={"BLOCK": "block_size_x", "F": lambda c: 1},
+                     smem_args={"size": 128}, compiler_options=["-O3"])
+    description = evaluator.describe()
+    assert json.loads(json.dumps(description)) == description
+    assert description["kind"] == "cuda" and description["answer"] is True
+    assert description["defines"]["F"] == {"callable": "test_describe_and_rebuild.<locals>.<lambda>"}
+    with pytest.raises(InputError, match="arguments"):
+        CudaEvaluator.from_description(description)
+    with pytest.raises(InputError, match="were functions"):
+        CudaEvaluator.from_description(description, arguments=args)
+    with pytest.warns(UserWarning, match="answer"):
+        rebuilt = CudaEvaluator.from_description(description, arguments=args, defines={"BLOCK": "block_size_x"})
+    assert rebuilt.geometry.to_dict() == evaluator.geometry.to_dict()
+    assert rebuilt.compiler_options == ("-O3",) and rebuilt.smem_args == {"size": 128} and rebuilt.repeats == 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        checked = CudaEvaluator.from_description(description, arguments=args, answer=[expected, None, None, None],
+                                                 defines=None)
+    assert checked.evaluate(config()).ok
+    wrong = [np.zeros(N + 1, np.float32), *args[1:]]
+    with pytest.raises(InputError, match="arguments\\[0\\]"):
+        CudaEvaluator.from_description(description, arguments=wrong, defines=None)
+    with pytest.raises(InputError, match="4 arguments"):
+        CudaEvaluator.from_description({**description, "arguments": description["arguments"][:3]},
+                                       arguments=args, defines=None)
+    with pytest.raises(InputError, match="not a CUDA"):
+        CudaEvaluator.from_description({"kind": "c"})
+
+
+def test_scalars_only_rebuild_without_arguments():
+    code = 'extern "C" __global__ void noop(int n, float x) {}'
+    evaluator = CudaEvaluator(code, "noop", [np.int32(3), np.float32(0.5)], problem_size=1, block_size_names=["bx"])
+    rebuilt = CudaEvaluator.from_description(evaluator.describe())
+    assert rebuilt.describe() == evaluator.describe()
+    assert rebuilt.arguments[1].dtype == np.float32
+
+
+def test_evaluator_from_dict_says_to_pass_arguments():
+    from starchart.measure import evaluator_from_dict
+    args, _ = vector_args()
+    description = CudaEvaluator(VECTOR_ADD, "vector_add", args, problem_size=N).describe()
+    with pytest.raises(InputError, match="arguments"):
+        evaluator_from_dict(description)
+
+
+# ------------------------------------------------------------------ no CuPy here
+def test_missing_cupy_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    with pytest.raises(StarchartError) as err:
+        import_cupy()
+    text = str(err.value)
+    assert "CuPy" in text and 'pip install "starchart[cuda]"' in text and "NVIDIA GPU" in text
+    evaluator = make()  # building and describing need no GPU
+    assert evaluator.describe()["kind"] == "cuda"
+    with pytest.raises(StarchartError, match="CuPy"):
+        evaluator.prepare(SPACE)
+    with pytest.raises(StarchartError, match="CuPy"):
+        evaluator.evaluate(config())  # not a recorded failure: nothing could be measured
+
+
+# ------------------------------------------------------- a real GPU, where there is one
+def _gpu_available() -> bool:
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # noqa: BLE001
+        return False
+
+
+gpu = pytest.mark.skipif(not _gpu_available(), reason="needs CuPy and an NVIDIA GPU")
+
+
+@gpu
+def test_real_vector_add():
+    pytest.importorskip("cupy")
+    args, expected = vector_args(100_000)
+    space = Space({"block_size_x": [32, 128, 256, 1024, 2048]})
+    with CudaEvaluator(VECTOR_ADD, "vector_add", args, problem_size=100_000, repeats=5,
+                       answer=[expected, None, None, None]) as evaluator:
+        evaluator.prepare(space)
+        results = {bx: evaluator.evaluate({"block_size_x": bx}) for bx in space.tune_params["block_size_x"]}
+        assert evaluator.device_info.get("name")
+    for bx in (32, 128, 256, 1024):
+        result = results[bx]
+        assert result.ok, result.reason
+        assert len(result.values["time"]) == 5 and all(t > 0 for t in result.values["time"])
+        assert result.extra["grid"] == [-(-100_000 // bx), 1, 1]
+    assert results[2048].status == "runtime" and "1024" in results[2048].reason
+
+
+@gpu
+def test_real_wrong_answer_and_compile_error():
+    pytest.importorskip("cupy")
+    args, expected = vector_args(4096)
+    source = VECTOR_ADD.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + (bug ? 2.0f : 1.0f) * b[i];\n    BROKEN")
+    source = "#ifndef broken\n#define BROKEN\n#else\n#define BROKEN oops;\n#endif\n" + source
+    with CudaEvaluator(source, "vector_add", args, problem_size=4096, defines=None,
+                       answer=[expected, None, None, None]) as evaluator:
+        ok = evaluator.evaluate({"block_size_x": 128, "bug": 0})
+        assert ok.ok, ok.reason
+        assert evaluator.evaluate({"block_size_x": 128, "bug": 1}).status == "wrong-answer"
+        failed = evaluator.evaluate({"block_size_x": 128, "bug": 0, "broken": 1})
+        assert failed.status == "compile" and "oops" in failed.reason
+
+
+@gpu
+def test_real_power_measurement():
+    pytest.importorskip("cupy")
+    pytest.importorskip("pynvml")
+    args, expected = vector_args(1 << 22)
+    with CudaEvaluator(VECTOR_ADD, "vector_add", args, problem_size=1 << 22, repeats=3, power=True,
+                       power_duration_s=0.3) as evaluator:
+        result = evaluator.evaluate({"block_size_x": 256})
+    assert result.ok, result.reason
+    assert result.values["power"][0] > 10 and result.values["energy"][0] > 0
+    assert isinstance(result, Measurement)
