@@ -402,6 +402,12 @@ def test_geometry_errors_are_recorded_and_checked_in_prepare(fake_gpu):
         make(smem_args={"size": "tile * 4"}).prepare(SPACE)
 
 
+def test_prepare_refuses_parameters_that_cannot_be_macros(fake_gpu):
+    with pytest.raises(InputError, match="macros"):
+        make().prepare(Space({"block_size_x": [32], "bad-name": [1]}))
+    make(defines={"N": 1}).prepare(Space({"block_size_x": [32], "bad-name": [1]}))
+
+
 def test_shared_memory_and_defines(fake_gpu):
     evaluator = make(smem_args={"size": "block_size_x * 1024"}, defines={"BLOCK": "block_size_x"},
                      compiler_options=["--use_fast_math"])
@@ -553,3 +559,140 @@ def test_real_power_measurement():
     assert result.ok, result.reason
     assert result.values["power"][0] > 10 and result.values["energy"][0] > 0
     assert isinstance(result, Measurement)
+
+
+# ------------------------------------- _CudaSession against a CuPy stand-in (API shape only)
+def fake_cupy_module(device_count=1, probe_fails=False):
+    """Just enough of CuPy's API, on numpy, to run _CudaSession's code paths without a GPU."""
+    import time as _time
+    import types as _types
+
+    calls = {"modules": [], "launches": 0}
+
+    class Device:
+        def __init__(self, index=0):
+            self.index = index
+            self.compute_capability = "90"
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    class Stream(Device):
+        def __init__(self, non_blocking=False):
+            super().__init__()
+
+        def synchronize(self):
+            pass
+
+    class Event:
+        def record(self, stream=None):
+            self.t = _time.perf_counter()
+
+        def synchronize(self):
+            pass
+
+    class RawKernel:
+        def __init__(self, options):
+            self.options = options
+            self.num_regs = 12
+
+        def __call__(self, grid, block, args, stream=None, shared_mem=0):
+            assert isinstance(stream, Stream)
+            if block[0] * block[1] * block[2] > 1024:
+                raise RuntimeError("CUDA_ERROR_INVALID_VALUE: invalid argument")
+            c, a, b, n = args
+            threads = min(int(n), grid[0] * block[0])
+            c[:threads] = a[:threads] + b[:threads]
+            calls["launches"] += 1
+
+    class RawModule:
+        def __init__(self, *, code, options=(), name_expressions=None):
+            assert isinstance(options, tuple)  # CuPy's Cython signature insists on a tuple
+            self.code, self.options, self.name_expressions = code, options, name_expressions
+            calls["modules"].append(self)
+
+        def get_function(self, name):
+            if probe_fails and name == "starchart_probe":
+                raise RuntimeError("libnvrtc.so.12: cannot open shared object file")
+            if "-Dbroken=1" in self.options:
+                raise RuntimeError('kern.cu(3): error: identifier "oops" is undefined')
+            return RawKernel(self.options)
+
+    def get_device_count():
+        if device_count is None:
+            raise RuntimeError("cudaErrorNoDevice: no CUDA-capable device is detected")
+        return device_count
+
+    runtime = _types.SimpleNamespace(getDeviceCount=get_device_count,
+                                     getDeviceProperties=lambda i: {"name": b"Fake H200"},
+                                     deviceGetPCIBusId=lambda i: "0000:19:00.0")
+    cuda_ns = _types.SimpleNamespace(runtime=runtime, Device=Device, Stream=Stream, Event=Event,
+                                     get_elapsed_time=lambda s, e: (e.t - s.t) * 1000.0)
+    module = _types.ModuleType("cupy")
+    module.cuda = cuda_ns
+    module.RawModule = RawModule
+    module.asarray = lambda a: np.array(a, copy=True)
+    module.empty_like = np.empty_like
+    module.copyto = np.copyto
+    module.asnumpy = lambda a, stream=None: np.array(a, copy=True)
+    module.calls = calls
+    return module
+
+
+class RecordingSampler(FakeSampler):
+    """NVML's side faked; the session's own sustained loop runs for real."""
+
+    def start(self):
+        self.started = True
+
+    def stop(self):
+        return PowerTrace(times_s=np.array([0.0, 1.0]), watts=np.array([200.0, 200.0]))
+
+
+def test_session_with_a_cupy_stand_in(monkeypatch):
+    fake = fake_cupy_module()
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    monkeypatch.setattr(cuda, "NvmlPowerSampler", RecordingSampler)
+    evaluator = make(power=True, power_duration_s=0.001)
+    evaluator.prepare(SPACE)
+    assert evaluator.device_info == {"index": 0, "name": "Fake H200", "compute_capability": "90",
+                                     "pci_bus_id": "0000:19:00.0"}
+    assert evaluator._sampler.pci_bus_id == "0000:19:00.0"
+    result = evaluator.evaluate(config())
+    assert result.ok, result.reason
+    assert len(result.values["time"]) == 3 and result.values["power"] == [200.0]
+    assert result.extra["registers"] == 12 and result.extra["power_launches"] >= 1
+    assert evaluator._sampler.started
+    module = fake.calls["modules"][-1]
+    assert module.name_expressions is None  # extern "C": plain lookup
+    assert "-Dblock_size_x=64" in module.options
+    assert evaluator.evaluate(config(block_size_x=2048)).status == "runtime"
+    assert evaluator.evaluate(config(broken=1)).status == "compile"
+    evaluator.close()
+
+    cpp = VECTOR_ADD.replace('extern "C" ', "")
+    args, expected = vector_args()
+    evaluator = CudaEvaluator(cpp, "vector_add", args, problem_size=N, answer=[expected, None, None, None])
+    assert evaluator.evaluate(config()).ok
+    assert fake.calls["modules"][-1].name_expressions == ("vector_add",)  # C++: mangled name looked up
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(device_count=None), "cannot reach an NVIDIA GPU"),
+    (dict(device_count=0), "found no NVIDIA GPU"),
+    (dict(probe_fails=True), "cannot compile CUDA code"),
+])
+def test_session_set_up_errors(monkeypatch, kwargs, match):
+    monkeypatch.setitem(sys.modules, "cupy", fake_cupy_module(**kwargs))
+    with pytest.raises(StarchartError, match=match) as err:
+        make().prepare(SPACE)
+    assert err.value.hint
+
+
+def test_session_rejects_a_missing_device(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", fake_cupy_module(device_count=1))
+    with pytest.raises(InputError, match="no GPU 2"):
+        make(device=2).prepare(SPACE)

@@ -159,3 +159,44 @@ def test_measurement_values_reach_the_store(tmp_path):
     ds = run(SPACE, PythonEvaluator(detailed), samples=3, seed=0, progress=False)
     assert ds.metrics == ["time", "power"] or set(ds.metrics) == {"time", "power"}
     assert (ds.frame["time"] == 2.0).all()
+
+
+FAILING_KERNEL = r"""
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#if MODE == 1
+#error "mode 1 does not compile"
+#endif
+int main(void) {
+    volatile int spin = 1;
+    if (MODE == 2) raise(SIGSEGV);                 /* crash */
+    if (MODE == 3) return 4;                       /* non-zero exit */
+    if (MODE == 4) while (spin) {}                 /* endless loop: timeout */
+    if (MODE == 5) { printf("time_ms: 1.0\nchecksum: 99\n"); return 0; }   /* wrong answer */
+    if (MODE == 6) { printf("no timing here\n"); return 0; }               /* unparsable output */
+    printf("time_ms: %d.5\nchecksum: 42\n", SIZE);
+    return 0;
+}
+"""
+
+
+def test_every_failure_kind_is_recorded_and_the_run_completes(tmp_path):
+    from starchart.measure import CEvaluator
+
+    source = tmp_path / "k.c"
+    source.write_text(FAILING_KERNEL)
+    space = Space({"MODE": [0, 1, 2, 3, 4, 5, 6], "SIZE": [1, 2]})
+    evaluator = CEvaluator(source, repeats=1, warmup=0, timeout=1.0, reference=42.0, cache_dir=tmp_path / "c")
+    ds = run(space, evaluator, samples=14, seed=0, store=tmp_path / "f.db", workers=2, progress=False)
+    assert len(ds) == 14
+    by_mode = ds.frame.groupby("MODE")
+    status = by_mode["status"].agg(set).to_dict()
+    assert status == {0: {"ok"}, 1: {"compile"}, 2: {"runtime"}, 3: {"runtime"}, 4: {"timeout"},
+                      5: {"wrong-answer"}, 6: {"runtime"}}
+    reasons = by_mode["reason"].first().to_dict()
+    assert "mode 1 does not compile" in reasons[1]
+    assert "SIGSEGV" in reasons[2] and "4" in reasons[3] and "1" in reasons[4]
+    assert "99" in reasons[5] and "unparsable" in reasons[6]
+    ok = ds.frame[ds.frame["MODE"] == 0]
+    assert sorted(ok["time"]) == [1.5, 2.5]

@@ -683,6 +683,11 @@ class CudaEvaluator(Evaluator):
         """Check the launch expressions against the space's parameters, then open the GPU (and NVML)."""
         names = getattr(space, "names", None)
         if names is not None:
+            if self.defines is None:  # every parameter becomes a macro: its name must be one
+                bad = [name for name in names if not str(name).isidentifier()]
+                if bad:
+                    raise InputError(f"the parameters {bad} cannot be preprocessor macros", where="space",
+                                     hint="rename them to C identifiers, or pass defines={...}")
             self.geometry.check(names)
             if self.smem_args and isinstance(self.smem_args["size"], str):
                 check_expression(self.smem_args["size"], names, label="smem_args['size']")
