@@ -9,6 +9,7 @@ lost at most the configurations that were in flight.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -265,7 +266,7 @@ class _Progress:
             self.failures += 1
             return
         value = m.summary().get(self.objective)
-        if value is None or value != value:
+        if value is None or math.isnan(value):
             return
         if self.best is None or (value < self.best if self.minimize else value > self.best):
             self.best = value

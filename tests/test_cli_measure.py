@@ -118,3 +118,14 @@ def test_demo_runs_reports_and_reuses_its_store(tmp_path):
     assert result.exit_code == 0, result.output
     with Store.open(out / "demo.db") as db:
         assert db.results_frame()["id"].tolist() == first["id"].tolist()  # nothing measured again
+
+
+def test_the_readme_example_study_runs(tmp_path):
+    from child_env import ROOT
+
+    study = ROOT / "examples" / "study" / "study.yaml"
+    result = invoke("run", study, "--samples", "6", "--store", tmp_path / "study.db", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    ds = Store.open(tmp_path / "study.db").to_dataset()
+    assert len(ds) == 6 and (ds.frame["status"] == "ok").all(), ds.frame["reason"].tolist()
+    assert ds.frame["repeats_time"].map(len).eq(5).all()

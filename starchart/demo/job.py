@@ -45,8 +45,8 @@ class DemoResult:
             f"Starchart tree: {self.tree.n_leaves_} leaves, depth {self.tree.depth_}",
             f"parameter importance: {ranked}",
             f"best subspace: {leaf.description}  (n={leaf.n_samples}, mean {leaf.mean:.3g} ms)",
-            f"best measured: {ok.frame.loc[best_row, self.metric]:.3g} ms at {best_config}; "
-            f"slowest {ok.frame[self.metric].max():.3g} ms",
+            (f"best measured: {ok.frame.loc[best_row, self.metric]:.3g} ms at {best_config}; "
+             f"slowest {ok.frame[self.metric].max():.3g} ms"),
             f"report: {self.report}",
             f"store:  {self.store}  (re-running reuses it; export with: starchart export {self.store} -o demo.csv)",
         ]

@@ -607,7 +607,7 @@ class CudaEvaluator(Evaluator):
         Correctness check (at most one). ``answer``: Kernel Tuner's list, one
         entry per argument, the expected array or None. ``reference``: a callable
         ``reference(config, arguments) -> list`` computing that list for a
-        configuration from read-only copies of the inputs (called once per
+        configuration from read-only views of the inputs (called once per
         configuration; use ``answer`` when it does not depend on it).
     rtol, atol:
         Tolerances of the check for floating-point outputs (integers must match exactly).
