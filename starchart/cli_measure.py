@@ -5,6 +5,7 @@
     starchart resume study.db [--samples N] [--workers W] [--ray [ADDRESS]]
     starchart export study.db -o results.csv|cache.json|results.t4.json [--format ...]
     starchart demo [--out starchart-demo] [--samples 200] [--repeats 5]
+    starchart report study.db|DATA [-o report.html] [--metric M]
 
 The evaluator can also be a section of the space file::
 
@@ -224,3 +225,17 @@ def _evaluator_source(command: Any, c_source: Any, evaluator_file: Any, replay: 
     if replay:
         return str(replay)
     return f"{space_file}, evaluator"
+
+
+@app.command("report")
+@friendly
+def report_command(
+    source: Path = typer.Argument(..., help="A study store (.db) or a measurement file (cache, T4, KTT, CSV)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="HTML file to write."),
+    metric: Optional[str] = typer.Option(None, "--metric", "-m", help="Metric to explain (default: objective)."),
+) -> None:
+    """Write one self-contained HTML report: tree, importance, best region, and whatever else applies."""
+    from starchart.report.study import write_study_report
+
+    path = write_study_report(source, output, metric=metric)
+    err.print(f"wrote {path}")

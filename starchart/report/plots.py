@@ -476,6 +476,46 @@ def plot_measurements(dataset: Dataset, metric: str | None = None, *, unit: str 
     return fig
 
 
+def plot_progress(values: Any, *, metric: str = "time", unit: str | None = None, minimize: bool = True,
+                  failed: Any = None, title: str | None = None) -> Figure:
+    """Each evaluation's value in the order measured, with the best so far as a step line.
+
+    ``values`` are the objective values in evaluation order (NaN for failures, or
+    pass ``failed`` as a boolean mask); failures are marked at the bottom.
+
+    >>> fig = plot_progress([5.0, 3.0, float("nan"), 4.0, 2.5])
+    >>> fig.axes[0].get_xlabel()
+    'evaluation'
+    """
+    y = np.asarray(values, dtype=float)
+    bad = ~np.isfinite(y) if failed is None else np.asarray(failed, dtype=bool) | ~np.isfinite(y)
+    step = np.arange(1, y.size + 1)
+    filled = np.where(bad, np.inf if minimize else -np.inf, y)
+    best = np.minimum.accumulate(filled) if minimize else np.maximum.accumulate(filled)
+    fig = Figure(figsize=(8, 3.8))
+    ax = fig.add_subplot()
+    ax.scatter(step[~bad], y[~bad], s=10, color="#9db4d6", label="evaluation", zorder=2)
+    shown = np.isfinite(best)
+    if shown.any():
+        ax.step(step[shown], best[shown], where="post", color=_BEST_COLOR, lw=1.8, label="best so far", zorder=3)
+        if _use_log(y[~bad], None):
+            ax.set_yscale("log")
+            _plain_log_ticks(ax.yaxis)
+    if bad.any():
+        bottom = np.nanmin(y[~bad]) if (~bad).any() else 0.0
+        ax.scatter(step[bad], np.full(int(bad.sum()), bottom), marker="x", s=14, color="#aa3333",
+                   label=f"failed ({int(bad.sum())})", zorder=2)
+    ax.set_xlabel("evaluation")
+    ax.set_ylabel(metric_label(metric, unit))
+    ax.grid(color="#e5e5e5", lw=0.6)
+    ax.set_axisbelow(True)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.legend(fontsize=_FONT)
+    ax.set_title(title or f"{metric} in the order measured ({y.size} evaluations)", fontsize=_FONT + 3, loc="left")
+    fig.tight_layout()
+    return fig
+
+
 def figures(tree: StarchartTree, dataset: Dataset, metric: str | None = None, *,
             minimize: bool = True, unit: str | None = None,
             tree_options: Mapping[str, Any] | None = None) -> dict[str, Figure]:

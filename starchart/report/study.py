@@ -1,0 +1,96 @@
+"""``starchart report``: one HTML file for a store or a measurement file, with whatever applies.
+
+Always: the tree (SVG), the best region, importance, leaves and measurements
+(:func:`starchart.report.html.write_html_report`). Then, when the data allows:
+
+- *progress* — a store knows the order its configurations were measured in:
+  each value and the best so far;
+- *accuracy vs samples* — with enough valid configurations, the paper's
+  protocol replayed on the data itself (hold out 200, grow the training set);
+- *power/performance* — a time-like and a power-like metric: the trade-off
+  scatter with the Pareto front;
+- *platforms* — a ``platform`` parameter: the per-platform best against the best
+  general setting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from starchart.dataset import Dataset
+from starchart.errors import InputError
+from starchart.tree import StarchartTree
+
+Section = tuple[str, Any]
+
+
+def load_study(source: str | Path) -> tuple[Dataset, list[float] | None]:
+    """The dataset of ``source`` and, for a store, its objective values in the order measured."""
+    path = Path(source)
+    if path.suffix.lower() in (".db", ".sqlite", ".sqlite3"):
+        from starchart.store import Store
+
+        with Store.open(path, create=False) as store:
+            dataset = store.to_dataset()
+            frame = store.results_frame()
+        metric = dataset.default_metric if dataset.metrics else None
+        order = [summary.get(metric, np.nan) if status == "ok" else np.nan
+                 for summary, status in zip(frame["summary"], frame["status"])] if metric else None
+        return dataset, order
+    from starchart.io.load import load
+
+    return load(path), None
+
+
+def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None = None,
+                   minimize: bool = True) -> list[Section]:
+    """The optional sections that apply to ``dataset`` (see the module docstring)."""
+    builders: list[Callable[[], list[Section]]] = [
+        lambda: _progress(order, metric, minimize),
+    ]
+    sections: list[Section] = []
+    for build in builders:
+        sections += build()
+    return sections
+
+
+def write_study_report(source: str | Path, output: str | Path | None = None, *, metric: str | None = None,
+                       title: str | None = None) -> Path:
+    """Write the HTML report of a store or measurement file; returns its path.
+
+    ``output`` defaults to ``<source stem>-report/report.html`` beside the source.
+    """
+    source = Path(source)
+    dataset, order = load_study(source)
+    metric = metric or dataset.default_metric
+    if metric not in dataset.metrics:
+        raise InputError(f"no metric named {metric!r}", where=source,
+                         hint=f"choose --metric from: {', '.join(dataset.metrics)}")
+    ok = dataset.ok()
+    y = ok.y(metric)
+    finite = np.isfinite(y)
+    if finite.sum() < 2:
+        raise InputError(f"fewer than 2 valid measurements of {metric!r}", where=source,
+                         hint="measure more configurations first")
+    minimize = bool(dataset.meta.get("minimize", True))
+    tree = StarchartTree().fit(ok.X[finite], y[finite])
+    output = Path(output) if output is not None else source.parent / f"{source.name.split('.')[0]}-report" / "report.html"
+    output.parent.mkdir(parents=True, exist_ok=True)
+    from starchart.report.html import write_html_report
+
+    return write_html_report(output, dataset=dataset, tree=tree, metric=metric,
+                             title=title or f"starchart report: {source.name}",
+                             extra_sections=study_sections(dataset, metric, order=order, minimize=minimize),
+                             minimize=minimize)
+
+
+def _progress(order: list[float] | None, metric: str, minimize: bool) -> list[Section]:
+    if not order:
+        return []
+    from starchart.report.plots import plot_progress
+
+    return [("Progress: values in the order measured", plot_progress(order, metric=metric, minimize=minimize))]
