@@ -51,6 +51,9 @@ def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None =
     """The optional sections that apply to ``dataset`` (see the module docstring)."""
     builders: list[Callable[[], list[Section]]] = [
         lambda: _progress(order, metric, minimize),
+        lambda: _accuracy(dataset, metric),
+        lambda: _power_performance(dataset, metric),
+        lambda: _platforms(dataset, metric, minimize),
     ]
     sections: list[Section] = []
     for build in builders:
@@ -94,3 +97,44 @@ def _progress(order: list[float] | None, metric: str, minimize: bool) -> list[Se
     from starchart.report.plots import plot_progress
 
     return [("Progress: values in the order measured", plot_progress(order, metric=metric, minimize=minimize))]
+
+
+#: Metric names (lower case) read as time-like and power-like for the trade-off section.
+TIME_NAMES = ("time", "runtime", "duration")
+POWER_NAMES = ("power", "wattage", "watt", "ps_power", "nvml_power", "energy", "ps_energy", "nvml_energy")
+
+#: Fewest valid configurations for the accuracy-vs-samples section (200 are held out).
+ACCURACY_MIN_ROWS = 400
+
+
+def _accuracy(dataset: Dataset, metric: str) -> list[Section]:
+    ok = dataset.ok()
+    if len(ok) < ACCURACY_MIN_ROWS:
+        return []
+    from starchart.explore.sample_size import choose_sample_size
+    from starchart.measure.replay import ReplayEvaluator
+    from starchart.space import Space
+
+    result = choose_sample_size(Space.from_dataset(ok), ReplayEvaluator(ok, metrics=[metric]), validation=200,
+                                budget=min(len(ok) - 200, 1280), seed=0, progress=False)
+    return result.report_sections()
+
+
+def _power_performance(dataset: Dataset, metric: str) -> list[Section]:
+    lowered = {m.lower(): m for m in dataset.metrics}
+    time = next((lowered[n] for n in TIME_NAMES if n in lowered), None)
+    power = next((lowered[n] for n in POWER_NAMES if n in lowered), None)
+    if time is None or power is None or dataset.ok().frame[[time, power]].dropna().shape[0] < 20:
+        return []
+    from starchart.explore.tradeoff import suggest_limits, tradeoff
+
+    metrics = (time, power)
+    return tradeoff(dataset, metrics, limits=suggest_limits(dataset, metrics)).report_sections()
+
+
+def _platforms(dataset: Dataset, metric: str, minimize: bool) -> list[Section]:
+    if "platform" not in dataset.params:
+        return []
+    from starchart.explore.platforms import compare_platforms
+
+    return compare_platforms(dataset, metric, minimize=minimize).report_sections()

@@ -1,0 +1,342 @@
+"""Optimization carving on real measurements: KTT's convolution on an RTX 2080 Ti (compute capability 7.5).
+
+Run from the project root (needs ``../shared/datasets`` beside it)::
+
+    python docs/carving.py
+
+It computes the paper's metrics from the file's resource usage (registers, shared
+memory) and Nsight Compute counters, carves the space, compares the best kept
+configuration with the true optimum (every configuration was measured) and with
+uniform random sampling (exact order statistics), and writes
+
+- ``docs/carving.md`` — the report, every number in it computed here;
+- ``docs/figures/carving_ktt_front.{png,svg}`` — the metrics plot (paper's Fig. 4), the paper's recipe;
+- ``docs/figures/carving_ktt_within.{png,svg}`` — the same, keeping configurations near the front;
+- ``docs/figures/carving_ktt_weighted.{png,svg}`` — with shared-memory wavefronts weighted into Instr;
+- ``docs/figures/carving_ktt_random.{png,svg}`` — expected best of a random sample (paper's Fig. 6);
+- ``benchmarks/results/carving_ktt.json`` — the sweep table with date, machine and versions.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import starchart
+from benchmarks.common import dataset, report
+from starchart.carve.carving import CarveResult, carve
+from starchart.carve.metrics import counter_metrics, resolve
+from starchart.carve.plots import plot_carving, plot_expected_best
+from starchart.carve.sampling import random_sampling_table, sample_size_for
+
+DATA = "ktt/KTConvolutionOutput_2080Ti.json.gz"
+CC = "7.5"
+THREADS_PER_BLOCK = "BLOCK_SIZE_X * BLOCK_SIZE_Y"
+# the grid is ceil(4096 / (BLOCK × TILE)) blocks per axis (checked against the file's launches below)
+THREADS = ("-(-IMAGE_WIDTH // (BLOCK_SIZE_X * TILE_SIZE_X)) * BLOCK_SIZE_X"
+           " * -(-IMAGE_HEIGHT // (BLOCK_SIZE_Y * TILE_SIZE_Y)) * BLOCK_SIZE_Y")
+# the kernel (KTT Examples/KernelTunerConvolution) has one __syncthreads() per thread
+BARRIERS = 1
+# threshold carving: a warp's 32 threads read ≥ 32 consecutive floats of a row (coalesced)
+COALESCED = "BLOCK_SIZE_X >= 32"
+SHARED_WAVEFRONTS = ("`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum`"
+                     " + `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum`")
+SWEEP_WITHIN = (0.0, 0.01, 0.02, 0.05, 0.1)
+SHOWN_WITHIN = 0.05
+FIGURES = ROOT / "docs" / "figures"
+
+
+def launched_threads(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Threads per block and threads per launch as the file records them (NaN where nothing ran)."""
+    doc = json.loads(gzip.decompress(path.read_bytes()))
+    tpb, threads = [], []
+    for result in doc["Results"]:
+        comps = result.get("ComputationResults") or []
+        if not comps:
+            tpb.append(np.nan)
+            threads.append(np.nan)
+            continue
+        local, grid = comps[0]["LocalSize"], comps[0]["GlobalSize"]  # GlobalSizeType "CUDA": grid in blocks
+        block = local["X"] * local["Y"] * local["Z"]
+        tpb.append(block)
+        threads.append(block * grid["X"] * grid["Y"] * grid["Z"])
+    return np.array(tpb, dtype=float), np.array(threads, dtype=float)
+
+
+def save(fig: Any, name: str) -> list[str]:
+    FIGURES.mkdir(parents=True, exist_ok=True)
+    out = []
+    for ext in ("png", "svg"):
+        path = FIGURES / f"{name}.{ext}"
+        fig.savefig(path, dpi=130)
+        out.append(str(path.relative_to(ROOT)))
+    return out
+
+
+def pct(x: float | None, digits: int = 1) -> str:
+    return "–" if x is None else f"{100 * x:.{digits}f} %"
+
+
+SHOWN_PARAMS = ("BLOCK_SIZE_X", "BLOCK_SIZE_Y", "TILE_SIZE_X", "TILE_SIZE_Y", "PADDING", "READ_ONLY")
+
+
+def config_text(row: pd.Series) -> str:
+    return ", ".join(f"{p}={row[p]}" for p in SHOWN_PARAMS)
+
+
+def main() -> None:
+    started = time.perf_counter()
+    path = dataset(DATA)
+    ds = starchart.load(path)
+    ok = (ds.frame["status"] == "ok").to_numpy()
+    ran = ds.frame[ok]
+    file_tpb, file_threads = launched_threads(path)
+    ours_tpb = resolve(ran, THREADS_PER_BLOCK, "threads per block")
+    ours_threads = resolve(ran, THREADS, "threads")
+    grid_agree = int(((ours_tpb == file_tpb[ok]) & (ours_threads == file_threads[ok])).sum())
+
+    variants = {
+        "paper": counter_metrics(ran, CC, threads_per_block=THREADS_PER_BLOCK, threads=THREADS,
+                                 barriers_per_thread=BARRIERS),
+        "weighted": counter_metrics(ran, CC, threads_per_block=THREADS_PER_BLOCK, threads=THREADS,
+                                    barriers_per_thread=BARRIERS, extra_instructions=SHARED_WAVEFRONTS),
+    }
+    metrics = variants["paper"]
+    theoretical = metrics["blocks_per_sm"] * metrics["warps_per_block"] / 32  # Turing: 32 warps per SM
+    achieved = metrics["sm__warps_active.avg.pct_of_peak_sustained_active"] / 100
+    speed_rank = (1 / metrics["time"]).rank()
+    rho = {"efficiency": speed_rank.corr(metrics["efficiency"].rank()),
+           "utilization": speed_rank.corr(metrics["utilization"].rank()),
+           "weighted efficiency": speed_rank.corr(variants["weighted"]["efficiency"].rank())}
+    wavefronts = resolve(metrics, SHARED_WAVEFRONTS, "shared wavefronts")
+    time_rank = metrics["time"].rank()
+    rho_time = {"instructions": time_rank.corr(metrics["total_instructions"].rank()),
+                "shared wavefronts": time_rank.corr(pd.Series(wavefronts, index=metrics.index).rank())}
+
+    # The paper's recipe, fixed before looking at the times: coalescing threshold, Pareto front only.
+    main_result = carve(metrics, predicates=[COALESCED], params=ds.params)
+    main_best = main_result.best("time")
+    times = metrics["time"].to_numpy()
+    best_row = metrics.loc[main_best["best_overall_index"]]
+    kept_row = metrics.loc[main_best["best_kept_index"]]
+    best_distance = float(main_result.frame.loc[best_row.name, "front_distance"])
+    alive = metrics[main_result.frame["carved_by"] != COALESCED]
+    dominators = alive[(alive["efficiency"] > best_row["efficiency"]) & (alive["utilization"] > best_row["utilization"])]
+    wave = pd.Series(wavefronts, index=metrics.index)
+    dominator_wave = float((wave[dominators.index] / wave[best_row.name]).median()) if len(dominators) else None
+    instr_ratio = dominators["total_instructions"] / best_row["total_instructions"]
+    instr_lo, instr_hi = 100 * (1 - instr_ratio.max()), 100 * (1 - instr_ratio.min())
+
+    rows = []
+    results: dict[tuple[str, tuple[str, ...], float], CarveResult] = {}
+    for variant, frame in variants.items():
+        for predicates in ((), (COALESCED,)):
+            for within in SWEEP_WITHIN:
+                result = carve(frame, predicates=predicates, within=within, params=ds.params)
+                results[(variant, predicates, within)] = result
+                best = result.best("time")
+                table = random_sampling_table(times, len(result.kept), best["best_kept"])
+                rows.append({"metrics": variant, "predicate": predicates[0] if predicates else "(none)",
+                             "within": within, "kept": len(result.kept),
+                             "removed_%": round(100 * result.removed_share, 2), "best_kept_ms": best["best_kept"],
+                             "carving_rel_%": round(100 * best["relative"], 2),
+                             "random_same_size_ms": round(table["random_expected_best"], 4),
+                             "random_rel_%": round(100 * table["random_relative"], 2),
+                             "random_p_optimum_%": round(100 * table["random_p_best"], 2)})
+    k90, k95, k99 = (sample_size_for(times, f) for f in (0.9, 0.95, 0.99))
+    report("carving_ktt", "Carving KTT convolution (RTX 2080 Ti, cc 7.5): kept set vs random sampling", rows,
+           {"dataset": DATA, "cc": CC, "configurations": len(ds), "measured": int(ok.sum()),
+            "failed": int((~ok).sum()), "threads_per_block": THREADS_PER_BLOCK, "threads": THREADS,
+            "barriers_per_thread": BARRIERS, "weighted_extra_instructions": SHARED_WAVEFRONTS,
+            "best_time_ms": float(times.min()), "random_size_for_90": k90, "random_size_for_95": k95,
+            "random_size_for_99": k99, "command": "python docs/carving.py"})
+
+    shown = results[("paper", (COALESCED,), SHOWN_WITHIN)]
+    weighted = results[("weighted", (COALESCED,), 0.0)]
+    figures = save(plot_carving(main_result, objective="time",
+                                title=f"KTT convolution, RTX 2080 Ti: {COALESCED}, Pareto front"), "carving_ktt_front")
+    figures += save(plot_carving(shown, objective="time",
+                                 title=f"KTT convolution, RTX 2080 Ti: {COALESCED}, within {SHOWN_WITHIN:g} of the front"),
+                    "carving_ktt_within")
+    figures += save(plot_carving(weighted, objective="time",
+                                 title=f"KTT convolution, 2080 Ti: {COALESCED}, front, wavefronts in Instr"),
+                    "carving_ktt_weighted")
+    figures += save(plot_expected_best(times, carved_size=len(main_result.kept), carved_best=main_best["best_kept"],
+                                       title="KTT convolution, RTX 2080 Ti: expected best of k random configurations"),
+                    "carving_ktt_random")
+    t5 = [random_sampling_table(times, len(r.kept), r.best("time")["best_kept"], name=name)
+          for name, r in (("paper metrics, front", main_result),
+                          (f"paper metrics, within {SHOWN_WITHIN:g}", shown),
+                          ("wavefronts in Instr, front", weighted))]
+    elapsed = time.perf_counter() - started
+    write_markdown(locals())
+    print(f"\npaper's recipe: {main_result.summary()}")
+    print(f"best kept {main_best['best_kept']:.4f} ms vs optimum {main_best['best_overall']:.4f} ms "
+          f"({pct(main_best['relative'])}); within {SHOWN_WITHIN}: {len(shown.kept)} kept, "
+          f"{pct(shown.best('time')['relative'])}; wavefronts in Instr: {len(weighted.kept)} kept, "
+          f"{pct(weighted.best('time')['relative'])}")
+    print(f"random sampling: {k90} / {k95} / {k99} configurations for 90 / 95 / 99 % of the best")
+    print(f"wrote docs/carving.md and {', '.join(figures)} in {elapsed:.1f} s")
+
+
+def write_markdown(v: dict[str, Any]) -> None:
+    rows, t5 = v["rows"], v["t5"]
+    main_result, main_best, shown, weighted = v["main_result"], v["main_best"], v["shown"], v["weighted"]
+    shown_best, weighted_best = shown.best("time"), weighted.best("time")
+    metrics, dominators = v["metrics"], v["dominators"]
+    n = len(metrics)
+    sweep = "\n".join(
+        f"| {r['metrics']} | `{r['predicate']}` | {r['within']:g} | {r['kept']} | {r['removed_%']:.1f} % | "
+        f"{r['best_kept_ms']:.4f} | {r['carving_rel_%']:.1f} % | {r['random_same_size_ms']:.4f} | "
+        f"{r['random_rel_%']:.1f} % | {r['random_p_optimum_%']:.1f} % |" for r in rows)
+    table5 = "\n".join(
+        f"| {t['kernel']} | {t['best']:.4f} ms | {t['carving_configs']} | {t['carving_best']:.4f} ms "
+        f"({pct(t['carving_relative'])}) | {t['random_expected_best']:.4f} ms | {pct(t['random_relative'])} | "
+        f"{t['random_size_for_90']} | {t['random_size_for_95']} |" for t in t5)
+    dominator_table = "\n".join(
+        "| " + " | ".join(str(r[c]) for c in SHOWN_PARAMS) + f" | {r['time']:.4f} | {r['blocks_per_sm']:.0f} | "
+        f"{r['total_instructions'] / v['best_row']['total_instructions']:.3f} | "
+        f"{v['wave'][i] / v['wave'][v['best_row'].name]:.3f} |"
+        for i, r in dominators.sort_values("time").iterrows())
+    dropped = main_result.dropped_by
+    beats = t5[0]["random_relative"] < t5[0]["carving_relative"]
+    verdict = ("carving beats a random sample of the same size, as in the paper's MM and SAD" if beats else
+               "a random sample of the same size does as well as carving, as in the paper's CP and MRI-FHD")
+    met = main_best["relative"] >= 0.99 and main_result.removed_share >= 0.9
+    text = f"""# Optimization carving on real measurements
+
+Reproduce with `python docs/carving.py` (from the project root, with `../shared/datasets` beside it;
+{v['elapsed']:.0f} s here). Every number below is computed by that script; the sweep is also in
+`benchmarks/results/carving_ktt.json` with the date, machine and library versions.
+
+**Data.** `../shared/datasets/{DATA}`: KTT's 2D convolution (4096², 15×15 filter) measured exhaustively on an
+NVIDIA GeForce RTX 2080 Ti (compute capability 7.5): {len(v['ds'])} configurations of 6 tuned parameters
+(`BLOCK_SIZE_X/Y`, `TILE_SIZE_X/Y`, `PADDING`, `READ_ONLY`), of which {n} ran and {len(v['ds']) - n} failed at run
+time. For every configuration that ran, the file holds the compiler's registers per thread and static shared
+memory per block (`CompilationData`), 33 Nsight Compute counters and the kernel duration. The failures carry no
+compilation data, so carving cannot judge them; **all shares below are of the {n} configurations with data**.
+
+## How the metrics are computed
+
+```python
+from starchart.carve.metrics import counter_metrics
+from starchart.carve.carving import carve
+m = counter_metrics(ds.frame[ds.frame.status == "ok"], "{CC}",
+                    threads_per_block="{THREADS_PER_BLOCK}",
+                    threads="{THREADS}",
+                    barriers_per_thread={BARRIERS})
+result = carve(m, predicates=["{COALESCED}"], params=ds.params)
+```
+
+- **B_SM** from `starchart.carve.occupancy` for cc {CC} with the measured registers and shared memory
+  (KTT calls CUDA shared memory "local memory": the `LocalMemorySize` column). Cross-check against the
+  counters: the achieved occupancy (`sm__warps_active`) exceeds the theoretical occupancy computed here by at
+  most {100 * (v['achieved'] - v['theoretical']).max():.1f} percentage points and is on median
+  {100 * (v['achieved'] / v['theoretical']).median():.1f} % of it.
+- **Threads** and threads per block from the parameters; the two expressions reproduce the launch recorded in
+  the file for {v['grid_agree']} of {n} configurations.
+- **Efficiency** = 1 / (Instr × Threads) with Instr × Threads = 32 × `smsp__inst_executed.sum` (warp
+  instructions executed).
+- **Utilization** = Instr / Regions × [(W_TB − 1)/2 + (B_SM − 1)·W_TB], with Instr = warp instructions per warp
+  and Regions = global-load requests per warp (`l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum` / warps)
+  + {BARRIERS} barrier + 1.
+
+**Where this differs from the paper.** Ryoo et al. count Instr *statically* from the PTX with annotated loop trip
+counts and find the blocking instructions (consumers of global/texture loads, barriers, SFU results when nothing
+longer is present) in the code. Here both come from *measured* counters: the instruction count is exact for the
+real SASS (the paper's is an estimate), but the counters cannot tell which loads are consumed together, so every
+global load request ends a region (`loads_per_region=1`, a worst case like the paper's own worst-case
+assumption for barriers); barriers are not counted by these counters and are given from the source; texture
+and SFU latencies are not seen. And counters need every configuration run once under the profiler, which
+defeats carving's purpose: here they stand in for the static SASS counts a user would compute without a GPU.
+
+Rank correlation with speed (1/time) over the {n} configurations: efficiency {v['rho']['efficiency']:.2f},
+utilization {v['rho']['utilization']:.2f}.
+
+## Result: the paper's recipe
+
+Threshold carving `{COALESCED}` (coalesced loads) removed {dropped.get(COALESCED, 0)}, tradeoff carving (Pareto front
+in efficiency × utilization, the paper's rule) removed {dropped.get('dominated', 0)}:
+**{len(main_result.kept)} of {n} kept ({pct(main_result.removed_share)} removed); the best kept configuration takes
+{main_best['best_kept']:.4f} ms against the optimum's {main_best['best_overall']:.4f} ms: {pct(main_best['relative'])} of the best
+performance.** The paper removed 74–99 % and kept 99.2–100 %; the issue asks for ≥ 90 % removed with ≥ 99 % kept:
+{"met" if met else "the removal is met, the kept best is not"}.
+
+- optimum: {config_text(v['best_row'])}: {v['best_row']['time']:.4f} ms, B_SM = {v['best_row']['blocks_per_sm']:.0f},
+  distance to the front {v['best_distance']:.3f} (metrics scaled to [0, 1]);
+- best kept: {config_text(v['kept_row'])}: {v['kept_row']['time']:.4f} ms, B_SM = {v['kept_row']['blocks_per_sm']:.0f}.
+
+![carving, Pareto front](figures/carving_ktt_front.png)
+
+**Why the optimum is pruned.** {len(dominators)} coalesced configurations beat it in both metrics, and all are
+slower. Relative to the optimum (last two columns) they execute {v['instr_lo']:.1f}–{v['instr_hi']:.1f} % fewer
+instructions (which the metrics reward) but need {v['dominator_wave']:.2f}× (median) its shared-memory wavefronts: shared loads that hit one bank several times are
+replayed (bank conflicts), which costs issue and LSU cycles that an instruction count does not see.
+
+| {' | '.join(SHOWN_PARAMS)} | time (ms) | B_SM | instructions ÷ optimum's | shared wavefronts ÷ optimum's |
+|{'---|' * (len(SHOWN_PARAMS) + 4)}
+{dominator_table}
+
+Over all {n} configurations, the time's rank correlation is {v['rho_time']['shared wavefronts']:.2f} with the
+shared-memory wavefronts and {v['rho_time']['instructions']:.2f} with the instructions.
+
+## Two ways to keep the optimum (both found after seeing it)
+
+1. **Keep configurations near the front** (the paper's own suggestion for robustness): within {SHOWN_WITHIN:g} of the
+   front (additive ε on metrics scaled to [0, 1]), **{len(shown.kept)} kept ({pct(shown.removed_share)} removed), best kept
+   {pct(shown_best['relative'])}**.
+2. **Weight slow instructions**, as the paper does for multi-cycle integer multiplies ("some instructions count as
+   multiple instructions"): add the shared-memory wavefronts to the warp instructions
+   (`` counter_metrics(..., extra_instructions="{SHARED_WAVEFRONTS}") ``). Efficiency's rank correlation with speed
+   becomes {v['rho']['weighted efficiency']:.2f}; the Pareto front alone keeps **{len(weighted.kept)}
+   ({pct(weighted.removed_share)} removed), best kept {pct(weighted_best['relative'])}**.
+
+Both choices were made *knowing* the optimum of this one kernel, so they describe it; neither is validated as a
+default on other kernels. The static analogue of (2) is counting bank conflicts from the code.
+
+![carving, within {SHOWN_WITHIN:g}](figures/carving_ktt_within.png)
+
+![carving, wavefronts weighted](figures/carving_ktt_weighted.png)
+
+## Sweep: metrics, threshold and distance to the front
+
+`kept` configurations would be measured; `carving rel.` is the optimum's time over the best kept time;
+`random, same size` is the exact expected best of as many configurations drawn uniformly without
+replacement, and `P(optimum)` the chance that such a sample holds the optimum. `paper`: the counters as above;
+`weighted`: shared-memory wavefronts added to Instr.
+
+| metrics | predicate | within | kept | removed | best kept (ms) | carving rel. | random, same size (ms) | random rel. | P(optimum) |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+{sweep}
+
+## Against random sampling (the paper's Table 5)
+
+Exact order statistics over the {n} measured times (`starchart.carve.sampling`): the best of k configurations
+drawn uniformly without replacement has rank ≥ r with probability C(N − r + 1, k) / C(N, k). To expect 90 % of
+the optimum's performance a random sample needs **{v['k90']} configurations, {v['k95']} for 95 %** and {v['k99']} for 99 %.
+
+| carving | best (all) | carving configs | carving's best | expected best, random sample of same size | relative to best | random size for 90 % | random size for 95 % |
+|---|---:|---:|---:|---:|---:|---:|---:|
+{table5}
+
+![expected best of a random sample](figures/carving_ktt_random.png)
+
+On this kernel {verdict}: the paper's recipe measures {len(main_result.kept)} configurations and gets
+{pct(main_best['relative'])} of the optimum, where {len(main_result.kept)} random ones are expected to reach
+{pct(t5[0]['random_relative'])} and reaching 95 % takes {t5[0]['random_size_for_95']}.
+"""
+    (ROOT / "docs" / "carving.md").write_text(text)
+
+
+if __name__ == "__main__":
+    main()

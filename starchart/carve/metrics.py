@@ -1,0 +1,413 @@
+"""The two metrics of tradeoff carving, Efficiency and Utilization (Ryoo et al. 2008, §4.1.2).
+
+For a configuration with ``Instr`` dynamic instructions per thread, ``Threads``
+threads in the whole launch, ``Regions`` dynamic instruction intervals per thread
+delimited by blocking instructions (consumers of global/texture loads, barriers)
+or the start/end of the kernel, ``W_TB`` warps per thread block and ``B_SM``
+resident blocks per SM::
+
+    Efficiency  = 1 / (Instr × Threads)                                   (eq. 1)
+    Utilization = Instr / Regions × [(W_TB − 1) / 2 + (B_SM − 1) × W_TB]   (eq. 2)
+
+Efficiency is the inverse of the total work; Utilization the average run of
+non-blocking instructions times the number of other warps the SM can switch to
+while one waits. Only their *order* across configurations matters (the paper caps
+neither).
+
+Two ways to get the inputs:
+
+- :func:`carving_metrics` — the paper's way: give (or compute) ``Instr`` and
+  ``Regions`` per configuration (e.g. static SASS counts scaled by annotated trip
+  counts), threads, threads per block and blocks per SM; :func:`static_metrics`
+  does it from the columns that :mod:`starchart.carve.resources` (``registers``,
+  ``shared_bytes``) and :func:`starchart.carve.sass.sass_counts_frame`
+  (``instructions``, ``regions``) produce, computing ``B_SM`` on the way;
+- :func:`counter_metrics` — from *measured* profiler counters (Nsight Compute, as
+  KTT records them): total warp instructions and global-load requests stand in for
+  ``Instr × Threads`` and for the load consumers. This is an approximation of the
+  paper's static metric, documented at the function.
+
+Every argument naming an input accepts a column name, a pandas expression over
+the columns (``"BLOCK_SIZE_X * BLOCK_SIZE_Y"``, with backticks around names that
+contain dots) or a number.
+
+Examples
+--------
+The paper's worked example (§4.2, matrix multiplication on a GeForce 8800):
+15,150 instructions and 769 regions per thread, 2^24 threads, 256 threads per block,
+2 blocks per SM.
+
+>>> print(f"{float(efficiency(15150, 2**24)):.3g}")  # paper: 3.93e-12
+3.93e-12
+>>> round(float(utilization(15150, 769, warps_per_block(256), 2)), 1)  # paper: 227
+226.6
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from starchart.errors import InputError
+
+__all__ = ["KTT_COUNTERS", "blocks_per_sm", "carving_metrics", "counter_metrics", "efficiency", "resolve",
+           "static_metrics", "utilization", "warps_per_block"]
+
+#: Column names of the Nsight Compute counters and compilation data as KTT writes them
+#: (and :mod:`starchart.io.ktt` reads them).
+KTT_COUNTERS: dict[str, str] = {
+    "warp_instructions": "smsp__inst_executed.sum",
+    "global_loads": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "registers": "RegistersCount",
+    "shared": "LocalMemorySize",  # KTT uses OpenCL's name: "local" memory is CUDA's shared memory
+}
+
+Spec = str | float | int | np.ndarray | pd.Series
+
+
+def efficiency(instructions: Any, threads: Any) -> np.ndarray:
+    """Eq. 1: ``1 / (Instr × Threads)``, elementwise.
+
+    Parameters
+    ----------
+    instructions:
+        Dynamic instructions per thread.
+    threads:
+        Threads in the launch (for the problem size being tuned).
+
+    Examples
+    --------
+    >>> efficiency([100, 200], [10, 10]).tolist()
+    [0.001, 0.0005]
+    """
+    total = np.asarray(instructions, dtype=float) * np.asarray(threads, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.where(total > 0, 1.0 / total, np.nan)
+
+
+def utilization(instructions: Any, regions: Any, warps_in_block: Any, blocks_on_sm: Any) -> np.ndarray:
+    """Eq. 2: ``Instr / Regions × [(W_TB − 1) / 2 + (B_SM − 1) × W_TB]``, elementwise.
+
+    A configuration that does not fit on an SM (``B_SM = 0``) gets NaN: it cannot run.
+
+    Examples
+    --------
+    One warp per block and one block per SM: no other warp to switch to.
+
+    >>> utilization([100, 100], [10, 10], [1, 4], [1, 2]).tolist()
+    [0.0, 55.0]
+    """
+    instr = np.asarray(instructions, dtype=float)
+    regions = np.asarray(regions, dtype=float)
+    w_tb = np.asarray(warps_in_block, dtype=float)
+    b_sm = np.asarray(blocks_on_sm, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = instr / regions * ((w_tb - 1) / 2 + (b_sm - 1) * w_tb)
+    return np.where((b_sm >= 1) & (regions > 0), value, np.nan)
+
+
+def warps_per_block(threads_per_block: Any, warp_size: int = 32) -> np.ndarray:
+    """``W_TB``: warps in a block, ``ceil(threads / warp_size)``.
+
+    >>> warps_per_block([256, 33, 1]).tolist()
+    [8.0, 2.0, 1.0]
+    """
+    return np.ceil(np.asarray(threads_per_block, dtype=float) / warp_size)
+
+
+def resolve(frame: pd.DataFrame, spec: Spec, what: str) -> np.ndarray:
+    """The values of ``spec`` for every row of ``frame``, as floats.
+
+    ``spec`` is a column name, a pandas expression over the columns, a number or an
+    array of one value per row. A bad name or expression raises :class:`InputError`
+    naming ``what`` and the available columns.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"bx": [32, 64], "by": [2, 4], "a.b": [1, 2]})
+    >>> resolve(df, "bx * by", "threads per block").tolist()
+    [64.0, 256.0]
+    >>> resolve(df, "`a.b` + 1", "x").tolist(), resolve(df, 3, "x").tolist()
+    ([2.0, 3.0], [3.0, 3.0])
+    >>> resolve(df, "bz * 2", "threads per block")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    starchart.errors.InputError: threads per block 'bz * 2': unknown column 'bz' (hint: ...
+    """
+    n = len(frame)
+    if isinstance(spec, str):
+        if spec in frame.columns:
+            values = frame[spec]
+        else:
+            values = _evaluate(frame, spec, what)
+    elif np.isscalar(spec):
+        return np.full(n, float(spec))  # type: ignore[arg-type]
+    else:
+        values = spec
+    try:
+        array = np.asarray(values, dtype=float).reshape(-1) if np.ndim(values) else np.full(n, float(values))
+    except (TypeError, ValueError):
+        raise InputError(f"{what} {_show(spec)} is not numeric", where=what,
+                         hint="give a numeric column, an arithmetic expression or a number") from None
+    if len(array) != n:
+        raise InputError(f"{what} has {len(array)} values for {n} configurations", where=what,
+                         hint="give one value per row, a column name or an expression")
+    return array
+
+
+def _evaluate(frame: pd.DataFrame, expression: str, what: str) -> Any:
+    """``frame.eval(expression)``, with errors a user can act on."""
+    columns = ", ".join(f"`{c}`" if not str(c).isidentifier() else str(c) for c in frame.columns)
+    hint = (f"use columns of the table ({_clip(columns)}); put names with dots or spaces in backticks")
+    try:
+        return frame.eval(expression, engine="python")
+    except NameError as err:  # pandas' UndefinedVariableError is a NameError
+        name = str(err).split("'")[1] if "'" in str(err) else str(err)
+        raise InputError(f"{what} {_show(expression)}: unknown column {name!r}", hint=hint) from None
+    except (SyntaxError, ValueError, TypeError, KeyError, AttributeError) as err:
+        raise InputError(f"{what} {_show(expression)} cannot be evaluated: {err}", hint=hint) from None
+
+
+def _show(spec: Any) -> str:
+    return repr(spec) if isinstance(spec, str) else type(spec).__name__
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def blocks_per_sm(frame: pd.DataFrame, cc: str | float, *, threads_per_block: Spec, registers: Spec,
+                  shared: Spec, occupancy: Callable[..., Any] | None = None) -> pd.DataFrame:
+    """``B_SM`` and its limiting resource for every row, from the occupancy calculator.
+
+    Parameters
+    ----------
+    frame:
+        One row per configuration.
+    cc:
+        Compute capability of the target, e.g. ``"7.5"`` or ``7.5``.
+    threads_per_block, registers, shared:
+        Threads per block, registers per thread and static shared memory per block in
+        bytes (column names, expressions or numbers).
+    occupancy:
+        A calculator ``occupancy(cc, threads_per_block, registers_per_thread,
+        shared_bytes)`` returning an object with ``blocks_per_sm`` (and optionally
+        ``limiting``), called once per distinct (threads, registers, shared) triple;
+        default: :func:`starchart.carve.occupancy.occupancy_frame`, vectorised.
+
+    Returns
+    -------
+    DataFrame
+        ``blocks_per_sm`` (float; NaN where an input is missing, 0 where a block
+        cannot run) and ``limiter`` (the limiting resource(s), the reason a block
+        cannot run, or ``"unknown"``), indexed like ``frame``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"t": [256, 1024, 64], "r": [64, 65, None], "s": [8192, 0, 0]})
+    >>> blocks_per_sm(df, "8.6", threads_per_block="t", registers="r", shared="s").to_dict("list")  # doctest: +ELLIPSIS
+    {'blocks_per_sm': [4.0, 0.0, nan], 'limiter': ['registers', '1024 threads × 65 registers need ...', 'unknown']}
+    """
+    tpb = resolve(frame, threads_per_block, "threads per block")
+    regs = resolve(frame, registers, "registers per thread")
+    smem = resolve(frame, shared, "shared memory per block")
+    known = np.isfinite(tpb) & np.isfinite(regs) & np.isfinite(smem)
+    blocks = np.full(len(frame), np.nan)
+    limiters = np.full(len(frame), "unknown", dtype=object)
+    if occupancy is None:
+        from starchart.carve.occupancy import occupancy_frame
+        rows = pd.DataFrame({"t": tpb[known], "r": regs[known], "s": smem[known]}).astype(np.int64)
+        occ = occupancy_frame(rows, cc, threads="t", registers="r", shared="s")
+        blocks[known] = occ["blocks_per_sm"].to_numpy(dtype=float)
+        limiters[known] = np.where(occ["valid"], occ["limiting"], occ["reason"])
+        return pd.DataFrame({"blocks_per_sm": blocks, "limiter": limiters}, index=frame.index)
+    cache: dict[tuple[int, int, int], tuple[float, str]] = {}
+    for i in np.flatnonzero(known):
+        key = (int(tpb[i]), int(regs[i]), int(smem[i]))
+        if key not in cache:
+            result = occupancy(cc, *key)
+            limiting = getattr(result, "limiting", "")
+            limiting = "+".join(limiting) if isinstance(limiting, (tuple, list)) else str(limiting)
+            if getattr(result, "valid", True) is False:
+                limiting = str(getattr(result, "reason", "cannot run"))
+            cache[key] = (float(result.blocks_per_sm), limiting)
+        blocks[i], limiters[i] = cache[key]
+    return pd.DataFrame({"blocks_per_sm": blocks, "limiter": limiters}, index=frame.index)
+
+
+def carving_metrics(frame: pd.DataFrame, *, instructions: Spec, regions: Spec, threads: Spec,
+                    threads_per_block: Spec, blocks_on_sm: Spec, warp_size: int = 32) -> pd.DataFrame:
+    """``frame`` with the paper's metrics added, from per-thread instruction and region counts.
+
+    Parameters
+    ----------
+    instructions:
+        ``Instr``: dynamic instructions per thread (e.g. static SASS/PTX counts with
+        annotated loop trip counts; weight slow instructions as the paper does).
+    regions:
+        ``Regions``: blocking instructions per thread + 1.
+    threads:
+        Threads in the launch.
+    threads_per_block:
+        Threads per block (gives ``W_TB``).
+    blocks_on_sm:
+        ``B_SM``, e.g. the ``blocks_per_sm`` column of :func:`blocks_per_sm`.
+
+    Returns
+    -------
+    DataFrame
+        A copy of ``frame`` with ``instr``, ``regions``, ``threads``,
+        ``warps_per_block``, ``blocks_per_sm``, ``efficiency`` and ``utilization``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"tile": [16, 32], "instr": [15150, 9000], "regions": [769, 300]})
+    >>> out = carving_metrics(df, instructions="instr", regions="regions", threads=2**24,
+    ...                       threads_per_block="tile * tile", blocks_on_sm=[2, 1])
+    >>> out[["warps_per_block", "utilization"]].round(1).to_dict("list")
+    {'warps_per_block': [8.0, 32.0], 'utilization': [226.6, 465.0]}
+    """
+    out = frame.copy()
+    out["instr"] = resolve(frame, instructions, "instructions per thread")
+    out["regions"] = resolve(frame, regions, "regions per thread")
+    out["threads"] = resolve(frame, threads, "threads")
+    out["warps_per_block"] = warps_per_block(resolve(frame, threads_per_block, "threads per block"), warp_size)
+    out["blocks_per_sm"] = resolve(frame, blocks_on_sm, "blocks per SM")
+    out["efficiency"] = efficiency(out["instr"], out["threads"])
+    out["utilization"] = utilization(out["instr"], out["regions"], out["warps_per_block"], out["blocks_per_sm"])
+    return out
+
+
+def static_metrics(frame: pd.DataFrame, cc: str | float, *, threads_per_block: Spec, threads: Spec,
+                   instructions: Spec = "instructions", regions: Spec = "regions", registers: Spec = "registers",
+                   shared: Spec = "shared_bytes", warp_size: int = 32,
+                   occupancy: Callable[..., Any] | None = None) -> pd.DataFrame:
+    """The paper's metrics from static counts and compiler resource usage, with ``B_SM`` computed for ``cc``.
+
+    The defaults are the column names of :func:`starchart.carve.sass.sass_counts_frame`
+    (per-thread ``instructions`` and ``regions``) and of
+    :mod:`starchart.carve.resources` (``registers``, ``shared_bytes``), joined on the
+    configurations.
+
+    Returns
+    -------
+    DataFrame
+        The columns of :func:`carving_metrics` plus ``limiter``.
+
+    Examples
+    --------
+    The paper's matrix multiplication (§4.2) with a Volta's limits instead of the 8800's:
+    13 registers and 2088 bytes of shared memory per 256-thread block fit 8 blocks (64 warps),
+    so Utilization = 15150 / 769 × (7/2 + 7 × 8) = 1172.2.
+
+    >>> df = pd.DataFrame({"instructions": [15150], "regions": [769], "registers": [13],
+    ...                    "shared_bytes": [2088]})
+    >>> out = static_metrics(df, "7.0", threads_per_block=256, threads=2**24)
+    >>> out[["blocks_per_sm", "limiter"]].to_dict("records"), round(float(out["utilization"].iloc[0]), 1)
+    ([{'blocks_per_sm': 8.0, 'limiter': 'warps'}], 1172.2)
+    """
+    occ = blocks_per_sm(frame, cc, threads_per_block=threads_per_block, registers=registers, shared=shared,
+                        occupancy=occupancy)
+    out = carving_metrics(frame, instructions=instructions, regions=regions, threads=threads,
+                          threads_per_block=threads_per_block, blocks_on_sm=occ["blocks_per_sm"].to_numpy(),
+                          warp_size=warp_size)
+    out["limiter"] = occ["limiter"]
+    return out
+
+
+def counter_metrics(frame: pd.DataFrame, cc: str | float | None = None, *, threads_per_block: Spec,
+                    threads: Spec, blocks_on_sm: Spec | None = None, barriers_per_thread: Spec = 1,
+                    loads_per_region: float = 1.0, extra_instructions: Spec = 0, warp_instructions: Spec = KTT_COUNTERS["warp_instructions"],
+                    global_loads: Spec = KTT_COUNTERS["global_loads"], registers: Spec = KTT_COUNTERS["registers"],
+                    shared: Spec = KTT_COUNTERS["shared"], warp_size: int = 32,
+                    occupancy: Callable[..., Any] | None = None) -> pd.DataFrame:
+    """The metrics approximated from measured profiler counters (Nsight Compute names by default).
+
+    How each input of eqs. 1–2 is obtained, and where this differs from the paper:
+
+    - ``Instr × Threads`` = warp instructions executed × ``warp_size``
+      (``smsp__inst_executed.sum``). The paper counts instructions per thread
+      statically from the PTX with annotated trip counts; the counter is the
+      dynamic count of the real SASS, issue slots of partly-filled or divergent
+      warps counted as full — that is what they cost.
+    - ``Instr`` (per thread) = warp instructions / warps in the launch, warps =
+      ``Threads / threads_per_block × W_TB``.
+    - ``Regions`` (per thread) = global-load requests per warp
+      (``l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum`` / warps) /
+      ``loads_per_region`` + ``barriers_per_thread`` + 1. The paper finds the
+      consumers of long-latency loads in the code; counters only say how many
+      global loads a warp issued, not how many are consumed together. With the
+      default ``loads_per_region=1`` every load ends a region (the worst case, like
+      the paper's own worst-case assumption for barriers); raise it when the code
+      batches independent loads before their first use. Barriers are not counted
+      by these counters: give them per thread (a number, column or expression).
+      Texture loads and SFU latencies, which the paper also counts, are not seen.
+    - ``B_SM`` from the occupancy calculator for ``cc`` with the measured registers
+      per thread and static shared memory per block, unless ``blocks_on_sm`` is given.
+    - ``extra_instructions`` (warp-level, default 0) are added to the warp
+      instructions before both metrics, like the paper's weighting of slow
+      instructions ("some instructions count as multiple instructions", §4.1.2):
+      e.g. shared-memory wavefronts (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum``
+      + ``..._op_st.sum``), so that bank-conflict replays cost issue slots.
+
+    Parameters
+    ----------
+    frame:
+        One row per configuration, with the counters and resource columns; rows
+        lacking them (failed runs) get NaN metrics.
+    cc:
+        Compute capability for the occupancy calculator (needed unless
+        ``blocks_on_sm`` is given).
+    threads_per_block, threads:
+        Threads per block and threads in the launch (names, expressions or numbers),
+        e.g. ``"BLOCK_SIZE_X * BLOCK_SIZE_Y"`` and
+        ``"IMAGE_WIDTH * IMAGE_HEIGHT / (TILE_SIZE_X * TILE_SIZE_Y)"``.
+
+    Returns
+    -------
+    DataFrame
+        A copy of ``frame`` with the columns of :func:`carving_metrics` plus
+        ``limiter`` (when the calculator ran), ``warps``, ``global_loads_per_warp``
+        and ``total_instructions``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"bx": [32, 64], "warp_inst": [1e6, 8e5], "ld": [2e4, 2e4]})
+    >>> out = counter_metrics(df, threads_per_block="bx", threads=32 * 1000, blocks_on_sm=[8, 4],
+    ...                       warp_instructions="warp_inst", global_loads="ld", barriers_per_thread=1)
+    >>> out[["instr", "regions", "utilization"]].round(1).to_dict("list")
+    {'instr': [1000.0, 800.0], 'regions': [22.0, 22.0], 'utilization': [318.2, 236.4]}
+    >>> out["efficiency"].tolist() == [1 / (1e6 * 32), 1 / (8e5 * 32)]
+    True
+    """
+    if loads_per_region <= 0:
+        raise InputError(f"loads_per_region must be positive, got {loads_per_region}", where="loads_per_region",
+                         hint="give the number of global loads issued before their first consumer (≥ 1)")
+    tpb = resolve(frame, threads_per_block, "threads per block")
+    n_threads = resolve(frame, threads, "threads")
+    w_tb = warps_per_block(tpb, warp_size)
+    warps = np.ceil(n_threads / tpb) * w_tb
+    warp_inst = resolve(frame, warp_instructions, "warp instructions") + resolve(frame, extra_instructions,
+                                                                                "extra instructions")
+    loads_per_warp = resolve(frame, global_loads, "global load requests") / warps
+    barriers = resolve(frame, barriers_per_thread, "barriers per thread")
+    occ = None
+    if blocks_on_sm is None:
+        if cc is None:
+            raise InputError("counter_metrics needs the compute capability to compute blocks per SM",
+                             where="cc", hint="pass cc='7.5' (for example) or blocks_on_sm")
+        occ = blocks_per_sm(frame, cc, threads_per_block=tpb, registers=registers, shared=shared,
+                            occupancy=occupancy)
+        blocks_on_sm = occ["blocks_per_sm"].to_numpy()
+    out = carving_metrics(frame, instructions=warp_inst / warps, regions=loads_per_warp / loads_per_region + barriers + 1,
+                          threads=n_threads, threads_per_block=tpb, blocks_on_sm=blocks_on_sm, warp_size=warp_size)
+    # Instr × Threads is the measured total, not the per-warp average times a rounded thread count.
+    out["total_instructions"] = warp_inst * warp_size
+    out["efficiency"] = efficiency(out["total_instructions"], 1.0)
+    out["warps"] = warps
+    out["global_loads_per_warp"] = loads_per_warp
+    if occ is not None:
+        out["limiter"] = occ["limiter"]
+    return out

@@ -1,0 +1,894 @@
+"""Resource usage per configuration: registers, shared memory, local memory and spills.
+
+From whichever the user has:
+
+- ``ptxas -v`` output (``nvcc -Xptxas -v``, NVRTC with ``-Xptxas -v``): :func:`parse_ptxas`;
+- ``cuobjdump -res-usage`` output: :func:`parse_res_usage`;
+- KTT's ``CompilationData`` (one result, or the columns of a KTT dataset): :func:`from_ktt`,
+  :func:`ktt_resources`;
+- CuPy's kernel attributes (``cupy.RawKernel.attributes`` on a GPU): :func:`from_cupy`, a pure
+  function of the dict;
+- or compile every configuration of a CUDA kernel without a GPU: :class:`ResourceCompiler`
+  (NVRTC + ``ptxas`` from the ``starchart[carve]`` extra, or ``nvcc`` when installed), one
+  ``-D`` define per parameter, results cached per configuration.
+
+Shared memory is always the **static** shared memory of one block as the compiler allocates it,
+without the 1 KB the system reserves per block on compute capability 8.0 and later (the occupancy
+calculator adds that itself). ``cuobjdump -res-usage`` on sm_90 cubins counts that reserved window
+in ``SHARED``; :func:`parse_res_usage` subtracts it when it knows the architecture (and says so in
+``notes``).
+
+Examples
+--------
+>>> text = '''ptxas info    : Compiling entry function 'matmul' for 'sm_80'
+... ptxas info    : Function properties for matmul
+...     24 bytes stack frame, 32 bytes spill stores, 20 bytes spill loads
+... ptxas info    : Used 24 registers, used 1 barriers, 8192 bytes smem, 376 bytes cmem[0]'''
+>>> u = parse_ptxas(text)[0]
+>>> u.kernel, u.arch, u.registers, u.shared_bytes, u.spill_stores, u.constant_bytes
+('matmul', 'sm_80', 24, 8192, 32, {0: 376})
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from starchart.carve.occupancy import device_limits
+from starchart.configs import config_key, frame_configs, plain_config
+from starchart.errors import InputError, StarchartError
+
+__all__ = [
+    "CARVE_HINT",
+    "Compiled",
+    "ResourceCompiler",
+    "ResourceUsage",
+    "Toolchain",
+    "find_kernel",
+    "find_toolchain",
+    "from_cupy",
+    "from_ktt",
+    "ktt_resources",
+    "parse_ptxas",
+    "parse_res_usage",
+    "resource_usage",
+]
+
+#: How to get the compiler tools without a CUDA toolkit.
+CARVE_HINT = ("install NVIDIA's compilers from PyPI with pip install 'starchart[carve]' (NVRTC, ptxas, "
+              "nvdisasm, cuobjdump; no GPU needed), or put a CUDA toolkit's bin/ on PATH or in CUDA_HOME")
+#: Shared memory the system reserves per block from compute capability 8.0 on.
+RESERVED_SHARED = 1024
+
+
+@dataclass(frozen=True)
+class ResourceUsage:
+    """What one compiled kernel uses.
+
+    Attributes
+    ----------
+    kernel:
+        The (possibly mangled) function name the compiler reports.
+    arch:
+        ``"sm_90"`` etc., when known.
+    registers:
+        Registers per thread.
+    shared_bytes:
+        Static shared memory per block, without the system-reserved 1 KB.
+    local_bytes:
+        Local memory per thread: the stack frame (spills and local arrays).
+    spill_stores, spill_loads:
+        Bytes spilled to / reloaded from local memory (``ptxas -v`` only; ``None`` otherwise).
+    constant_bytes:
+        Constant memory per bank (``{0: 376}``).
+    barriers:
+        Named barriers used (``ptxas -v`` of CUDA ≥ 11 only).
+    source:
+        ``"ptxas"``, ``"cuobjdump"``, ``"ktt"`` or ``"cupy"``.
+    notes:
+        Anything adjusted on the way (e.g. the reserved shared memory taken out).
+    """
+
+    kernel: str
+    registers: int
+    shared_bytes: int
+    local_bytes: int = 0
+    arch: str | None = None
+    spill_stores: int | None = None
+    spill_loads: int | None = None
+    constant_bytes: dict[int, int] = field(default_factory=dict)
+    barriers: int | None = None
+    source: str = ""
+    notes: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        """A flat dict (``constant_bytes`` summed over banks), for a DataFrame row.
+
+        >>> ResourceUsage("k", 32, 1024, constant_bytes={0: 352, 2: 8}).as_dict()["constant_bytes"]
+        360
+        """
+        out = asdict(self)
+        # sm_90 ptxas prints no cmem: unknown, not 0.
+        out["constant_bytes"] = sum(self.constant_bytes.values()) if self.constant_bytes else None
+        out["notes"] = "; ".join(self.notes)
+        return out
+
+
+# --- ptxas -v ---------------------------------------------------------------------------------------
+
+_ENTRY = re.compile(r"Compiling entry function '([^']+)' for '(\w+)'")
+_PROPERTIES = re.compile(r"Function properties for (\S+)")
+_FRAME = re.compile(r"(\d+) bytes stack frame(?:, (\d+) bytes spill stores, (\d+) bytes spill loads)?")
+_USED = re.compile(r"Used (\d+) registers")
+_SMEM = re.compile(r"(\d+)(?:\+(\d+))? bytes smem")
+_LMEM = re.compile(r"(\d+) bytes lmem")
+_CMEM = re.compile(r"(\d+) bytes cmem\[(\d+)\]")
+_BARRIERS = re.compile(r"used (\d+) barriers")
+
+
+def parse_ptxas(text: str, *, arch: str | None = None) -> list[ResourceUsage]:
+    """Resource usage of every entry function in ``ptxas -v`` output.
+
+    Accepts what ``nvcc -Xptxas -v``, ``ptxas -v`` and an NVRTC log with ``-Xptxas -v``
+    print, from CUDA 1.x (``2088+16 bytes smem``, ``lmem``) to 13.x (``used N barriers``,
+    no ``cmem`` on sm_90). Several architectures in one output give one entry each.
+
+    Parameters
+    ----------
+    text:
+        The compiler's standard error (other lines are ignored).
+    arch:
+        The architecture, for output that does not name it.
+
+    Examples
+    --------
+    The usage of Ryoo et al.'s matrix multiplication (§4.2: 13 registers, 2088 bytes of shared
+    memory), as a line of ``ptxas -v``:
+
+    >>> u = parse_ptxas("ptxas info    : Used 13 registers, 2088 bytes smem", arch="sm_10")[0]
+    >>> u.registers, u.shared_bytes, u.arch
+    (13, 2088, 'sm_10')
+    """
+    usages: list[ResourceUsage] = []
+    entry: str | None = None
+    entry_arch = arch
+    frames: dict[str, tuple[int, int | None, int | None]] = {}
+    last_props: str | None = None
+    for line in text.splitlines():
+        if m := _ENTRY.search(line):
+            entry, entry_arch = m.group(1), m.group(2)
+            continue
+        if m := _PROPERTIES.search(line):
+            last_props = m.group(1).strip("'")
+            continue
+        if (m := _FRAME.search(line)) and last_props is not None:
+            frames[last_props] = (int(m.group(1)), _int(m.group(2)), _int(m.group(3)))
+            last_props = None
+            continue
+        if m := _USED.search(line):
+            name = entry if entry is not None else (last_props or "")
+            stack, stores, loads = frames.get(name, (0, None, None))
+            shared = _SMEM.search(line)  # CUDA 1.x-2.x print "static+parameters bytes smem"
+            smem = sum(int(g) for g in shared.groups() if g) if shared else 0
+            lmem = _LMEM.search(line)
+            usages.append(ResourceUsage(
+                kernel=name, arch=entry_arch, registers=int(m.group(1)), shared_bytes=smem,
+                local_bytes=int(lmem.group(1)) if lmem else stack, spill_stores=stores, spill_loads=loads,
+                constant_bytes={int(bank): int(size) for size, bank in _CMEM.findall(line)},
+                barriers=_int(_BARRIERS.search(line).group(1)) if _BARRIERS.search(line) else None,
+                source="ptxas"))
+            entry = None
+    return usages
+
+
+def _int(text: str | None) -> int | None:
+    return int(text) if text is not None else None
+
+
+# --- cuobjdump -res-usage ---------------------------------------------------------------------------
+
+_ARCH_LINE = re.compile(r"^\s*arch\s*=\s*(sm_\w+)")
+_FUNCTION = re.compile(r"^\s*Function\s+(\S+?):?\s*$")
+_FIELDS = re.compile(r"([A-Z]+)(?:\[(\d+)\])?:(\d+)")
+
+
+def parse_res_usage(text: str, *, arch: str | None = None) -> list[ResourceUsage]:
+    """Resource usage of every function in ``cuobjdump -res-usage`` output.
+
+    ``cuobjdump`` prints ``arch = sm_XX`` for each ELF of a fat binary, not for a bare
+    cubin: give ``arch`` then. On sm_90 and later ``SHARED`` includes the 1 KB the system
+    reserves per block (a kernel with no shared memory shows ``SHARED:1024``); it is taken
+    out so that the value means the same as ``ptxas -v``'s ``smem``.
+
+    Examples
+    --------
+    >>> text = '''Resource usage:
+    ...  Function matmul:
+    ...   REG:29 STACK:0 SHARED:3072 LOCAL:0 CONSTANT[0]:552 TEXTURE:0 SURFACE:0 SAMPLER:0'''
+    >>> u = parse_res_usage(text, arch="sm_90")[0]
+    >>> u.registers, u.shared_bytes, u.notes
+    (29, 2048, ('SHARED:3072 includes the 1024 bytes reserved per block on sm_90',))
+    """
+    usages: list[ResourceUsage] = []
+    current_arch = arch
+    function: str | None = None
+    for line in text.splitlines():
+        if m := _ARCH_LINE.match(line):
+            current_arch = m.group(1)
+            continue
+        if m := _FUNCTION.match(line):
+            function = m.group(1)
+            continue
+        if function is None or "REG:" not in line:
+            continue
+        fields: dict[str, int] = {}
+        constants: dict[int, int] = {}
+        for name, bank, value in _FIELDS.findall(line):
+            if name == "CONSTANT":
+                constants[int(bank or 0)] = int(value)
+            else:
+                fields[name] = int(value)
+        shared = fields.get("SHARED", 0)
+        notes: tuple[str, ...] = ()
+        major = _arch_major(current_arch)
+        if major is not None and major >= 9 and shared >= RESERVED_SHARED:
+            notes = (f"SHARED:{shared} includes the {RESERVED_SHARED} bytes reserved per block on {current_arch}",)
+            shared -= RESERVED_SHARED
+        elif major is None:
+            notes = ("architecture unknown: on sm_90 and later SHARED includes 1024 reserved bytes (pass arch=)",)
+        usages.append(ResourceUsage(
+            kernel=function, arch=current_arch, registers=fields.get("REG", 0), shared_bytes=shared,
+            local_bytes=fields.get("STACK", 0) + fields.get("LOCAL", 0), constant_bytes=constants,
+            source="cuobjdump", notes=notes))
+        function = None
+    return usages
+
+
+def _arch_major(arch: str | None) -> int | None:
+    m = re.match(r"sm_(\d+)", arch or "")
+    return int(m.group(1)) // 10 if m else None
+
+
+# --- KTT and CuPy -----------------------------------------------------------------------------------
+
+#: KTT's ``CompilationData`` keys (OpenCL vocabulary) → ours. KTT fills them from
+#: ``cuFuncGetAttribute``: ``LocalMemorySize`` is CUDA *shared* memory
+#: (``CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES``) and ``PrivateMemorySize`` CUDA *local* memory
+#: (``CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES``); see KTT's Source/ComputeEngine/Cuda/CudaKernel.cpp.
+KTT_FIELDS: dict[str, str] = {"RegistersCount": "registers", "LocalMemorySize": "shared_bytes",
+                              "PrivateMemorySize": "local_bytes", "ConstantMemorySize": "constant_bytes",
+                              "MaxWorkGroupSize": "max_threads_per_block"}
+
+
+def from_ktt(compilation_data: Mapping[str, Any], kernel: str = "") -> ResourceUsage:
+    """Resource usage from one KTT ``CompilationData`` object.
+
+    >>> from_ktt({"ConstantMemorySize": 4356, "LocalMemorySize": 2944, "MaxWorkGroupSize": 1024,
+    ...           "PrivateMemorySize": 0, "RegistersCount": 28}, "Convolution").shared_bytes
+    2944
+    """
+    try:
+        return ResourceUsage(kernel=kernel, registers=int(compilation_data["RegistersCount"]),
+                             shared_bytes=int(compilation_data.get("LocalMemorySize", 0)),
+                             local_bytes=int(compilation_data.get("PrivateMemorySize", 0)),
+                             constant_bytes={0: int(compilation_data.get("ConstantMemorySize", 0))}, source="ktt")
+    except (KeyError, TypeError, ValueError):
+        raise InputError(f"not a KTT CompilationData object: {dict(compilation_data)!r}", where="CompilationData",
+                         hint="it needs RegistersCount (and LocalMemorySize for shared memory)") from None
+
+
+def ktt_resources(data: Any) -> pd.DataFrame:
+    """Registers, shared and local memory columns from a KTT dataset (or its frame).
+
+    :func:`starchart.io.ktt.read` keeps ``CompilationData`` under KTT's names; this renames
+    them (``LocalMemorySize`` → ``shared_bytes``, ``PrivateMemorySize`` → ``local_bytes``...).
+    Rows keep the dataset's index; a configuration without compilation data gets ``<NA>``.
+
+    >>> f = pd.DataFrame({"RegistersCount": [28.0], "LocalMemorySize": [2944.0], "PrivateMemorySize": [0.0]})
+    >>> ktt_resources(f).to_dict("records")
+    [{'registers': 28, 'shared_bytes': 2944, 'local_bytes': 0}]
+    """
+    frame = getattr(data, "frame", data)
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(f"expected a KTT Dataset or DataFrame, got {type(data).__name__}", where="data",
+                         hint="load the KTT file with starchart.load(path)")
+    present = {k: v for k, v in KTT_FIELDS.items() if k in frame.columns}
+    if "RegistersCount" not in present:
+        raise InputError("no RegistersCount column: the KTT results carry no CompilationData", where="data",
+                         hint="run KTT with compilation data collection (it is on by default for CUDA)")
+    out = pd.DataFrame({ours: frame[theirs] for theirs, ours in present.items()}, index=frame.index)
+    known = out.notna().all(axis=1)
+    out = out.astype("Int64") if not known.all() else out.astype("int64")
+    return out
+
+
+#: CuPy ``RawKernel.attributes`` keys → ours (``cudaFuncAttributes`` fields).
+CUPY_FIELDS: dict[str, str] = {"num_regs": "registers", "shared_size_bytes": "shared_bytes",
+                               "local_size_bytes": "local_bytes", "const_size_bytes": "constant_bytes"}
+
+
+def from_cupy(attributes: Mapping[str, Any], kernel: str = "") -> ResourceUsage:
+    """Resource usage from CuPy's kernel attributes (no GPU needed to call this).
+
+    On a GPU, ``cupy.RawKernel(code, name).attributes`` (or ``RawModule.get_function``)
+    returns a dict of the CUDA function attributes: ``num_regs``, ``shared_size_bytes``,
+    ``local_size_bytes``, ``const_size_bytes``, ``max_threads_per_block``, ``ptx_version``,
+    ``binary_version``... Pass that dict here. ``shared_size_bytes`` is the static shared
+    memory, as ``cudaFuncGetAttributes`` reports it.
+
+    >>> from_cupy({"num_regs": 30, "shared_size_bytes": 2048, "local_size_bytes": 0,
+    ...            "const_size_bytes": 0, "binary_version": 75}, "matmul").arch
+    'sm_75'
+    """
+    if "num_regs" not in attributes:
+        raise InputError("CuPy attributes need 'num_regs'", where="attributes",
+                         hint="pass kernel.attributes of a cupy.RawKernel that has been compiled")
+    version = attributes.get("binary_version")
+    return ResourceUsage(kernel=kernel, registers=int(attributes["num_regs"]),
+                         shared_bytes=int(attributes.get("shared_size_bytes", 0)),
+                         local_bytes=int(attributes.get("local_size_bytes", 0)),
+                         constant_bytes={0: int(attributes.get("const_size_bytes", 0))},
+                         arch=f"sm_{int(version)}" if version else None, source="cupy")
+
+
+def find_kernel(usages: Sequence[ResourceUsage], kernel: str, arch: str | None = None) -> ResourceUsage:
+    """The usage of ``kernel`` among ``usages``: by exact name, else by its C++-mangled name.
+
+    >>> us = [ResourceUsage("_Z6matmulPfS_S_", 30, 2048), ResourceUsage("_Z4axpyPf", 8, 0)]
+    >>> find_kernel(us, "matmul").registers
+    30
+    """
+    candidates = [u for u in usages if arch is None or u.arch in (None, arch)]
+    exact = [u for u in candidates if u.kernel == kernel]
+    if exact:
+        return exact[0]
+    # Itanium mangling: _Z [N <scope>...] <length><name> <parameter types>
+    mangled = re.compile(rf"^_Z\w*?(?<![0-9]){len(kernel)}{re.escape(kernel)}")
+    matches = [u for u in candidates if mangled.match(u.kernel)]
+    if len(matches) == 1:
+        return matches[0]
+    names = ", ".join(u.kernel for u in candidates) or "none"
+    raise InputError(f"kernel {kernel!r} {'is ambiguous' if matches else 'not found'} in the compiler output "
+                     f"(functions: {names})", where="kernel", hint="give the exact (mangled) name, or declare "
+                     "the kernel extern \"C\"")
+
+
+# --- the tools --------------------------------------------------------------------------------------
+
+def _release(text: str) -> tuple[int, int] | None:
+    m = re.search(r"release (\d+)\.(\d+)", text)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def _min_sm(version: tuple[int, int] | None) -> int:
+    """Oldest sm a CUDA release compiles for: 13.0 dropped Maxwell, Pascal and Volta."""
+    return 75 if version is not None and version >= (13, 0) else 50
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One executable or library and its CUDA release."""
+
+    path: Path
+    version: tuple[int, int] | None
+
+    def supports(self, sm: int) -> bool:
+        """Whether this release still compiles for ``sm`` (e.g. 70)."""
+        return sm >= _min_sm(self.version)
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """The CUDA compiler tools found on this machine (each a list, newest first)."""
+
+    nvcc: tuple[Tool, ...] = ()
+    ptxas: tuple[Tool, ...] = ()
+    nvrtc: tuple[Tool, ...] = ()
+    nvdisasm: tuple[Tool, ...] = ()
+    cuobjdump: tuple[Tool, ...] = ()
+
+    def describe(self) -> dict[str, list[str]]:
+        """Paths and releases, for logs and reports."""
+        return {name: [f"{t.path} ({'.'.join(map(str, t.version)) if t.version else '?'})"
+                       for t in getattr(self, name)] for name in ("nvcc", "ptxas", "nvrtc", "nvdisasm", "cuobjdump")}
+
+    def pick(self, name: str, sm: int, at_least: tuple[int, int] | None = None) -> Tool | None:
+        """The oldest tool ``name`` that supports ``sm`` and is at least release ``at_least``."""
+        fits = [t for t in getattr(self, name) if t.supports(sm) and
+                (at_least is None or (t.version is not None and t.version >= at_least))]
+        return min(fits, key=lambda t: t.version or (0, 0)) if fits else None
+
+
+def _wheel_dirs() -> list[Path]:
+    """The ``nvidia/`` namespace folders of the NVIDIA wheels installed in this Python."""
+    try:
+        import nvidia  # type: ignore[import-not-found]
+    except ImportError:
+        return []
+    return [Path(p) for p in getattr(nvidia, "__path__", [])]
+
+
+def _candidates(name: str) -> list[Path]:
+    dirs: list[Path] = []
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(var):
+            dirs.append(Path(os.environ[var]) / "bin")
+    found = shutil.which(name)
+    if found:
+        dirs.append(Path(found).resolve().parent)
+    dirs.append(Path("/usr/local/cuda/bin"))
+    for base in _wheel_dirs():
+        dirs += [base / "cuda_nvcc" / "bin", base / "cu13" / "bin", base / "cu12" / "bin",
+                 base / f"cuda_{name}" / "bin"]
+    seen: dict[Path, None] = {}
+    for d in dirs:
+        path = (d / name)
+        if path.is_file() and os.access(path, os.X_OK):
+            seen.setdefault(path.resolve(), None)
+    return list(seen)
+
+
+def _version_of(path: Path) -> tuple[int, int] | None:
+    try:
+        out = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return _release(out.stdout + out.stderr)
+
+
+def _nvrtc_libraries() -> list[Path]:
+    found: list[Path] = []
+    for base in _wheel_dirs():
+        for sub in ("cuda_nvrtc/lib", "cu13/lib", "cu12/lib"):
+            found += sorted((base / sub).glob("libnvrtc.so.*")) if (base / sub).is_dir() else []
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(var):
+            found += sorted((Path(os.environ[var]) / "lib64").glob("libnvrtc.so*"))
+    found += sorted(Path("/usr/local/cuda/lib64").glob("libnvrtc.so*"))
+    out: dict[Path, None] = {}
+    for p in found:
+        if "builtins" not in p.name and "alt" not in p.name:
+            out.setdefault(p.resolve(), None)
+    return list(out)
+
+
+_NVRTC_LOCK = threading.Lock()
+_NVRTC_LIBS: dict[Path, Any] = {}
+
+
+def _load_nvrtc(path: Path) -> Any:
+    with _NVRTC_LOCK:
+        if path not in _NVRTC_LIBS:
+            lib = ctypes.CDLL(str(path))
+            lib.nvrtcGetErrorString.restype = ctypes.c_char_p
+            _NVRTC_LIBS[path] = lib
+        return _NVRTC_LIBS[path]
+
+
+def _nvrtc_version(path: Path) -> tuple[int, int] | None:
+    try:
+        lib = _load_nvrtc(path)
+    except OSError:
+        return None
+    major, minor = ctypes.c_int(), ctypes.c_int()
+    if lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)) != 0:
+        return None
+    return (major.value, minor.value)
+
+
+_TOOLCHAIN: Toolchain | None = None
+
+
+def find_toolchain(refresh: bool = False) -> Toolchain:
+    """Find ``nvcc``, ``ptxas``, ``nvdisasm``, ``cuobjdump`` and NVRTC.
+
+    Looks in ``CUDA_HOME``/``CUDA_PATH``, ``PATH``, ``/usr/local/cuda`` and NVIDIA's PyPI
+    wheels installed in this Python (``nvidia-cuda-nvcc-cu12`` ships ``ptxas``,
+    ``nvidia-cuda-nvrtc-cu12`` NVRTC, ``nvidia-cuda-nvdisasm`` and ``nvidia-cuda-cuobjdump``
+    the disassemblers). The result is cached; ``refresh=True`` looks again.
+    """
+    global _TOOLCHAIN
+    if _TOOLCHAIN is not None and not refresh:
+        return _TOOLCHAIN
+
+    def tools(name: str) -> tuple[Tool, ...]:
+        found = [Tool(p, _version_of(p)) for p in _candidates(name)]
+        return tuple(sorted(found, key=lambda t: t.version or (0, 0), reverse=True))
+
+    nvrtc = [Tool(p, _nvrtc_version(p)) for p in _nvrtc_libraries()]
+    _TOOLCHAIN = Toolchain(nvcc=tools("nvcc"), ptxas=tools("ptxas"), nvdisasm=tools("nvdisasm"),
+                           cuobjdump=tools("cuobjdump"),
+                           nvrtc=tuple(sorted((t for t in nvrtc if t.version), key=lambda t: t.version or (0, 0),
+                                              reverse=True)))
+    return _TOOLCHAIN
+
+
+# --- compiling one configuration --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Compiled:
+    """The outcome of compiling one configuration.
+
+    ``status`` is ``"ok"`` or ``"compile"`` (the compiler refused; ``reason`` holds its
+    message). ``cubin`` is the path of the cached cubin (for :mod:`starchart.carve.sass`).
+    """
+
+    status: str
+    reason: str = ""
+    usage: ResourceUsage | None = None
+    cubin: Path | None = None
+    log: str = ""
+    tools: str = ""
+
+
+def _sm(cc: Any) -> int:
+    lim = device_limits(cc)
+    return int(lim.cc.replace(".", ""))
+
+
+class _CompileError(Exception):
+    pass
+
+
+def _nvrtc_ptx(lib_path: Path, source: str, name: str, options: Sequence[str]) -> tuple[str, str]:
+    """Source → PTX with NVRTC through ctypes; returns (ptx, log)."""
+    lib = _load_nvrtc(lib_path)
+    prog = ctypes.c_void_p()
+    check = _nvrtc_check(lib)
+    check(lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), 0, None, None),
+          "nvrtcCreateProgram")
+    try:
+        encoded = [o.encode() for o in options]
+        array = (ctypes.c_char_p * len(encoded))(*encoded)
+        status = lib.nvrtcCompileProgram(prog, len(encoded), array)
+        size = ctypes.c_size_t()
+        check(lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size)), "nvrtcGetProgramLogSize")
+        log = ctypes.create_string_buffer(size.value)
+        check(lib.nvrtcGetProgramLog(prog, log), "nvrtcGetProgramLog")
+        text = log.value.decode(errors="replace")
+        if status != 0:
+            raise _CompileError(text.strip() or lib.nvrtcGetErrorString(status).decode())
+        check(lib.nvrtcGetPTXSize(prog, ctypes.byref(size)), "nvrtcGetPTXSize")
+        ptx = ctypes.create_string_buffer(size.value)
+        check(lib.nvrtcGetPTX(prog, ptx), "nvrtcGetPTX")
+        return ptx.value.decode(), text
+    finally:
+        lib.nvrtcDestroyProgram(ctypes.byref(prog))
+
+
+def _nvrtc_check(lib: Any):
+    def check(status: int, what: str) -> None:
+        if status != 0:
+            raise StarchartError(f"{what} failed: {lib.nvrtcGetErrorString(status).decode()}",
+                                 hint="check the NVRTC installation (" + CARVE_HINT + ")")
+    return check
+
+
+def _run(cmd: list[str], timeout: float) -> str:
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        raise _CompileError(f"{Path(cmd[0]).name} timed out after {timeout:g} s") from None
+    log = (out.stdout + out.stderr).strip()
+    if out.returncode != 0:
+        raise _CompileError(log or f"{Path(cmd[0]).name} exited with {out.returncode}")
+    return log
+
+
+def compile_source(source: str, kernel: str, cc: Any, options: Sequence[str] = (), *, out_dir: Path,
+                   backend: str = "auto", include_dirs: Sequence[Path] = (), line_info: bool = True,
+                   toolchain: Toolchain | None = None, timeout: float = 300.0, name: str | None = None,
+                   ptxas_options: Sequence[str] = ()) -> Compiled:
+    """Compile CUDA ``source`` for compute capability ``cc`` to ``out_dir/kernel.cubin`` and read its usage.
+
+    ``backend`` is ``"nvrtc"`` (NVRTC to PTX, then ``ptxas -v``: no host compiler needed),
+    ``"nvcc"`` (``nvcc -cubin -Xptxas -v``) or ``"auto"`` (NVRTC when a matching
+    ``ptxas`` exists, else ``nvcc``). ``options`` go to NVRTC or nvcc (a ``-maxrregcount``
+    among them also to ptxas), ``ptxas_options`` to ptxas. A compiler error is returned as
+    ``status="compile"``; missing tools raise :class:`~starchart.errors.StarchartError` with
+    an install hint.
+    """
+    tc = toolchain or find_toolchain()
+    sm = _sm(cc)
+    arch = f"sm_{sm}"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cubin = out_dir / "kernel.cubin"
+    includes = [f"-I{d}" for d in include_dirs]
+    chosen = _choose_backend(tc, sm, backend)
+    try:
+        if chosen[0] == "nvrtc":
+            _, lib, ptxas = chosen
+            opts = [f"--gpu-architecture=compute_{sm}", *includes, *(["-lineinfo"] if line_info else []), *options]
+            ptx, nvrtc_log = _nvrtc_ptx(lib.path, source, name or f"{kernel}.cu", opts)
+            ptx_file = out_dir / "kernel.ptx"
+            ptx_file.write_text(ptx)
+            # Register caps act in ptxas, which runs separately here: pass them on.
+            caps = ["-maxrregcount=" + m.group(1) for o in options
+                    if (m := re.match(r"^--?maxrregcount[= ]?(\d+)$", o))]
+            log = _run([str(ptxas.path), "-v", f"-arch={arch}", *(["-lineinfo"] if line_info else []),
+                        *caps, *ptxas_options,
+                        str(ptx_file), "-o", str(cubin)], timeout)
+            log = "\n".join(x for x in (nvrtc_log.strip(), log) if x)
+            tools = f"NVRTC {_v(lib)} + ptxas {_v(ptxas)}"
+        else:
+            _, nvcc = chosen
+            src = out_dir / "kernel.cu"
+            src.write_text(source)
+            log = _run([str(nvcc.path), "-cubin", f"-arch={arch}", "-Xptxas", "-v",
+                        *(x for o in ptxas_options for x in ("-Xptxas", o)),
+                        *(["-lineinfo"] if line_info else []), *includes, *options, str(src), "-o", str(cubin)],
+                       timeout)
+            tools = f"nvcc {_v(nvcc)}"
+    except _CompileError as err:
+        return Compiled(status="compile", reason=_first_error(str(err)), log=str(err))
+    try:
+        usage = find_kernel(parse_ptxas(log, arch=arch), kernel, arch)
+    except InputError as err:
+        return Compiled(status="compile", reason=err.message, log=log, tools=tools)
+    return Compiled(status="ok", usage=usage, cubin=cubin, log=log, tools=tools)
+
+
+def _v(tool: Tool) -> str:
+    return ".".join(map(str, tool.version)) if tool.version else "?"
+
+
+def _first_error(log: str) -> str:
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    errors = [line for line in lines if "error" in line.lower() or "fatal" in line.lower()]
+    return (errors or lines or ["compilation failed"])[0][:500]
+
+
+def _choose_backend(tc: Toolchain, sm: int, backend: str) -> tuple:
+    if backend not in ("auto", "nvrtc", "nvcc"):
+        raise InputError(f"unknown backend {backend!r}", where="backend", hint="use 'auto', 'nvrtc' or 'nvcc'")
+    if backend in ("auto", "nvrtc"):
+        for lib in tc.nvrtc:  # newest NVRTC that targets this sm, with a ptxas at least as new
+            if lib.supports(sm):
+                ptxas = tc.pick("ptxas", sm, at_least=lib.version)
+                if ptxas is not None:
+                    return ("nvrtc", lib, ptxas)
+        if backend == "nvrtc":
+            raise StarchartError(f"no NVRTC with a matching ptxas for sm_{sm} (found: {tc.describe()})",
+                                 hint=CARVE_HINT)
+    nvcc = tc.pick("nvcc", sm)
+    if nvcc is None:
+        older = " (CUDA 13 dropped sm_70: use the cu12 wheels or a CUDA 12 toolkit)" if sm < 75 else ""
+        raise StarchartError(f"no CUDA compiler for sm_{sm} found{older}", hint=CARVE_HINT)
+    return ("nvcc", nvcc)
+
+
+# --- every configuration, cached --------------------------------------------------------------------
+
+def _default_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "starchart" / "carve"
+
+
+class ResourceCompiler:
+    """Compile every configuration of a CUDA kernel and read its resource usage, without a GPU.
+
+    Each parameter becomes a macro (``-DTILE=16``; or the ``defines`` you give, as in
+    :func:`starchart.measure.launch.compile_options`); results, the cubin and the
+    compiler log are cached on disk per (source, kernel, compute capability, options,
+    tool versions), so a second pass over a space costs nothing.
+
+    Parameters
+    ----------
+    source:
+        CUDA source text, or the path of a ``.cu`` file (its folder is on the include path).
+    kernel:
+        The ``__global__`` function (``extern "C"`` or not).
+    cc:
+        Target compute capability (``"9.0"``...).
+    options:
+        Extra compiler options (``"-O3"``, ``"--use_fast_math"``, ``"-std=c++17"``, ``"-I<dir>"``,
+        ``"-maxrregcount=32"``).
+    ptxas_options:
+        Options for ptxas (``"-O2"``, ``"--allow-expensive-optimizations=false"``).
+    defines:
+        Kernel Tuner's ``defines``; default: every parameter of the configuration.
+    backend:
+        ``"auto"``, ``"nvrtc"`` or ``"nvcc"`` (see :func:`compile_source`).
+    cache_dir:
+        Where to keep results (default ``~/.cache/starchart/carve``); ``False`` for a
+        temporary folder.
+    jobs:
+        Configurations compiled at once (each compile is one process/thread).
+
+    Examples
+    --------
+    >>> rc = ResourceCompiler("extern \\"C\\" __global__ void k(float *a) { a[threadIdx.x] *= N; }", "k", "8.0")
+    >>> rc.kernel, rc.sm
+    ('k', 80)
+    """
+
+    def __init__(self, source: str | Path, kernel: str, cc: Any, *, options: Sequence[str] = (),
+                 ptxas_options: Sequence[str] = (), defines: Mapping[str, Any] | None = None, backend: str = "auto",
+                 cache_dir: str | Path | bool | None = None, jobs: int = 1, line_info: bool = True,
+                 toolchain: Toolchain | None = None, timeout: float = 300.0):
+        self.include_dirs: tuple[Path, ...] = ()
+        if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source and
+                                        source.endswith((".cu", ".cuh", ".cuda"))):
+            path = Path(source)
+            if not path.is_file():
+                raise InputError(f"no CUDA source file {path}", where=path, hint="give the .cu file or its text")
+            self.source = path.read_text()
+            self.include_dirs = (path.resolve().parent,)
+            self.name = path.name
+        else:
+            self.source = str(source)
+            self.name = f"{kernel}.cu"
+        self.kernel = kernel
+        self.cc = device_limits(cc).cc
+        self.sm = _sm(cc)
+        self.options = tuple(options)
+        self.ptxas_options = tuple(ptxas_options)
+        self.defines = defines
+        self.backend = backend
+        self.jobs = max(1, int(jobs))
+        self.line_info = line_info
+        self.timeout = timeout
+        self._toolchain = toolchain
+        if cache_dir is False:
+            self._tmp = tempfile.TemporaryDirectory(prefix="starchart-carve-")
+            self.cache_dir = Path(self._tmp.name)
+        else:
+            self.cache_dir = Path(cache_dir) if cache_dir not in (None, True) else _default_cache()
+
+    @property
+    def toolchain(self) -> Toolchain:
+        """The tools used (found on first use)."""
+        if self._toolchain is None:
+            self._toolchain = find_toolchain()
+        return self._toolchain
+
+    def _options(self, config: Mapping[str, Any]) -> list[str]:
+        from starchart.measure.launch import compile_options
+        return compile_options(plain_config(config), self.defines, self.options)
+
+    def _key(self, options: Sequence[str]) -> str:
+        chosen = _choose_backend(self.toolchain, self.sm, self.backend)
+        tools = [f"{t.path}:{t.version}" for t in chosen[1:]]
+        blob = json.dumps([self.source, self.kernel, self.sm, list(options), list(self.ptxas_options), tools,
+                           self.line_info])
+        return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+    def compile(self, config: Mapping[str, Any]) -> Compiled:
+        """Compile one configuration (or return the cached result)."""
+        options = self._options(config)
+        folder = self.cache_dir / self._key(options)
+        record = folder / "result.json"
+        if record.is_file():
+            try:
+                return _load_record(record, folder)
+            except (OSError, ValueError, KeyError, TypeError):
+                pass  # a damaged cache entry is simply rebuilt
+        result = compile_source(self.source, self.kernel, self.cc, options, out_dir=folder, backend=self.backend,
+                                include_dirs=self.include_dirs, line_info=self.line_info,
+                                toolchain=self.toolchain, timeout=self.timeout, name=self.name,
+                                ptxas_options=self.ptxas_options)
+        tmp = record.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"status": result.status, "reason": result.reason, "log": result.log,
+                                   "tools": result.tools, "options": options,
+                                   "usage": asdict(result.usage) if result.usage else None}))
+        tmp.replace(record)
+        return result
+
+    def compile_all(self, configs: Any, params: Sequence[str] | None = None) -> list[Compiled]:
+        """:meth:`compile` every configuration (``jobs`` at a time), in order.
+
+        ``configs``: a DataFrame (``params`` columns, default all), a
+        :class:`~starchart.dataset.Dataset` (its parameters) or dicts.
+        """
+        frame = _config_frame(configs, params)
+        rows = list(frame_configs(frame))
+        # Identical macro sets compile once even when configurations differ in unused parameters.
+        unique: dict[str, Mapping[str, Any]] = {}
+        keys = []
+        for row in rows:
+            key = config_key(row)
+            unique.setdefault(key, row)
+            keys.append(key)
+        if self.jobs > 1 and len(unique) > 1:
+            with ThreadPoolExecutor(self.jobs) as pool:
+                done = dict(zip(unique, pool.map(self.compile, unique.values())))
+        else:
+            done = {key: self.compile(row) for key, row in unique.items()}
+        return [done[key] for key in keys]
+
+    def frame(self, configs: Any, *, params: Sequence[str] | None = None, counts: bool = False,
+              trip_counts: Mapping[Any, Any] | str | None = None, constants: Mapping[str, Any] | None = None,
+              default_trip: float = 1.0) -> pd.DataFrame:
+        """Resource usage (and optionally SASS instruction counts) of every configuration.
+
+        ``configs`` is a DataFrame (only its ``params`` columns become macros; default all), a
+        :class:`~starchart.dataset.Dataset` (its parameters) or an iterable of dicts.
+
+        Columns: the parameters, ``registers``, ``shared_bytes``, ``local_bytes``,
+        ``spill_stores``, ``spill_loads``, ``constant_bytes``, ``barriers``, ``status``
+        (``"ok"`` / ``"compile"``), ``reason``, ``cubin`` (path of the cached cubin). A frame
+        keeps its index.
+
+        With ``counts=True`` or ``trip_counts`` given, also the columns of
+        :func:`starchart.carve.sass.sass_counts_frame` (``instructions``, ``regions``,
+        ``barriers_executed``...): ``trip_counts="source"`` reads ``// trips:`` comments from
+        the kernel source; ``constants`` gives values of macros that are not parameters.
+        """
+        frame = _config_frame(configs, params)
+        results = self.compile_all(frame)
+        columns = ("registers", "shared_bytes", "local_bytes", "spill_stores", "spill_loads", "constant_bytes",
+                   "barriers")
+        rows = []
+        for r in results:
+            usage = r.usage.as_dict() if r.usage else {}
+            rows.append({**{c: usage.get(c) for c in columns}, "status": r.status, "reason": r.reason,
+                         "cubin": str(r.cubin) if r.cubin else None})
+        out = pd.DataFrame(rows, index=frame.index)
+        for c in columns:
+            out[c] = pd.to_numeric(out[c]).astype("Int64")
+        result = pd.concat([frame, out], axis=1)
+        if not (counts or trip_counts is not None):
+            return result
+        from starchart.carve.sass import sass_counts_frame, source_trip_counts
+        if isinstance(trip_counts, str):
+            if trip_counts != "source":
+                raise InputError(f"trip_counts must be a mapping or 'source', got {trip_counts!r}",
+                                 where="trip_counts", hint="e.g. {'line:38': 'N / TILE'} or 'source'")
+            trip_counts = source_trip_counts(self.source)
+        sass = sass_counts_frame(result, self.kernel, trip_counts, params=list(frame.columns), constants=constants,
+                                 default_trip=default_trip, toolchain=self.toolchain)
+        # ptxas's "barriers" (named barriers used) and the executed barrier count differ.
+        sass = sass.rename(columns={"barriers": "barriers_executed"})
+        return pd.concat([result, sass], axis=1)
+
+
+def _config_frame(configs: Any, params: Sequence[str] | None) -> pd.DataFrame:
+    """The parameter columns of a DataFrame, a Dataset or an iterable of dicts."""
+    if hasattr(configs, "frame") and hasattr(configs, "params"):  # a Dataset
+        frame, params = configs.frame, list(params or configs.params)
+    elif isinstance(configs, pd.DataFrame):
+        frame = configs
+    else:
+        frame = pd.DataFrame([dict(c) for c in configs])
+    if params is None:
+        return frame
+    missing = [p for p in params if p not in frame.columns]
+    if missing:
+        raise InputError(f"no column for parameter(s) {', '.join(map(repr, missing))}", where="params",
+                         hint=f"columns are: {', '.join(map(str, frame.columns))}")
+    return frame[list(params)]
+
+
+def _load_record(record: Path, folder: Path) -> Compiled:
+    data = json.loads(record.read_text())
+    usage = data.get("usage")
+    if usage is not None:
+        usage = ResourceUsage(**{**usage, "constant_bytes": {int(k): v for k, v in usage["constant_bytes"].items()},
+                                 "notes": tuple(usage.get("notes", ()))})
+    cubin = folder / "kernel.cubin"
+    return Compiled(status=data["status"], reason=data["reason"], usage=usage,
+                    cubin=cubin if cubin.is_file() else None, log=data.get("log", ""), tools=data.get("tools", ""))
+
+
+def resource_usage(source: str | Path, kernel: str, configs: pd.DataFrame | Iterable[Mapping[str, Any]], cc: Any,
+                   **options: Any) -> pd.DataFrame:
+    """Compile every configuration and return its resource usage (see :class:`ResourceCompiler`).
+
+    ``options`` go to :class:`ResourceCompiler` (``options=``, ``defines=``, ``backend=``,
+    ``cache_dir=``, ``jobs=``).
+    """
+    return ResourceCompiler(source, kernel, cc, **options).frame(configs)

@@ -1,0 +1,321 @@
+"""Tree-guided search: find the best configuration of a space with few measurements.
+
+:func:`search` measures, one configuration at a time, what a model of the
+measurements so far says is most worth measuring, until ``budget`` evaluations
+are spent. The model is an ensemble of Starchart trees (bagged, on random
+parameter subsets) fitted to the log of the objective, and a second ensemble
+fitted to which configurations failed:
+
+1. the first few configurations are drawn uniformly at random (a Starchart
+   sample: a map of the space);
+2. after that, every step refits both ensembles and measures the unmeasured
+   configuration with the largest expected improvement over the best so far
+   (the trees' mean and spread give the expectation), weighted by the chance
+   that it runs at all. The leaves that hold low values, or that few samples
+   vouch for, win; within them, configurations next to the best one are refined.
+
+Failed configurations count against the budget (they cost a measurement on
+hardware) and teach the failure model to avoid their region. No configuration
+is measured twice, and the same seed gives the same search.
+
+With a ``store``, every measurement is committed as it arrives, and calling
+:func:`search` again with the same store, seed and budget resumes: the stored
+measurements are replayed, not measured again.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from starchart.configs import config_key, plain_config
+from starchart.dataset import Dataset
+from starchart.errors import InputError
+from starchart.explore.search_encoding import CandidatePool, Encoding
+from starchart.explore.search_engine import SearchOptions, TreeGuidedOptimizer
+from starchart.measure.base import Evaluator, Measurement
+from starchart.space import Space
+from starchart.store import Store
+
+__all__ = ["Best", "SearchResult", "search"]
+
+#: Spaces with at most this many valid configurations are enumerated and scored whole.
+ENUMERATE_LIMIT = 200_000
+
+
+@dataclass(frozen=True)
+class Best:
+    """The best configuration a search measured: its values, objective value and step (1-based)."""
+
+    config: dict[str, Any]
+    value: float
+    step: int
+
+
+@dataclass
+class SearchResult:
+    """What a search measured, in order.
+
+    Attributes
+    ----------
+    history:
+        One row per evaluation, in order: ``step`` (1, 2, …), the parameters,
+        the objective column, ``status`` and ``reason`` (failures), ``best_so_far``.
+    objective, minimize:
+        The metric optimised and its direction.
+    budget, seed:
+        The evaluations allowed and the seed used (pass it again to repeat the search).
+    measurements:
+        The full :class:`~starchart.measure.Measurement` of every evaluation.
+    """
+
+    history: pd.DataFrame
+    objective: str
+    minimize: bool
+    budget: int
+    seed: int
+    measurements: list[Measurement]
+    params: list[str]
+
+    @property
+    def best(self) -> Best | None:
+        """The best valid configuration measured, or ``None`` if every evaluation failed."""
+        values = self.history[self.objective].to_numpy(dtype=float)
+        if not np.isfinite(values).any():
+            return None
+        masked = np.where(np.isfinite(values), values, np.inf if self.minimize else -np.inf)
+        row = int(np.argmin(masked) if self.minimize else np.argmax(masked))
+        config = {p: self.history[p].iloc[row] for p in self.params}
+        return Best(plain_config(config), float(values[row]), row + 1)
+
+    @property
+    def best_so_far(self) -> pd.Series:
+        """The best objective value after each step (NaN until something succeeded), indexed by step."""
+        return self.history.set_index("step")["best_so_far"]
+
+    @property
+    def failures(self) -> int:
+        """How many evaluations failed."""
+        return int((self.history["status"] != "ok").sum())
+
+    def to_dataset(self) -> Dataset:
+        """The evaluations as a :class:`~starchart.Dataset` (e.g. to fit a tree on them)."""
+        frame = self.history[[*self.params, self.objective, "status", "reason"]].copy()
+        return Dataset.from_frame(frame, params=self.params, metrics=[self.objective],
+                                  meta={"objective": self.objective, "minimize": self.minimize,
+                                        "format": "starchart-search"})
+
+    def __repr__(self) -> str:
+        best = self.best
+        shown = "none valid" if best is None else f"{best.value:.6g} at step {best.step}: {best.config}"
+        return (f"SearchResult({len(self.history)} evaluations of {self.budget}, {self.failures} failed, "
+                f"best {self.objective} {shown})")
+
+
+def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = None, *,
+           initial: Iterable[Mapping[str, Any]] | pd.DataFrame | None = None,
+           store: Store | str | Path | None = None, progress: bool = False,
+           options: SearchOptions | None = None) -> SearchResult:
+    """Search ``space`` for the configuration that optimises ``evaluator``'s objective.
+
+    Parameters
+    ----------
+    evaluator:
+        Measures a configuration (:class:`~starchart.measure.Evaluator`); its first
+        metric is the objective, minimised unless ``evaluator.minimize`` is false.
+    space:
+        The tuning space (``Space.from_dataset(ds)`` for a replayed one).
+    budget:
+        Evaluations to spend, failures included (≥ 1, at most the number of
+        valid configurations).
+    seed:
+        Seed of every random choice; default: a fresh one, kept in the result.
+    initial:
+        Configurations to measure first (e.g. a known good default); they count
+        against the budget.
+    store:
+        A :class:`~starchart.Store` or a path: every measurement is committed
+        there, and a search with the same store, seed and budget resumes.
+    progress:
+        Show a live progress bar.
+    options:
+        :class:`~starchart.explore.search_engine.SearchOptions` (for experiments).
+
+    Returns
+    -------
+    SearchResult
+        ``.history`` (every evaluation, in order), ``.best``, ``.best_so_far``.
+
+    Examples
+    --------
+    >>> from starchart.measure import PythonEvaluator
+    >>> space = Space({"x": list(range(20)), "y": list(range(20))})
+    >>> ev = PythonEvaluator(lambda c: 1 + (c["x"] - 13) ** 2 + (c["y"] - 4) ** 2)
+    >>> result = search(ev, space, budget=60, seed=1)
+    >>> len(result.history), result.best.config
+    (60, {'x': 13, 'y': 4})
+    """
+    budget = _check_budget(budget)
+    if not isinstance(space, Space):
+        raise InputError(f"space must be a starchart.Space, got {type(space).__name__}", where="space",
+                         hint="build one with Space(tune_params, restrictions) or Space.from_dataset(ds)")
+    if not isinstance(evaluator, Evaluator):
+        raise InputError(f"evaluator must be a starchart evaluator, got {type(evaluator).__name__}",
+                         where="evaluator", hint="e.g. PythonEvaluator(f) or ReplayEvaluator(dataset)")
+    count = space.size_estimate(seed=0)
+    if count.exact and budget > count.estimate:
+        raise InputError(f"budget {budget} is more than the {count.estimate} valid configurations of the space",
+                         where="budget", hint=f"use budget={count.estimate} to measure the whole space, or less")
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % 2**32)
+    owns_store = not isinstance(store, Store)
+    db = Store.open(store) if owns_store else store
+    try:
+        return _search(evaluator, space, budget, int(seed), initial, db, progress, options, count)
+    finally:
+        if owns_store:
+            db.close()
+
+
+def _check_budget(budget: Any) -> int:
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+        raise InputError(f"budget must be a whole number of evaluations ≥ 1, got {budget!r}", where="budget",
+                         hint="e.g. budget=100")
+    return int(budget)
+
+
+def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial: Any, db: Store,
+            progress: bool, options: SearchOptions | None, count: Any) -> SearchResult:
+    from starchart.runner import RunPlan, _Progress, _study_evaluator, _study_space
+
+    space = _study_space(db, space)
+    evaluator = _study_evaluator(db, evaluator)
+    evaluator.prepare(space)
+    enc = Encoding.from_space(space)
+    pool, sampler = _pool(space, enc, seed, count)
+    first = _initial_indices(initial, space, enc, pool)
+    optimizer = TreeGuidedOptimizer(pool, seed=seed, minimize=evaluator.minimize, budget=budget,
+                                    options=options, sampler=sampler)
+    db.put("search", {"budget": budget, "seed": seed, "objective": evaluator.objective,
+                      "minimize": evaluator.minimize})
+    db.add_session({"started": time.time(), "evaluator": evaluator.describe(), "search": True})
+    stored = _stored(db, space.names)
+    diverged = False
+    measurements: list[Measurement] = []
+    plan = RunPlan(todo=[{}] * budget, done=0, total=budget)
+    with _Progress(plan, evaluator, db, enabled=progress) as bar:
+        while len(measurements) < budget:
+            index = first.pop(0) if first else optimizer.ask()
+            config = enc.decode(pool.codes[index])[0]
+            key = config_key(config, space.names)
+            if stored and not diverged and key not in stored:
+                # the stored study went another way (another seed or budget): learn from all of it first
+                diverged = True
+                for m in _take_stored(stored, budget - len(measurements)):
+                    other = _pool_index(m.config, space, enc, pool)
+                    if other >= 0 and not pool.evaluated[other]:
+                        optimizer.tell(other, _objective(m, evaluator))
+                        measurements.append(m)
+                        bar.advance(m)
+                if len(measurements) >= budget or pool.evaluated[index]:
+                    continue
+            if key in stored:
+                m = stored.pop(key)  # measured by an earlier, interrupted search: not again
+            else:
+                m = evaluator.evaluate(config)
+                db.add(m)
+            optimizer.tell(index, _objective(m, evaluator))
+            measurements.append(m)
+            bar.advance(m)
+    return _result(measurements, space.names, evaluator, budget, seed)
+
+
+def _pool(space: Space, enc: Encoding, seed: int, count: Any) -> tuple[CandidatePool, Any]:
+    """All valid configurations when there are few enough; else a uniform sample that grows."""
+    if count.exact and count.estimate <= ENUMERATE_LIMIT:
+        return CandidatePool(enc, enc.encode(space.to_frame())), None
+
+    def valid(codes: np.ndarray) -> np.ndarray:
+        return space.contains(pd.DataFrame(enc.decode(codes), columns=list(space.names)))
+
+    def sampler(rng: np.random.Generator, n: int) -> np.ndarray:
+        return enc.encode(space.sample(n, seed=rng))
+
+    start = enc.encode(space.sample(min(20_000, max(1, count.estimate)), seed=seed))
+    return CandidatePool(enc, start, valid=valid, complete=False), sampler
+
+
+def _initial_indices(initial: Any, space: Space, enc: Encoding, pool: CandidatePool) -> list[int]:
+    if initial is None:
+        return []
+    frame = initial if isinstance(initial, pd.DataFrame) else pd.DataFrame([dict(c) for c in initial])
+    if frame.empty:
+        return []
+    inside = space.contains(frame)
+    if not inside.all():
+        row = int(np.flatnonzero(~inside)[0])
+        raise InputError(f"initial configuration {plain_config(frame.iloc[row][list(space.names)].to_dict())} "
+                         "is not in the space", where=f"initial[{row}]",
+                         hint="give configurations whose values are listed and that meet the restrictions")
+    codes = enc.encode(frame)
+    found = pool.find(codes)
+    missing = found < 0
+    if missing.any():
+        found[missing] = pool.extend(codes[missing], check=False)
+    return list(dict.fromkeys(int(i) for i in found))  # each once, in the order given
+
+
+def _take_stored(stored: dict[str, Measurement], limit: int) -> list[Measurement]:
+    """Remove and return (at most ``limit``) stored measurements, in stored order."""
+    taken = list(stored.values())[:max(limit, 0)]
+    stored.clear()
+    return taken
+
+
+def _pool_index(config: Mapping[str, Any], space: Space, enc: Encoding, pool: CandidatePool) -> int:
+    """The pool index of a stored configuration (added to a sampled pool if need be); −1 if outside the space."""
+    if not all(n in config for n in space.names) or not space.is_valid({n: config[n] for n in space.names}):
+        return -1
+    codes = enc.encode([config])
+    index = int(pool.find(codes)[0])
+    return index if index >= 0 else int(pool.extend(codes, check=False)[0])
+
+
+def _stored(db: Store, names: tuple[str, ...]) -> dict[str, Measurement]:
+    """The measurements already in the store, first of each configuration, in stored order."""
+    stored: dict[str, Measurement] = {}
+    for m in db.measurements():
+        if all(n in m.config for n in names):
+            stored.setdefault(config_key(m.config, names), m)
+    return stored
+
+
+def _objective(m: Measurement, evaluator: Evaluator) -> float | None:
+    if not m.ok:
+        return None
+    value = m.summary().get(evaluator.objective)
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def _result(measurements: list[Measurement], names: tuple[str, ...], evaluator: Evaluator, budget: int,
+            seed: int) -> SearchResult:
+    objective, minimize = evaluator.objective, evaluator.minimize
+    rows, best = [], math.nan
+    for step, m in enumerate(measurements, start=1):
+        value = _objective(m, evaluator)
+        if value is not None and (math.isnan(best) or (value < best if minimize else value > best)):
+            best = value
+        reason = f"no finite {objective} value" if m.ok and value is None else m.reason
+        rows.append({"step": step, **{n: m.config.get(n) for n in names},
+                     objective: math.nan if value is None else value,
+                     "status": m.status, "reason": reason, "best_so_far": best})
+    columns = ["step", *names, objective, "status", "reason", "best_so_far"]
+    history = pd.DataFrame(rows, columns=columns)
+    return SearchResult(history, objective, minimize, budget, seed, measurements, list(names))

@@ -1,0 +1,164 @@
+"""The ask/tell core of the tree-guided search (no evaluator, no store: codes in, codes out).
+
+:class:`TreeGuidedOptimizer` proposes, one at a time, which candidate of a
+:class:`~starchart.explore.search_encoding.CandidatePool` to measure next, and
+learns from each result. :func:`starchart.explore.search` and the Kernel Tuner
+strategy drive it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+from scipy.special import ndtr
+
+from starchart.errors import InputError
+from starchart.explore.search_encoding import CandidatePool
+from starchart.explore.search_model import TreeEnsemble
+
+__all__ = ["SearchOptions", "TreeGuidedOptimizer"]
+
+
+@dataclass
+class SearchOptions:
+    """Knobs of the tree-guided search (the defaults are meant for any space)."""
+
+    initial: int | None = None
+    n_trees: int = 16
+    feature_fraction: float = 0.8
+    min_samples_split: int = 2
+    acquisition: str = "ei"
+    max_candidates: int = 20000
+    initial_design: str = "random"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class TreeGuidedOptimizer:
+    """Propose configurations to measure with Starchart tree ensembles (ask / tell).
+
+    Parameters
+    ----------
+    pool:
+        The candidates (codes) and which are evaluated.
+    seed:
+        Seed of every random choice: equal seeds and equal results give equal proposals.
+    minimize:
+        Whether smaller objective values are better.
+    budget:
+        Evaluations planned in all (sizes the uniform exploration); ``None``: unknown.
+    options:
+        :class:`SearchOptions`.
+    sampler:
+        For a pool that does not hold the whole space: ``sampler(rng, n)`` returns
+        codes of ``n`` uniformly drawn valid configurations.
+    """
+
+    def __init__(self, pool: CandidatePool, *, seed: int | None = None, minimize: bool = True,
+                 budget: int | None = None, options: SearchOptions | None = None,
+                 sampler: Callable[[np.random.Generator, int], np.ndarray] | None = None):
+        self.pool = pool
+        self.minimize = bool(minimize)
+        self.budget = budget
+        self.options = options or SearchOptions()
+        self.sampler = sampler
+        self.rng = np.random.default_rng(seed)
+        self.indices: list[int] = []
+        self.values: list[float] = []  # objective value, NaN for a failure
+        enc = pool.encoding
+        self._n_levels = enc.n_levels
+        self._categorical = enc.categorical
+
+    # ------------------------------------------------------------------ state
+    @property
+    def n_told(self) -> int:
+        return len(self.indices)
+
+    @property
+    def initial(self) -> int:
+        """How many uniformly chosen configurations come before the model decides."""
+        if self.options.initial is not None:
+            return int(self.options.initial)
+        budget = self.budget or 100
+        return int(min(max(round(2 * math.sqrt(budget)), 5), 20))
+
+    def tell(self, index: int, value: float | None) -> None:
+        """Record the result of candidate ``index``: its objective value, or ``None``/NaN if it failed."""
+        index = int(index)
+        if self.pool.evaluated[index]:
+            raise InputError(f"candidate {index} was already evaluated", where="tell",
+                             hint="each configuration is evaluated once")
+        self.pool.evaluated[index] = True
+        self.indices.append(index)
+        number = math.nan if value is None else float(value)
+        self.values.append(number if math.isfinite(number) else math.nan)
+
+    # ------------------------------------------------------------------ asking
+    def ask(self) -> int:
+        """The pool index of the candidate to evaluate next."""
+        open_ = np.flatnonzero(~self.pool.evaluated)
+        if not len(open_) and not self.pool.complete and self.sampler is not None:
+            self.pool.extend(self.sampler(self.rng, 1000))
+            open_ = np.flatnonzero(~self.pool.evaluated)
+        if not len(open_):
+            raise InputError("every configuration of the space has been evaluated", where="search",
+                             hint="the budget is larger than the space")
+        values = np.array(self.values)
+        ok = np.isfinite(values)
+        if self.n_told < self.initial or ok.sum() < 2:
+            return self._explore(open_)
+        return self._exploit(open_, ok)
+
+    def _explore(self, open_: np.ndarray) -> int:
+        if self.options.initial_design == "maximin" and self.indices:
+            draw = self.rng.choice(open_, size=min(len(open_), 64), replace=False)
+            done = self.pool.codes[self.indices]
+            span = np.maximum(self._n_levels - 1, 1)
+            diff = np.abs(self.pool.codes[draw][:, None, :] - done[None, :, :]) / span
+            diff = np.where(self._categorical, diff > 0, diff)
+            distance = diff.sum(axis=2).min(axis=1)
+            return int(draw[int(np.argmax(distance))])
+        return int(self.rng.choice(open_))
+
+    def _transform(self, values: np.ndarray) -> np.ndarray:
+        """Responses to minimise: log of positive values (ratios matter), sign-flipped to maximise."""
+        y = np.log(values) if np.all(values > 0) else values.astype(float)
+        return y if self.minimize else -y
+
+    def _candidates(self, open_: np.ndarray) -> np.ndarray:
+        limit = self.options.max_candidates
+        if len(open_) <= limit:
+            return open_
+        return np.sort(self.rng.choice(open_, size=limit, replace=False))
+
+    def _exploit(self, open_: np.ndarray, ok: np.ndarray) -> int:
+        opts = self.options
+        idx = np.array(self.indices)
+        codes = self.pool.codes
+        y = self._transform(np.array(self.values)[ok])
+        model = TreeEnsemble(opts.n_trees, opts.feature_fraction, opts.min_samples_split)
+        model.fit(codes[idx[ok]], y, self._n_levels, self._categorical, self.rng)
+        cand = self._candidates(open_)
+        pred = model.predict_all(codes[cand])
+        feasible = np.ones(len(cand))
+        if not ok.all():
+            fail = TreeEnsemble(opts.n_trees, opts.feature_fraction, opts.min_samples_split)
+            fail.fit(codes[idx], (~ok).astype(float), self._n_levels, self._categorical, self.rng)
+            feasible = 1.0 - fail.predict_all(codes[cand]).mean(axis=0)
+        best = y.min()
+        if opts.acquisition == "thompson":
+            tree = int(self.rng.integers(len(pred)))
+            score = -(pred[tree] - best)
+            score = np.where(self.rng.random(len(cand)) < feasible, score, -np.inf)
+        else:
+            mu = pred.mean(axis=0)
+            sigma = np.maximum(pred.std(axis=0), 1e-9)
+            if opts.acquisition == "lcb":
+                score = -(mu - float(opts.extra.get("kappa", 1.0)) * sigma)
+            else:
+                z = (best - mu) / sigma
+                score = ((best - mu) * ndtr(z) + sigma * np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)) * feasible
+        top = np.flatnonzero(score >= score.max() - 1e-12 * abs(score.max()))
+        return int(cand[top[int(self.rng.integers(len(top)))]])

@@ -1,0 +1,180 @@
+"""``starchart msp``: MSP-tuning from the command line.
+
+    starchart msp SPACE_FILE --sizes 8,64,512,4096 [--size-param n] [--work "n * 256"]
+                  [--default "BLOCK=256,GROUP=4"] [--target T] [--threshold 0.1] [--stable]
+                  [--search exhaustive|uniform] [--budget B] [--seed S] [--baseline search|exhaustive|none]
+                  [--transfer] [--confirm K] [--stat median|min|mean]
+                  [--command CMD | --c-source FILE | --evaluator FILE] [--repeats R] [--warmup W]
+                  [--timeout S] [--pattern RE] [--metric M] [--plots DIR] [--json]
+
+Importing this module registers the command on the ``starchart`` app.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from starchart.cli_common import app, friendly, out
+from starchart.errors import InputError
+
+__all__ = ["msp_command", "parse_config", "parse_sizes"]
+
+
+def parse_sizes(text: str) -> list[int | float]:
+    """Input sizes from ``"8,64,512"`` or a geometric range ``"8..4096*2"`` (start..stop*factor).
+
+    >>> parse_sizes("8..64*2"), parse_sizes("1e3, 1e4")
+    ([8, 16, 32, 64], [1000, 10000])
+    """
+    text = text.strip()
+    if ".." in text:
+        start, _, rest = text.partition("..")
+        stop, _, factor = rest.partition("*")
+        a, b, f = _number(start, text), _number(stop, text), _number(factor or "2", text)
+        if not (a > 0 and b >= a and f > 1):
+            raise InputError(f"bad size range {text!r}", where="--sizes",
+                             hint="start..stop*factor with 0 < start <= stop and factor > 1, e.g. 8..4096*2")
+        sizes, s = [], a
+        while s <= b * (1 + 1e-12):
+            sizes.append(s)
+            s *= f
+        return sizes
+    return [_number(part, text) for part in text.split(",") if part.strip()]
+
+
+def _number(text: str, whole: str) -> int | float:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise InputError(f"{text.strip()!r} is not a number (in {whole!r})", where="--sizes",
+                         hint="e.g. --sizes 8,64,512 or --sizes 8..4096*2") from None
+    return int(value) if value.is_integer() else value
+
+
+def parse_config(text: str | None) -> dict[str, Any] | None:
+    """A configuration from ``"BLOCK=256,GROUP=4"`` (numbers become numbers).
+
+    >>> parse_config("BLOCK=256, MODE=fast, X=0.5")
+    {'BLOCK': 256, 'MODE': 'fast', 'X': 0.5}
+    """
+    if text is None:
+        return None
+    config: dict[str, Any] = {}
+    for item in (p.strip() for p in text.split(",")):
+        if not item:
+            continue
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise InputError(f"{item!r} is not NAME=VALUE", where="--default", hint="e.g. --default BLOCK=256,GROUP=4")
+        try:
+            number = float(value)
+            config[name.strip()] = int(number) if number.is_integer() and "." not in value else number
+        except ValueError:
+            config[name.strip()] = value.strip()
+    return config
+
+
+@app.command("msp")
+@friendly
+def msp_command(
+    space_file: Path = typer.Argument(..., help="Space file (YAML/JSON), optionally with an 'evaluator' section."),
+    sizes: str = typer.Option(..., "--sizes", help="Input sizes: 8,64,512 or a range 8..4096*2."),
+    size_param: str = typer.Option("n", "--size-param", help="The input-size parameter."),
+    work: str = typer.Option("n", "--work", help="Units of work: n, 'n log n', n^2, n^3 or an expression."),
+    default: Optional[str] = typer.Option(None, "--default", help="Default configuration, e.g. BLOCK=256,GROUP=4 "
+                                                                  "(default: the first value of every parameter)."),
+    target: Optional[float] = typer.Option(None, "--target", help="The size tuned for (default: the largest)."),
+    threshold: float = typer.Option(0.10, "--threshold", help="Noise threshold of the MSP (fraction)."),
+    stable: bool = typer.Option(False, "--stable", help="Require every larger size to stay saturated."),
+    search: str = typer.Option("exhaustive", "--search", help="exhaustive or uniform."),
+    budget: Optional[int] = typer.Option(None, "--budget", min=1, help="Evaluations of a uniform search."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the search."),
+    baseline: str = typer.Option("search", "--baseline",
+                                 help="Reference at the target: search (the same), exhaustive, or none."),
+    transfer: bool = typer.Option(False, "--transfer", help="Search at every size (the transfer curve)."),
+    confirm: int = typer.Option(0, "--confirm", min=0, help="Rounds re-measuring the finalists at the target."),
+    stat: str = typer.Option("median", "--stat", help="median, min or mean of the repeats."),
+    command: Optional[str] = typer.Option(None, "--command", help="Program to run, e.g. \"./bench {n} {bx}\"."),
+    c_source: Optional[Path] = typer.Option(None, "--c-source", help="C file compiled with -D<PARAM>=<value>."),
+    evaluator_file: Optional[Path] = typer.Option(None, "--evaluator", help="Evaluator file (YAML/JSON)."),
+    pattern: Optional[str] = typer.Option(None, "--pattern", help="Regex whose first group is the time (ms)."),
+    metric: Optional[str] = typer.Option(None, "--metric", help="Name of the measured time metric."),
+    repeats: Optional[int] = typer.Option(None, "--repeats", min=1, help="Measured repeats per configuration."),
+    warmup: Optional[int] = typer.Option(None, "--warmup", min=0, help="Discarded warm-up repeats."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", min=0.0, help="Seconds before a run is killed."),
+    plots: Optional[Path] = typer.Option(None, "--plots", help="Write msp_curve.png (and msp_transfer.png) here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
+) -> None:
+    """Tune at the minimum saturation point: throughput curve, MSP, search there, winner at the target."""
+    from starchart.cli_measure import _evaluator_description, _evaluator_source, _read_study_file
+    from starchart.measure import evaluator_from_dict
+    from starchart.msp.tuning import threshold_sweep, tune_at_msp
+
+    options = {"pattern": pattern, "metric": metric, "repeats": repeats, "warmup": warmup, "timeout": timeout}
+    options = {k: v for k, v in options.items() if v is not None}
+    space, section = _read_study_file(space_file)
+    description = _evaluator_description(command, c_source, evaluator_file, None, section, options)
+    evaluator = evaluator_from_dict(description, where=_evaluator_source(command, c_source, evaluator_file, None,
+                                                                         space_file))
+    size_list = parse_sizes(sizes)
+    goal = None if target is None else (int(target) if float(target).is_integer() else target)
+    result = tune_at_msp(evaluator, space, size_list, target=goal, size_param=size_param,
+                         config=parse_config(default), work=work, search=search, budget=budget, seed=seed,
+                         threshold=threshold, stable=stable, stat=stat,
+                         baseline=None if baseline.lower() == "none" else baseline, transfer=transfer,
+                         confirm=confirm)
+    written = []
+    if plots is not None:
+        plots.mkdir(parents=True, exist_ok=True)
+        written.append(plots / "msp_curve.png")
+        result.plot_curve().savefig(written[-1], dpi=120)
+        if result.transfer is not None:
+            written.append(plots / "msp_transfer.png")
+            result.plot_transfer().savefig(written[-1], dpi=120)
+    if as_json:
+        payload = result.summary()
+        payload["curve"] = [_row(r) for r in result.curve.drop(columns=["repeats"]).to_dict("records")]
+        if result.transfer is not None:
+            payload["transfer"] = [_row(r) for r in result.transfer.to_dict("records")]
+            payload["threshold_sweep"] = [_row(r) for r in threshold_sweep(result).to_dict("records")]
+        payload["plots"] = [str(p) for p in written]
+        print(json.dumps(payload, indent=2, default=str))
+        return
+    _print(result)
+    for path in written:
+        out.print(f"wrote {path}")
+
+
+def _row(row: dict[str, Any]) -> dict[str, Any]:
+    clean = {}
+    for key, value in row.items():
+        value = value.item() if hasattr(value, "item") else value
+        clean[key] = None if isinstance(value, float) and not math.isfinite(value) else value
+    return clean
+
+
+def _print(result: Any) -> None:
+    table = Table(title="throughput curve (default configuration)", show_edge=False)
+    for column in ("size", "time (ms)", "throughput", ""):
+        table.add_column(column, justify="right")
+    for row in result.curve.itertuples():
+        mark = "MSP" if row.size == result.msp.size else ("target" if row.size == result.target else "")
+        table.add_row(str(row.size), f"{row.time:.4g}", f"{row.throughput:.4g}", mark)
+    out.print(table)
+    out.print(str(result), highlight=False, soft_wrap=True)
+    if result.transfer is not None:
+        t = Table(title="transfer: winner at each size, run at the target", show_edge=False)
+        for column in ("size", "winner", "quality", "T_x (s)", "speedup"):
+            t.add_column(column, justify="right")
+        names = [c for c in result.transfer.columns if c.startswith("best_")]
+        for row in result.transfer.to_dict("records"):
+            winner = ", ".join(f"{c[5:]}={row[c]}" for c in names)
+            t.add_row(str(row["size"]), winner, f"{row['quality']:.1%}", f"{row['search_s']:.3g}",
+                      f"{row['speedup']:.3g}x")
+        out.print(t)

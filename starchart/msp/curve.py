@@ -1,0 +1,417 @@
+"""Throughput curves and the minimum saturation point (Magni, Dubach & O'Boyle, GPGPU 2014, §4–5).
+
+A kernel run on too small an input leaves the hardware partly idle; its
+*throughput* (units of work per second, :mod:`starchart.throughput`) rises with
+the input size until the hardware is saturated, then stays on a plateau.
+:func:`throughput_curve` measures that curve for one configuration (the default
+one) over a list of input sizes; :func:`find_msp` picks the *minimum saturation
+point*: the smallest size whose throughput is within a noise threshold (the
+paper's 10 %) of the maximum.
+
+Examples
+--------
+>>> import pandas as pd
+>>> curve = pd.DataFrame({"size": [1, 2, 4, 8, 16], "throughput": [10.0, 40.0, 92.0, 100.0, 97.0]})
+>>> msp = find_msp(curve)
+>>> msp.size, msp.saturated
+(4, True)
+>>> find_msp(curve, threshold=0.05).size
+8
+>>> rising = pd.DataFrame({"size": [1, 2, 4], "throughput": [1.0, 2.0, 4.0]})
+>>> find_msp(rising).message
+'no saturation: throughput still rises at the target size 4 (no smaller size is within 10% of the maximum); MSP = target'
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from starchart.configs import plain_config
+from starchart.errors import InputError
+from starchart.measure.base import Evaluator, Measurement
+from starchart.throughput import WorkSpec, work_function
+
+__all__ = ["MSP", "STATS", "aggregate", "check_sizes", "find_msp", "throughput_curve"]
+
+#: How the repeats of one measurement are reduced to one number. The paper takes the median of 50 runs;
+#: the minimum is the usual estimate of an undisturbed run time on a shared machine.
+STATS = ("median", "mean", "min")
+
+
+def aggregate(values: Sequence[float], stat: str = "median") -> float:
+    """Reduce repeated values to one number (``"median"``, ``"mean"`` or ``"min"``); NaN when empty.
+
+    >>> aggregate([3.0, 1.0, 2.0, 10.0]), aggregate([3.0, 1.0, 2.0, 10.0], "min"), aggregate([])
+    (2.5, 1.0, nan)
+    """
+    finite = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+    if not finite:
+        return math.nan
+    if stat == "median":
+        return float(np.median(finite))
+    if stat == "mean":
+        return math.fsum(finite) / len(finite)
+    if stat == "min":
+        return min(finite)
+    raise InputError(f"unknown statistic {stat!r}", where="stat", hint=f"use one of {', '.join(STATS)}")
+
+
+def check_stat(stat: str) -> str:
+    """``stat`` if it is one of :data:`STATS`, else an :class:`InputError`."""
+    if stat not in STATS:
+        raise InputError(f"unknown statistic {stat!r}", where="stat", hint=f"use one of {', '.join(STATS)}")
+    return stat
+
+
+def check_sizes(sizes: Any, where: str = "sizes") -> list[int | float]:
+    """The input sizes, checked (positive numbers, no repeats) and sorted ascending.
+
+    >>> check_sizes([64, 8, 512])
+    [8, 64, 512]
+    >>> check_sizes([8, 0])
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: sizes: input sizes must be positive numbers, got 0 (hint: e.g. sizes=[1024, 4096, 16384])
+    """
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, (Sequence, np.ndarray, pd.Index, range)):
+        raise InputError(f"sizes must be a list of input sizes, got {sizes!r}", where=where,
+                         hint="e.g. sizes=[1024, 4096, 16384]")
+    checked: list[int | float] = []
+    for size in list(sizes):
+        if isinstance(size, np.generic):
+            size = size.item()
+        if isinstance(size, bool) or not isinstance(size, numbers.Real) or not math.isfinite(size) or size <= 0:
+            raise InputError(f"input sizes must be positive numbers, got {size!r}", where=where,
+                             hint="e.g. sizes=[1024, 4096, 16384]")
+        checked.append(int(size) if float(size).is_integer() else float(size))
+    if not checked:
+        raise InputError("no input sizes given", where=where, hint="e.g. sizes=[1024, 4096, 16384]")
+    if len(set(checked)) != len(checked):
+        repeated = sorted({s for s in checked if checked.count(s) > 1})
+        raise InputError(f"input size(s) {repeated} appear more than once", where=where, hint="list each size once")
+    return sorted(checked)
+
+
+def time_metric(evaluator: Evaluator, metric: str | None) -> str:
+    """The metric a throughput is computed from: a run time in milliseconds."""
+    metric = evaluator.objective if metric is None else metric
+    if not isinstance(metric, str) or not metric:
+        raise InputError(f"metric must be a metric name, got {metric!r}", where="metric")
+    if metric == evaluator.objective and not evaluator.minimize:
+        raise InputError(f"the evaluator's objective {metric!r} is maximised, so it is not a run time",
+                         where="metric", hint="throughput = work / time: pass metric= naming a time in ms")
+    return metric
+
+
+def measurement_value(measurement: Measurement, metric: str, stat: str) -> float:
+    """One number for ``metric`` from a measurement (its repeats reduced by ``stat``); NaN on failure."""
+    if not measurement.ok:
+        return math.nan
+    return aggregate(measurement.values.get(metric, []), stat)
+
+
+# ---------------------------------------------------------------------- the curve
+def throughput_curve(evaluator: Evaluator, sizes: Sequence[int | float], *, size_param: str = "n",
+                     config: Mapping[str, Any] | None = None, work: WorkSpec = "n", repeats: int = 1,
+                     stat: str = "median", metric: str | None = None, store: Any = None) -> pd.DataFrame:
+    """Measure one configuration at every input size: time and throughput.
+
+    The input size is a parameter of the configuration: size ``s`` is measured as
+    ``{**config, size_param: s}``, so any evaluator works (a C kernel whose size is
+    a define or an argument, a command, a Python function).
+
+    Parameters
+    ----------
+    evaluator:
+        Measures a configuration; its ``metric`` (default: the objective) is a time in ms.
+    sizes:
+        The input sizes (sorted ascending in the result).
+    size_param:
+        Name of the input-size parameter.
+    config:
+        The configuration measured (Magni: the default one), without the size.
+    work:
+        Units of work as a function of the configuration: ``"n"``, ``"n log n"``,
+        ``"n^2"``, ``"n^3"``, an expression over parameters or a callable
+        (:func:`starchart.throughput.work_function`; named ones apply to ``size_param``).
+    repeats:
+        Evaluations per size (each may itself hold several repeats); all values are pooled.
+    stat:
+        How the pooled values become the size's time: ``"median"`` (the paper's), ``"mean"``, ``"min"``.
+    metric:
+        The time metric (ms); default: the evaluator's objective.
+    store:
+        A :class:`~starchart.store.Store` or a path: every measurement is also kept there.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per size: ``size``, ``work``, ``time`` (ms, by ``stat``), ``throughput``
+        (work per second), ``throughput_low``/``throughput_high`` (from the fastest and
+        slowest repeat), ``repeats`` (every time value), ``evaluations``, ``status``,
+        ``reason`` and ``eval_s`` (wall seconds spent measuring that size, compiles
+        included). ``frame.attrs`` keeps ``size_param``, ``work``, ``metric``,
+        ``stat``, ``config`` and ``wall_s`` (the whole curve's cost).
+
+    Examples
+    --------
+    >>> from starchart.measure import PythonEvaluator
+    >>> ev = PythonEvaluator(lambda c: 0.01 + c["n"] * 1e-6)   # 10 us launch + 1 ns per element
+    >>> curve = throughput_curve(ev, [1_000, 100_000, 10_000_000])
+    >>> [f"{t:.3g}" for t in curve["throughput"]]
+    ['9.09e+07', '9.09e+08', '9.99e+08']
+    >>> find_msp(curve).size
+    100000
+    """
+    sizes = check_sizes(sizes)
+    _check_name(size_param, "size_param")
+    config = _check_config(config, size_param)
+    metric = time_metric(evaluator, metric)
+    stat = check_stat(stat)
+    if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or repeats < 1:
+        raise InputError(f"repeats must be a positive integer, got {repeats!r}", where="repeats")
+    units = work_function(work, size_param)
+    configs = [{**config, size_param: s} for s in sizes]
+    work_units = [units(c) for c in configs]  # a bad work expression fails here, before anything is measured
+    _prepare(evaluator, config, size_param, sizes)
+    db, owns = _open_store(store)
+    rows = []
+    start = time.perf_counter()
+    try:
+        for size, cfg, units_of_work in zip(sizes, configs, work_units):
+            values: list[float] = []
+            failures: list[Measurement] = []
+            began = time.perf_counter()
+            for _ in range(int(repeats)):
+                m = evaluator.evaluate(cfg)
+                if db is not None:
+                    db.add(m)
+                if m.ok and m.values.get(metric):
+                    values.extend(float(v) for v in m.values[metric])
+                else:
+                    failures.append(m)
+            eval_s = time.perf_counter() - began
+            rows.append(_curve_row(size, units_of_work, values, failures, metric, stat, eval_s, int(repeats)))
+    finally:
+        if owns and db is not None:
+            db.close()
+    frame = pd.DataFrame(rows)
+    frame.attrs.update({"size_param": size_param, "work": work if isinstance(work, str) else repr(work),
+                        "metric": metric, "stat": stat, "config": plain_config(config),
+                        "wall_s": time.perf_counter() - start})
+    return frame
+
+
+def _curve_row(size: float, units: float, values: list[float], failures: list[Measurement], metric: str,
+               stat: str, eval_s: float, evaluations: int) -> dict[str, Any]:
+    t = aggregate(values, stat)
+    finite = [v for v in values if math.isfinite(v) and v > 0]
+    if failures and not values:
+        status, reason = failures[0].status, failures[0].reason or f"no {metric!r} value"
+        if failures[0].ok:
+            status = "runtime"
+            reason = f"the evaluator measured no {metric!r} (it measured {sorted(failures[0].values)})"
+    else:
+        status, reason = "ok", ""
+    return {"size": size, "work": units, "time": t,
+            "throughput": units / (t / 1000.0) if t > 0 else math.nan,
+            "throughput_low": units / (max(finite) / 1000.0) if finite else math.nan,
+            "throughput_high": units / (min(finite) / 1000.0) if finite else math.nan,
+            "repeats": values, "evaluations": evaluations, "status": status, "reason": reason, "eval_s": eval_s}
+
+
+def _check_name(name: Any, where: str) -> None:
+    if not isinstance(name, str) or not name:
+        raise InputError(f"{where} must be a parameter name, got {name!r}", where=where, hint="e.g. size_param='n'")
+
+
+def _check_config(config: Mapping[str, Any] | None, size_param: str) -> dict[str, Any]:
+    if config is None:
+        return {}
+    if not isinstance(config, Mapping):
+        raise InputError(f"config must be a dict of parameter values, got {config!r}", where="config",
+                         hint="e.g. config={'BLOCK': 128}")
+    if size_param in config:
+        raise InputError(f"config sets the input-size parameter {size_param!r}", where="config",
+                         hint="leave it out: the sizes come from sizes=")
+    return plain_config(config)
+
+
+def _prepare(evaluator: Evaluator, config: Mapping[str, Any], size_param: str, sizes: Sequence[Any]) -> None:
+    """Let the evaluator check its set-up against the parameters it will see (templates, tools)."""
+    from starchart.space import Space
+
+    evaluator.prepare(Space({**{k: [v] for k, v in config.items()}, size_param: list(sizes)}))
+
+
+def _open_store(store: Any) -> tuple[Any, bool]:
+    if store is None:
+        return None, False
+    from starchart.store import Store
+
+    if isinstance(store, Store):
+        return store, False
+    if isinstance(store, (str, Path)):
+        return Store.open(store), True
+    raise InputError(f"store must be a Store or a path, got {type(store).__name__}", where="store")
+
+
+# ---------------------------------------------------------------------- the MSP
+@dataclass
+class MSP:
+    """A minimum saturation point.
+
+    Attributes
+    ----------
+    size:
+        The MSP: the smallest size whose throughput is within ``threshold`` of the
+        maximum (the target itself when nothing smaller is).
+    target:
+        The size tuned for (default: the largest of the curve).
+    threshold:
+        The noise threshold, as a fraction of the maximum throughput.
+    saturated:
+        Whether the MSP is smaller than the target. ``False`` means the curve does
+        not saturate before the target, and tuning at the MSP *is* tuning at the target.
+    max_throughput, max_size:
+        The largest throughput of the curve (up to the target) and where it is.
+    throughput:
+        The throughput at the MSP.
+    message:
+        One sentence saying what was found.
+    notes:
+        Anything that makes the MSP less trustworthy (failed sizes, a curve that falls
+        after its peak).
+    """
+
+    size: int | float
+    target: int | float
+    threshold: float
+    saturated: bool
+    max_throughput: float
+    max_size: int | float
+    throughput: float
+    message: str
+    notes: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict of every field."""
+        return {"size": self.size, "target": self.target, "threshold": self.threshold,
+                "saturated": self.saturated, "max_throughput": self.max_throughput, "max_size": self.max_size,
+                "throughput": self.throughput, "message": self.message, "notes": list(self.notes)}
+
+
+def find_msp(curve: pd.DataFrame | pd.Series | Mapping[Any, float], threshold: float = 0.10, *,
+             target: float | None = None, stable: bool = False) -> MSP:
+    """The minimum saturation point of a throughput curve.
+
+    Parameters
+    ----------
+    curve:
+        A :func:`throughput_curve` frame (columns ``size`` and ``throughput``), or
+        throughputs indexed by size (a Series or a dict).
+    threshold:
+        Noise threshold: sizes whose throughput is at least ``(1 - threshold) ×``
+        the maximum count as saturated (paper: 10 %).
+    target:
+        The size being tuned for; default: the largest size. Larger sizes are ignored.
+    stable:
+        The paper takes the smallest saturated size. With ``stable=True`` the MSP is
+        the smallest size from which *every* larger size is saturated too, so one
+        lucky measurement before a dip cannot be chosen.
+
+    Returns
+    -------
+    MSP
+        ``saturated`` is ``False`` (and ``size == target``) when no size below the target
+        reaches the plateau; ``message`` says so.
+
+    Examples
+    --------
+    >>> bumpy = {8: 50.0, 16: 95.0, 32: 70.0, 64: 98.0, 128: 100.0}
+    >>> find_msp(bumpy).size, find_msp(bumpy, stable=True).size
+    (16, 64)
+    """
+    frame = _curve_frame(curve)
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0 <= threshold < 1:
+        raise InputError(f"threshold must be a fraction in [0, 1), got {threshold!r}", where="threshold",
+                         hint="e.g. threshold=0.10 for 10 %")
+    threshold = float(threshold)
+    sizes = frame["size"].tolist()
+    if target is None:
+        target = max(sizes)
+    elif target not in sizes:
+        raise InputError(f"the target size {target!r} is not on the curve", where="target",
+                         hint=f"measure it too; the curve has sizes {sizes}")
+    frame = frame[frame["size"] <= target]
+    notes: list[str] = []
+    good = frame[np.isfinite(frame["throughput"]) & (frame["throughput"] > 0)]
+    failed = frame.loc[~frame.index.isin(good.index), "size"].tolist()
+    if failed:
+        notes.append(f"size(s) {failed} have no valid measurement and were skipped")
+    if good.empty:
+        raise InputError("no size of the curve has a valid throughput", where="curve",
+                         hint="check the evaluator: every measurement failed")
+    peak = float(good["throughput"].max())
+    peak_size = good.loc[good["throughput"].idxmax(), "size"]
+    band = (1.0 - threshold) * peak
+    inside = (good["throughput"] >= band).to_numpy()
+    if stable:  # smallest size from which every larger size stays in the band
+        tail_ok = np.logical_and.accumulate(inside[::-1])[::-1]
+        index = int(np.argmax(tail_ok)) if tail_ok.any() else len(good) - 1
+    else:
+        index = int(np.argmax(inside))
+    size = good["size"].iloc[index]
+    size = size.item() if isinstance(size, np.generic) else size
+    peak_size = peak_size.item() if isinstance(peak_size, np.generic) else peak_size
+    at_target = good.loc[good["size"] == target, "throughput"]
+    if at_target.empty:
+        notes.append(f"the target size {target} has no valid measurement")
+    elif float(at_target.iloc[0]) < band:
+        drop = 1 - float(at_target.iloc[0]) / peak
+        notes.append(f"throughput falls after its peak at size {peak_size}: the target's is {drop:.0%} below it "
+                     "(cache or memory effects?), so sizes near the peak may not behave like the target")
+    pct = f"{threshold:.0%}" if threshold * 100 == round(threshold * 100) else f"{threshold:.1%}"
+    saturated = size != target
+    if saturated:
+        message = (f"MSP = {size}: the smallest size whose throughput is within {pct} of the maximum "
+                   f"({peak:.4g} at size {peak_size}); target {target}, {target / size:.3g}x larger")
+    else:
+        message = (f"no saturation: throughput still rises at the target size {target} "
+                   f"(no smaller size is within {pct} of the maximum); MSP = target")
+    return MSP(size=size, target=target, threshold=threshold, saturated=saturated, max_throughput=peak,
+               max_size=peak_size, throughput=float(good["throughput"].iloc[index]), message=message, notes=notes)
+
+
+def _curve_frame(curve: Any) -> pd.DataFrame:
+    if isinstance(curve, pd.DataFrame):
+        missing = [c for c in ("size", "throughput") if c not in curve.columns]
+        if missing:
+            raise InputError(f"the curve lacks column(s) {missing}", where="curve",
+                             hint="pass the frame throughput_curve() returns, or a Series of throughputs by size")
+        frame = curve[["size", "throughput"]].copy()
+    elif isinstance(curve, pd.Series):
+        frame = pd.DataFrame({"size": curve.index.to_list(), "throughput": curve.to_numpy()})
+    elif isinstance(curve, Mapping):
+        frame = pd.DataFrame({"size": list(curve.keys()), "throughput": list(curve.values())})
+    else:
+        raise InputError(f"a throughput curve must be a DataFrame, Series or dict, got {type(curve).__name__}",
+                         where="curve")
+    check_sizes(frame["size"].tolist(), where="curve sizes")
+    try:
+        frame["throughput"] = pd.to_numeric(frame["throughput"], errors="raise").astype(float)
+    except (TypeError, ValueError):
+        raise InputError("the curve's throughputs must be numbers", where="curve") from None
+    return frame.sort_values("size").reset_index(drop=True)

@@ -1,0 +1,226 @@
+"""Threshold and tradeoff carving: Pareto selection, distance to the front, predicates, measuring survivors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from starchart.carve.carving import (
+    CarveResult,
+    carve,
+    front_distance,
+    measure_survivors,
+    pareto_front,
+)
+from starchart.errors import InputError
+
+
+def brute_front(points: np.ndarray, strict: bool) -> np.ndarray:
+    keep = []
+    for p in points:
+        if strict:
+            beaten = any((q >= p).all() and (q > p).any() for q in points)
+        else:
+            beaten = any((q > p).all() for q in points)
+        keep.append(not beaten)
+    return np.array(keep)
+
+
+def brute_distance(points: np.ndarray) -> np.ndarray:
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    s = (points - lo) / np.where(hi > lo, hi - lo, 1.0)
+    return np.array([max(0.0, max(min(q - p) for q in s)) for p in s])
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_pareto_front_matches_brute_force(k, strict, seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 120))
+    # half the cases on a coarse integer grid: many ties and exact duplicates
+    points = rng.integers(0, 6, size=(n, k)).astype(float) if seed % 2 else rng.random((n, k))
+    assert pareto_front(points, strict=strict).tolist() == brute_front(points, strict).tolist()
+
+
+def test_ties_and_duplicates():
+    pts = np.array([[2, 2], [2, 2], [2, 1], [1, 2], [1, 1], [3, 0]], dtype=float)
+    # paper's rule: only rows beaten in every metric go; (2, 1) and (1, 2) are only tied-and-beaten
+    assert pareto_front(pts).tolist() == [True, True, True, True, False, True]
+    # usual Pareto front: duplicates of a front point both stay, weakly beaten ones go
+    assert pareto_front(pts, strict=True).tolist() == [True, True, False, False, False, True]
+    assert pareto_front(np.zeros((0, 2))).tolist() == []
+    assert pareto_front([[1, 1]]).tolist() == [True]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_front_distance_matches_brute_force(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(2, 150))
+    points = rng.integers(0, 8, size=(n, 2)).astype(float) if seed % 2 else rng.random((n, 2)) * [1e-9, 5e3]
+    assert front_distance(points) == pytest.approx(brute_distance(points), abs=1e-12)
+    pts3 = rng.random((n, 3))
+    assert front_distance(pts3) == pytest.approx(brute_distance(pts3), abs=1e-12)
+
+
+def test_distance_is_zero_exactly_on_the_papers_front():
+    rng = np.random.default_rng(7)
+    points = rng.integers(0, 5, size=(80, 2)).astype(float)
+    assert ((front_distance(points) == 0) == pareto_front(points)).all()
+
+
+def frame(n=200, seed=3):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"bx": rng.choice([8, 16, 32, 64], n), "tile": rng.integers(1, 5, n),
+                       "efficiency": rng.random(n), "utilization": rng.random(n) * 100})
+    df["time"] = 1 / (df["efficiency"] + 0.01 * df["utilization"]) + rng.random(n) * 0.1
+    return df
+
+
+def test_within_grows_the_kept_set_monotonically():
+    df = frame()
+    sizes = []
+    previous = None
+    for within in [0.0, 0.01, 0.05, 0.2, 1.0]:
+        kept = set(carve(df, within=within).kept.index)
+        if previous is not None:
+            assert previous <= kept
+        previous = kept
+        sizes.append(len(kept))
+    assert sizes[0] < sizes[2] < sizes[-1] == len(df)
+    # within d keeps exactly the front plus the rows at distance ≤ d
+    result = carve(df, within=0.05)
+    assert set(result.kept.index) == set(df.index[result.frame["on_front"] | (result.frame["front_distance"] <= 0.05)])
+
+
+def test_predicates_then_front():
+    df = frame()
+    result = carve(df, predicates=["bx >= 16", "tile != 3"], params=["bx", "tile"])
+    f = result.frame
+    assert (f.loc[df["bx"] < 16, "carved_by"] == "bx >= 16").all()
+    assert (f.loc[(df["bx"] >= 16) & (df["tile"] == 3), "carved_by"] == "tile != 3").all()
+    alive = df[(df["bx"] >= 16) & (df["tile"] != 3)]
+    expected = alive.index[brute_front(alive[["efficiency", "utilization"]].to_numpy(), strict=False)]
+    assert sorted(result.kept.index) == sorted(expected)
+    assert sum(result.dropped_by.values()) + len(result.kept) == len(df)
+    assert result.removed_share == pytest.approx(1 - len(expected) / len(df))
+    configs = result.configs()
+    assert configs[0].keys() == {"bx", "tile"} and all(c["bx"] >= 16 for c in configs)
+    # the JSON description round-trips
+    assert json.loads(json.dumps(result.to_dict()))["kept_count"] == len(expected)
+
+
+def test_metric_expressions_and_minimised_metrics():
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0], "bw": [300.0, 200.0, 100.0]})
+    # maximise a, minimise bw: the third row beats the others in both
+    assert carve(df, metrics=("a", "-bw")).kept.index.tolist() == [2]
+    assert carve(df, metrics=("a", "bw")).kept.index.tolist() == [0, 1, 2]
+
+
+def test_unsatisfiable_predicate_is_skipped_and_reported():
+    df = frame(30)
+    result = carve(df, predicates=["bx > 1000", "bx >= 32"])
+    assert result.skipped == ("bx > 1000",)
+    assert "bx > 1000" not in result.dropped_by
+    assert "skipped" in result.summary()
+    assert (result.kept["bx"] >= 32).all()
+
+
+def test_missing_metrics_and_nan_predicates():
+    df = pd.DataFrame({"bx": [32, 64, 128, 256], "ok": [1.0, np.nan, 1.0, 1.0],
+                       "efficiency": [1.0, 2.0, np.nan, 0.5], "utilization": [1.0, 1.0, 1.0, 0.5]})
+    result = carve(df, predicates="ok == 1")
+    assert result.frame["carved_by"].tolist() == ["", "ok == 1", "missing metrics", "dominated"]
+    assert result.dropped_by == {"ok == 1": 1, "missing metrics": 1, "dominated": 1}
+    assert np.isnan(result.frame["front_distance"].iloc[1])
+
+
+@pytest.mark.parametrize("predicate, message", [
+    ("BLOCK_SIZE >= 32", "unknown column 'BLOCK_SIZE'"),
+    ("bx + 1", "not true/false"),
+    ("1 == 1", "does not depend on any column"),
+    ("bx >=", "cannot be evaluated"),
+    ("", "non-empty"),
+])
+def test_bad_predicates_are_clear_input_errors(predicate, message):
+    with pytest.raises(InputError, match=message) as err:
+        carve(frame(10), predicates=[predicate])
+    if "unknown" in message:
+        assert "bx" in str(err.value) and "efficiency" in str(err.value)  # names the columns to use
+
+
+def test_bad_options_are_clear_input_errors():
+    df = frame(10)
+    with pytest.raises(InputError, match="unknown column 'speed'"):
+        carve(df, metrics=("efficiency", "speed"))
+    with pytest.raises(InputError, match="two or more metrics"):
+        carve(df, metrics=("efficiency",))
+    with pytest.raises(InputError, match="within"):
+        carve(df, within=-0.1)
+    with pytest.raises(InputError, match="no rows"):
+        carve(df.iloc[:0])
+    with pytest.raises(InputError, match="DataFrame or a Dataset"):
+        carve([1, 2, 3])  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="parameter columns are unknown"):
+        carve(df).configs()
+
+
+def test_best_kept_against_best_overall():
+    df = pd.DataFrame({"efficiency": [1.0, 2.0, 0.5, 3.0], "utilization": [3.0, 2.0, 1.0, 0.1],
+                       "time": [4.0, 2.0, 1.0, np.nan]})
+    best = carve(df).best("time")
+    assert (best["best_overall"], best["best_kept"], best["relative"]) == (1.0, 2.0, 0.5)
+    assert carve(df).best("time", minimize=False)["relative"] == 1.0
+
+
+def test_carving_a_dataset_and_measuring_the_survivors(tmp_path):
+    from starchart.dataset import Dataset
+    from starchart.measure import PythonEvaluator
+
+    df = frame(60)
+    df = df.drop_duplicates(["bx", "tile"]).reset_index(drop=True)
+    df["status"] = "ok"
+    ds = Dataset.from_frame(df, params=["bx", "tile"], metrics=["efficiency", "utilization", "time"])
+    result = carve(ds, within=0.02)
+    assert isinstance(result, CarveResult) and result.params == ["bx", "tile"]
+    seen = []
+
+    def evaluate(config):
+        seen.append((config["bx"], config["tile"]))
+        return float(config["bx"] * config["tile"])
+
+    measured = measure_survivors(result, PythonEvaluator(evaluate), store=tmp_path / "carved.db", progress=False)
+    kept = set(zip(result.kept["bx"], result.kept["tile"]))
+    assert set(seen) == kept and len(seen) == len(kept)  # only the survivors, each once
+    assert set(zip(measured.frame["bx"], measured.frame["tile"])) == kept
+    # resuming measures nothing again
+    again = measure_survivors(result, PythonEvaluator(evaluate), store=tmp_path / "carved.db", progress=False)
+    assert len(seen) == len(kept) and len(again) == len(kept)
+
+
+def test_carving_the_ktt_convolution_space():
+    """The paper's recipe on real counters (docs/carving.py reports the details)."""
+    from shared_data import dataset_path
+
+    import starchart
+    from starchart.carve.carving import carve_counters
+
+    ds = starchart.load(dataset_path("ktt/KTConvolutionOutput_2080Ti.json.gz"))
+    result = carve_counters(ds, "7.5", threads_per_block="BLOCK_SIZE_X * BLOCK_SIZE_Y",
+                            threads="-(-IMAGE_WIDTH // (BLOCK_SIZE_X * TILE_SIZE_X)) * BLOCK_SIZE_X"
+                                    " * -(-IMAGE_HEIGHT // (BLOCK_SIZE_Y * TILE_SIZE_Y)) * BLOCK_SIZE_Y",
+                            predicates=["BLOCK_SIZE_X >= 32"])
+    failed = ds.frame["status"] != "ok"
+    # configurations that never ran have no counters or resource data: carving cannot judge them
+    assert (result.frame.loc[failed, "carved_by"].isin(["BLOCK_SIZE_X >= 32", "missing metrics"])).all()
+    ran = result.frame[~failed]
+    kept_share = (ran["carved_by"] == "").mean()
+    best = result.best("time")
+    assert kept_share < 0.05 and best["relative"] > 0.9
+    out = json.loads(json.dumps(result.to_dict(objective="time")))
+    assert out["kept_count"] == len(out["kept"]) == len(result.kept)
+    assert set(out["kept"][0]) == set(ds.params)
+    assert out["best"]["best_overall_config"]["BLOCK_SIZE_X"] == ds.frame.loc[ds.frame["time"].idxmin(), "BLOCK_SIZE_X"]

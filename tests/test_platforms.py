@@ -1,0 +1,139 @@
+"""Cross-platform analysis (paper §VII-B): merging, general settings, portable settings, tree differences."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+import starchart
+from starchart import Dataset
+from starchart.errors import InputError
+from starchart.explore.platforms import compare_platforms, merge_platforms, relative_performance
+
+from shared_data import dataset_path
+
+
+def small_platforms():
+    """Two platforms whose best settings differ: A likes large bx, B small bx; by = 2 helps both."""
+    grid = pd.DataFrame(list(itertools.product([1, 2, 4, 8], [1, 2], [0, 1])), columns=["bx", "by", "pad"])
+    time_a = 10.0 / grid.bx * np.where(grid.by == 2, 0.8, 1.0) + 0.01 * grid.pad
+    time_b = 1.0 * grid.bx * np.where(grid.by == 2, 0.8, 1.0) + 0.01 * grid.pad
+    status_b = np.where((grid.bx == 1) & (grid.by == 1) & (grid.pad == 1), "runtime", "ok")
+    a = Dataset.from_frame(grid.assign(time=time_a), metrics=["time"])
+    b = Dataset.from_frame(grid.assign(time=np.where(status_b == "ok", time_b, np.nan), status=status_b),
+                           metrics=["time"])
+    return {"A": a, "B": b}
+
+
+def brute_force_general(values: pd.DataFrame, criterion: str) -> tuple:
+    rel = relative_performance(values)
+    with np.errstate(divide="ignore"):  # a failure (0) makes the geometric mean 0
+        score = rel.min(axis=1) if criterion == "worst" else np.exp(np.log(rel).mean(axis=1))
+    return score.idxmax()
+
+
+def test_merge_adds_a_categorical_platform_parameter():
+    data = small_platforms()
+    merged = merge_platforms(data)
+    assert merged.params == ["platform", "bx", "by", "pad"] and merged.metrics == ["time"]
+    assert len(merged) == 32 and isinstance(merged.frame["platform"].dtype, pd.CategoricalDtype)
+    assert merged.frame.groupby("platform", observed=True).size().to_dict() == {"A": 16, "B": 16}
+    assert (merged.frame["status"] != "ok").sum() == 1
+    tree = starchart.StarchartTree(min_samples_split=2).fit(merged.ok().X, merged.ok().y())
+    assert tree.param_kinds_["platform"] == "categorical"
+
+
+def test_merge_rejects_different_spaces_and_clashing_names():
+    data = small_platforms()
+    with pytest.raises(InputError, match="at least two"):
+        merge_platforms({"A": data["A"]})
+    other = Dataset.from_frame(pd.DataFrame({"bx": [1, 2], "tx": [1, 1], "time": [1.0, 2.0]}))
+    with pytest.raises(InputError, match="'C' has other parameters.*extra: \\['tx'\\]"):
+        merge_platforms({"A": data["A"], "C": other})
+    with pytest.raises(InputError, match="called 'bx'"):
+        merge_platforms(data, name="bx")
+    with pytest.raises(InputError, match="lacks metric"):
+        merge_platforms(data, metrics=["time", "power"])
+
+
+def test_general_settings_speedups_and_portable_settings_match_brute_force():
+    comparison = compare_platforms(small_platforms(), "time", tree_options={"min_samples_split": 2})
+    values = comparison.values
+    assert values.shape == (16, 2)
+    assert np.isnan(values.loc[(1, 1, 1), "B"]) and comparison.relative.loc[(1, 1, 1), "B"] == 0.0
+    for criterion in ("worst", "geomean"):
+        best = brute_force_general(values, criterion)
+        assert comparison.general(criterion) == dict(zip(["bx", "by", "pad"], best))
+    speed = comparison.speedups().set_index("platform")
+    worst = brute_force_general(values, "worst")
+    for p in ("A", "B"):
+        assert speed.loc[p, "own_best"] == values[p].min()
+        assert speed.loc[p, "speedup_vs_worst"] == pytest.approx(values.loc[worst, p] / values[p].min())
+        assert speed.loc[p, "speedup_vs_worst"] >= 1
+    # A's best is bx=8, B's is bx=1: no setting is within 5 % on both; by = 2 always helps
+    assert comparison.portable(0.05).empty
+    needed = comparison.tolerance_needed()
+    loose = comparison.portable(needed + 1e-9)
+    assert len(loose) >= 1 and (loose["by"] == 2).all()
+    assert loose["worst_relative"].iloc[0] == pytest.approx(1 / (1 + needed))
+    subspaces = comparison.best_subspaces(min_samples=1).set_index("platform")
+    assert "bx > 4" in subspaces.loc["A", "own_best"] or "bx = 8" in subspaces.loc["A", "own_best"]
+    assert "bx ≤ 1" in subspaces.loc["B", "own_best"] or "bx = 1" in subspaces.loc["B", "own_best"]
+
+
+def test_a_setting_failing_on_one_platform_is_never_general():
+    data = small_platforms()
+    frame = data["B"].frame.copy()
+    # make the best worst-case setting fail on B
+    best = compare_platforms(data, "time").general("worst")
+    hit = np.ones(len(frame), dtype=bool)
+    for k, v in best.items():
+        hit &= (frame[k] == v).to_numpy()
+    frame.loc[hit, "status"], frame.loc[hit, "time"] = "runtime", np.nan
+    data["B"] = Dataset.from_frame(frame, metrics=["time"])
+    assert compare_platforms(data, "time").general("worst") != best
+
+
+@pytest.fixture(scope="module")
+def convolution():
+    return {p: starchart.load(dataset_path(f"convolution/{p}.json.gz")) for p in ("A100", "A4000", "A6000")}
+
+
+def test_convolution_three_gpus(convolution):
+    comparison = compare_platforms(convolution, "time", samples=200, seed=1)
+    assert comparison.platforms == ["A100", "A4000", "A6000"]
+    assert len(comparison.values) <= 200 and comparison.tree.param_kinds_["platform"] == "categorical"
+    speed = comparison.speedups()
+    assert (speed["speedup_vs_worst"] >= 1).all() and (speed["speedup_vs_geomean"] >= 1).all()
+    # the worst-case general setting maximises the smallest relative performance over all sampled settings
+    rel = comparison.relative
+    general = tuple(comparison.general("worst").values())
+    assert rel.loc[general].min() == pytest.approx(rel.min(axis=1).max())
+    # own best is the fastest sampled valid measurement of that platform
+    for p, ds in convolution.items():
+        assert speed.set_index("platform").loc[p, "own_best"] == comparison.values[p].min()
+    diff = comparison.differences()
+    corr = diff["correlation"]
+    assert corr.shape == (3, 3) and np.allclose(corr.to_numpy(), corr.to_numpy().T)
+    assert 0.5 < corr.loc["A100", "A4000"] < 1  # Ampere GPUs rank configurations alike (README: ≈ 0.85)
+    assert set(diff["importance"].columns) == {"A100", "A4000", "A6000", "merged tree"}
+    assert diff["importance"]["A100"].drop("platform").sum() == pytest.approx(1.0)
+    assert len(diff["splits"]) == 3
+    fig = comparison.plot()
+    assert isinstance(fig, Figure) and len(fig.axes) >= 2
+    headings = [h for h, _ in comparison.report_sections()]
+    assert headings[0] == "Platforms: own best vs one general setting"
+
+
+def test_compare_errors():
+    data = small_platforms()
+    with pytest.raises(InputError, match="no 'platform' parameter"):
+        compare_platforms(data["A"])
+    with pytest.raises(InputError, match="cannot draw 100"):
+        compare_platforms(data, samples=100)
+    with pytest.raises(InputError, match="no metric named 'power'"):
+        compare_platforms(data, "power")

@@ -1,0 +1,47 @@
+"""`starchart report`: the sections that apply to a store or a data file."""
+
+from __future__ import annotations
+
+import re
+
+from typer.testing import CliRunner
+
+import starchart
+from starchart.cli import app
+from starchart.explore.platforms import merge_platforms
+from starchart.measure import PythonEvaluator
+from starchart.report.study import write_study_report
+from shared_data import dataset_path
+
+
+def _headings(path):
+    return re.findall(r"<h2[^>]*>([^<]*)</h2>", path.read_text(encoding="utf-8"))
+
+
+def test_store_report_shows_progress(tmp_path):
+    space = starchart.Space({"x": list(range(20)), "y": [1, 2, 3]})
+    store = tmp_path / "s.db"
+    starchart.run(space, PythonEvaluator(lambda c: (c["x"] - 7) ** 2 + c["y"]), samples=30, store=store, seed=1,
+                  progress=False)
+    result = CliRunner().invoke(app, ["report", str(store), "-o", str(tmp_path / "r.html")])
+    assert result.exit_code == 0, result.output
+    headings = _headings(tmp_path / "r.html")
+    assert "Progress: values in the order measured" in headings
+    assert not any("Power" in h for h in headings)
+
+
+def test_data_report_with_power_and_accuracy(tmp_path):
+    path = write_study_report(dataset_path("starchart_kmeans/kmeans_hd7970.csv"), tmp_path / "k.html",
+                              metric="runtime")
+    headings = _headings(path)
+    assert "Accuracy vs training samples" in headings and "Power/performance trade-off" in headings
+
+
+def test_platform_table_for_merged_data(tmp_path):
+    merged = merge_platforms({name: starchart.load(dataset_path(f"convolution/{name}.json.gz"))
+                              for name in ("A100", "A4000")}, metrics=["time"])
+    csv = tmp_path / "both.csv"
+    merged.to_csv(csv)
+    result = CliRunner().invoke(app, ["report", str(csv), "-o", str(tmp_path / "p.html")])
+    assert result.exit_code == 0, result.output
+    assert any("latform" in h for h in _headings(tmp_path / "p.html"))
