@@ -15,17 +15,15 @@ Run: ``nice python benchmarks/bench_carve_ktt_resources.py --source KernelTunerC
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from common import dataset, report
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.common import dataset, report  # noqa: E402
-from starchart.carve import ResourceCompiler, ktt_resources  # noqa: E402
-from starchart.io.ktt import read  # noqa: E402
+from starchart.carve import ResourceCompiler, ktt_resources
+from starchart.io.ktt import read
 
 PARAMS = ["BLOCK_SIZE_X", "BLOCK_SIZE_Y", "TILE_SIZE_X", "TILE_SIZE_Y", "PADDING", "IMAGE_WIDTH", "IMAGE_HEIGHT",
           "HFS", "READ_ONLY"]

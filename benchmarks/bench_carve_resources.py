@@ -21,7 +21,6 @@ import os
 import random
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from io import StringIO
@@ -29,18 +28,18 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from common import ROOT, report
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.common import ROOT, report  # noqa: E402
-from starchart.carve import occupancy_frame  # noqa: E402
-from starchart.carve.occupancy import UNLIMITED  # noqa: E402
-from starchart.carve.resources import ResourceCompiler, find_toolchain  # noqa: E402
+from starchart.carve import occupancy_frame
+from starchart.carve.occupancy import UNLIMITED
+from starchart.carve.resources import ResourceCompiler, find_toolchain
 
 ORACLE = ROOT / "tests" / "data" / "ptxas" / "occupancy_oracle.cpp"
 MATMUL = ROOT / "examples" / "carve" / "matmul.cu"
 CCS = ["7.0", "7.5", "8.0", "8.6", "8.9", "9.0"]
-COLUMNS = ("cc,threads,registers,static_shared,dynamic_shared,opt_in,carveout,error,blocks_per_sm,limiting_bits,"
-           "limit_registers,limit_shared,limit_warps,limit_blocks,registers_per_block,shared_per_block").split(",")
+COLUMNS = ["cc", "threads", "registers", "static_shared", "dynamic_shared", "opt_in", "carveout", "error",
+           "blocks_per_sm", "limiting_bits", "limit_registers", "limit_shared", "limit_warps", "limit_blocks",
+           "registers_per_block", "shared_per_block"]
 
 
 def oracle_rows(tmp: Path) -> tuple[list[dict], dict]:

@@ -46,10 +46,13 @@ def run_command(
     repeats: Optional[int] = typer.Option(None, "--repeats", min=1, help="Measured repeats per configuration."),
     warmup: Optional[int] = typer.Option(None, "--warmup", min=0, help="Discarded warm-up repeats."),
     timeout: Optional[float] = typer.Option(None, "--timeout", min=0.0, help="Seconds before a run is killed."),
+    configs: Optional[Path] = typer.Option(None, "--configs",
+                                           help="CSV of configurations to measure instead of a uniform sample "
+                                                "(e.g. what starchart carve kept)."),
     workers: int = WorkersOption,
     ray: Optional[str] = RayOption,
 ) -> None:
-    """Measure a uniform sample of a space with an evaluator, storing every result as it arrives."""
+    """Measure a uniform sample of a space (or given configurations), storing every result as it arrives."""
     from starchart.measure import evaluator_from_dict
     from starchart.runner import run
 
@@ -65,8 +68,11 @@ def run_command(
         from starchart.space import Space
 
         space = Space.from_dataset(evaluator.dataset)  # type: ignore[attr-defined]
-    _measure(lambda: run(space, evaluator, samples=samples, store=store, seed=seed, workers=workers, ray=ray),
-             store)
+    chosen = _read_configs(configs, space) if configs is not None else None
+    if chosen is None and samples is None and not store.exists():
+        raise InputError("how many configurations to measure is not known", hint="pass --samples N (or --configs)")
+    _measure(lambda: run(space, evaluator, samples=samples, store=store, seed=seed, configs=chosen,
+                         workers=workers, ray=ray), store)
 
 
 @app.command("resume")
@@ -149,6 +155,24 @@ def _print_summary(dataset: Any, store: Path) -> None:
 
         config = plain_config({p: ok.frame.loc[best, p] for p in dataset.params})
         out.print(f"best {metric}: {values[best]:.6g}  at {config}", highlight=False, soft_wrap=True)
+
+
+def _read_configs(path: Path, space: Any) -> list[dict[str, Any]]:
+    """The configurations of a CSV file (one column per parameter of ``space``)."""
+    import pandas as pd
+
+    from starchart.configs import frame_configs
+
+    try:
+        frame = pd.read_csv(path)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read configurations ({exc})", where=path,
+                         hint="give a CSV with one column per parameter") from None
+    missing = [name for name in space.names if name not in frame.columns]
+    if missing:
+        raise InputError(f"no column for parameter(s) {missing}", where=path,
+                         hint=f"the space's parameters are {list(space.names)}")
+    return list(frame_configs(frame, space.names))
 
 
 def _read_study_file(path: Path) -> tuple[Any, dict[str, Any] | None]:
@@ -239,3 +263,69 @@ def report_command(
 
     path = write_study_report(source, output, metric=metric)
     err.print(f"wrote {path}")
+
+
+@app.command("carve")
+@friendly
+def carve_command(
+    source: Path = typer.Argument(..., help="A CUDA source (.cu: compiled per configuration, no GPU needed) or a "
+                                            "measured file with counters and resource usage (e.g. KTT output)."),
+    cc: str = typer.Option(..., "--cc", help="Target compute capability, e.g. 9.0."),
+    threads_per_block: str = typer.Option(..., "--threads-per-block", help="Expression, e.g. 'TILE * TILE // WPT'."),
+    threads: str = typer.Option(..., "--threads", help="Total threads of a launch, e.g. '1024 * 1024 // WPT'."),
+    kernel: Optional[str] = typer.Option(None, "--kernel", "-k", help="Kernel name (for a .cu source)."),
+    space_file: Optional[Path] = typer.Option(None, "--space", help="Space file (for a .cu source)."),
+    define: list[str] = typer.Option([], "--define", "-D", help="Fixed macro NAME=VALUE (repeatable)."),
+    predicate: list[str] = typer.Option([], "--predicate", "-p",
+                                        help="Threshold carving: keep rows satisfying EXPR (repeatable)."),
+    within: float = typer.Option(0.0, "--within", min=0.0, help="Also keep configurations this close to the "
+                                                                 "front (metrics scaled to [0, 1])."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the kept configurations as CSV."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Write the efficiency/utilization plot (.svg/.png)."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Parallel compilations."),
+) -> None:
+    """Optimization carving: keep the configurations worth measuring (efficiency/utilization Pareto front)."""
+    from starchart.carve import carve_counters
+
+    if source.suffix.lower() == ".cu":
+        from starchart.carve.static import carve_source
+
+        if kernel is None or space_file is None:
+            raise InputError("a CUDA source needs --kernel and --space", where=source,
+                             hint="e.g. --kernel matmul --space examples/carve/matmul.yaml")
+        space, _ = _read_study_file(space_file)
+        result = carve_source(source, kernel, space, cc, threads_per_block=threads_per_block, threads=threads,
+                              predicates=predicate, within=within, constants=_defines(define), jobs=jobs)
+    else:
+        from starchart.io.load import load
+
+        result = carve_counters(load(source), cc, threads_per_block=threads_per_block, threads=threads,
+                                predicates=predicate, within=within)
+    out.print(result.summary(), highlight=False, soft_wrap=True)
+    if output is not None:
+        import pandas as pd
+
+        pd.DataFrame(result.configs()).to_csv(output, index=False)
+        err.print(f"wrote {len(result.configs())} configurations to {output}; "
+                  f"measure them with: starchart run SPACE_FILE --configs {output} ...")
+    if plot is not None:
+        from starchart.carve.plots import plot_carving
+
+        plot_carving(result).savefig(plot)
+        err.print(f"wrote {plot}")
+
+
+def _defines(items: list[str]) -> dict[str, Any]:
+    """``["N=1024", "USE_X"]`` → ``{"N": 1024, "USE_X": 1}``."""
+    import ast
+
+    defines: dict[str, Any] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not name.strip().isidentifier():
+            raise InputError(f"bad define {item!r}", where="-D", hint="write NAME=VALUE, e.g. -D N=1024")
+        try:
+            defines[name.strip()] = ast.literal_eval(value) if sep else 1
+        except (ValueError, SyntaxError):
+            defines[name.strip()] = value
+    return defines

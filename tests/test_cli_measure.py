@@ -129,3 +129,35 @@ def test_the_readme_example_study_runs(tmp_path):
     ds = Store.open(tmp_path / "study.db").to_dataset()
     assert len(ds) == 6 and (ds.frame["status"] == "ok").all(), ds.frame["reason"].tolist()
     assert ds.frame["repeats_time"].map(len).eq(5).all()
+
+
+def test_carve_a_cuda_kernel_then_measure_only_the_survivors(tmp_path):
+    from child_env import ROOT
+    from starchart.carve.resources import find_toolchain
+
+    tc = find_toolchain()
+    compiles = (any(t.supports(90) for t in tc.nvrtc) and tc.pick("ptxas", 90)) or tc.pick("nvcc", 90)
+    if not (compiles and (tc.pick("nvdisasm", 90) or tc.pick("cuobjdump", 90))):
+        pytest.skip("no CUDA compiler/disassembler: pip install 'starchart[carve]'")
+    kept = tmp_path / "kept.csv"
+    result = invoke("carve", ROOT / "examples/carve/matmul.cu", "--kernel", "matmul",
+                    "--space", ROOT / "examples/carve/matmul.yaml", "--cc", "9.0",
+                    "--threads-per-block", "TILE * TILE // WPT", "--threads", "1024 * 1024 // WPT",
+                    "-D", "N=1024", "-o", kept, "--plot", tmp_path / "carve.svg")
+    assert result.exit_code == 0, result.output
+    assert "carving kept" in result.output and (tmp_path / "carve.svg").is_file()
+    n_kept = len(kept.read_text().splitlines()) - 1
+    assert 0 < n_kept < 45
+    # measure the survivors (a stand-in evaluator: there is no GPU here)
+    result = invoke("run", ROOT / "examples/carve/matmul.yaml", "--configs", kept, "--store", tmp_path / "s.db",
+                    "--command", f"{sys.executable} -c \"print('time:', {{TILE}} / {{WPT}})\"",
+                    "--pattern", r"time: (\S+)")
+    assert result.exit_code == 0, result.output
+    assert len(Store.open(tmp_path / "s.db").to_dataset()) == n_kept
+
+
+def test_carve_needs_kernel_and_space_for_a_source(tmp_path):
+    source = tmp_path / "k.cu"
+    source.write_text("__global__ void k() {}\n")
+    result = invoke("carve", source, "--cc", "9.0", "--threads-per-block", "32", "--threads", "1024")
+    assert result.exit_code == 2 and "--kernel and --space" in result.output

@@ -166,6 +166,8 @@ def test_throughput_curve_pools_repeats_and_applies_the_statistic():
     assert curve.loc[0, "throughput_high"] == pytest.approx(1000 / 1e-3)
     assert curve.loc[0, "throughput_low"] == pytest.approx(1000 / 6e-3)
     assert throughput_curve(ev, [1000], stat="min").loc[0, "time"] == 1.0
+    both = throughput_curve(PythonEvaluator(lambda c: {"time": [2.0, 4.0], "power": [80.0, 90.0, 100.0]}), [10])
+    assert both.loc[0, "time"] == 3.0 and both.loc[0, "values_power"] == 90.0    # other metrics are kept too
     assert throughput_curve(ev, [1000], stat="mean").loc[0, "time"] == 3.0
 
 
@@ -490,15 +492,20 @@ def test_example_kernel_builds_and_every_configuration_agrees(tmp_path):
     for block, group, steps in [(64, 4, 1), (16384, 32, 4), (7, 8, 2), (1000, 16, 1)]:
         out = subprocess.run([str(binary), "100", str(block), str(group), str(steps)], capture_output=True,
                              text=True, timeout=30, check=True, env={"STARCHART_REPEATS": "2"}).stdout
-        assert len(re.findall(r"^time_ms: \S+$", out, flags=re.MULTILINE)) == 2
+        runs = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+        assert len(runs) == 2 and all(set(r) == {"time_ms", "cpu_ms"} and r["time_ms"] > 0 for r in runs)
         checksums.add(float(re.search(r"^checksum: (\S+)$", out, flags=re.MULTILINE).group(1)))
     # the vectorised and the scalar leftover paths may contract a*b+c into an FMA differently
     assert max(checksums) - min(checksums) <= 1e-12 * abs(max(checksums))
-    bad = subprocess.run([str(binary), "100", "64", "5", "1"], capture_output=True, text=True, timeout=30)
+    bad = subprocess.run([str(binary), "100", "64", "5", "1"], capture_output=True, text=True, timeout=30,
+                         check=False)
     assert bad.returncode == 2 and "GROUP=5" in bad.stderr
-    evaluator = ensemble.ensemble_evaluator(binary, repeats=2)
+    evaluator = ensemble.ensemble_evaluator(binary, repeats=2, clock="cpu")
+    assert evaluator.objective == "cpu_ms"
     m = evaluator.evaluate({**ensemble.DEFAULT_CONFIG, "n": 64})
-    assert m.ok and len(m.values["time"]) == 2
+    assert m.ok and len(m.values["cpu_ms"]) == 2 and len(m.values["time_ms"]) == 2
+    with pytest.raises(InputError, match="unknown clock"):
+        ensemble.ensemble_evaluator(binary, clock="tsc")
     assert ensemble.space().size() == 60 and ensemble.space().is_valid(ensemble.DEFAULT_CONFIG)
 
 

@@ -4,9 +4,29 @@
 - :mod:`~starchart.carve.resources`: registers, shared memory and spills per configuration, from
   ``ptxas -v``, ``cuobjdump -res-usage``, KTT or CuPy, or by compiling every configuration;
 - :mod:`~starchart.carve.sass`: instruction counts from the SASS, scaled by loop trip counts
-  (read from the code where the bounds are constants, else annotated).
+  (read from the code where the bounds are constants, else annotated);
+- :mod:`~starchart.carve.metrics`: the paper's efficiency and utilization (static or from counters);
+- :mod:`~starchart.carve.carving`: threshold and trade-off (Pareto) carving, measuring the survivors;
+- :mod:`~starchart.carve.sampling`: what uniform random sampling would find, exactly (Table 5);
+- :mod:`~starchart.carve.plots`: the paper's Fig. 4 and Fig. 6 (imported on demand: matplotlib).
 """
 
+from starchart.carve.carving import (
+    CarveResult,
+    carve,
+    carve_counters,
+    front_distance,
+    measure_survivors,
+    pareto_front,
+)
+from starchart.carve.metrics import (
+    blocks_per_sm,
+    carving_metrics,
+    counter_metrics,
+    efficiency,
+    static_metrics,
+    utilization,
+)
 from starchart.carve.occupancy import (
     LIMITS,
     DeviceLimits,
@@ -27,6 +47,13 @@ from starchart.carve.resources import (
     parse_res_usage,
     resource_usage,
 )
+from starchart.carve.sampling import (
+    expected_best,
+    expected_best_curve,
+    probability_within,
+    random_sampling_table,
+    sample_size_for,
+)
 from starchart.carve.sass import (
     SassCounts,
     count_instructions,
@@ -37,6 +64,23 @@ from starchart.carve.sass import (
 )
 
 __all__ = [
+    "CarveResult",
+    "blocks_per_sm",
+    "carve",
+    "carve_counters",
+    "carving_metrics",
+    "counter_metrics",
+    "efficiency",
+    "expected_best",
+    "expected_best_curve",
+    "front_distance",
+    "measure_survivors",
+    "pareto_front",
+    "probability_within",
+    "random_sampling_table",
+    "sample_size_for",
+    "static_metrics",
+    "utilization",
     "LIMITS",
     "DeviceLimits",
     "Occupancy",

@@ -176,7 +176,7 @@ class CarveResult:
         >>> df = pd.DataFrame({"efficiency": [1, 2, 3], "utilization": [3, 2, 1], "ok": [1, 1, 0]})
         >>> print(carve(df, predicates="ok == 1").summary())
         carving kept 2 of 3 configurations (33.3 % removed)
-          predicate ok == 1: -1
+          predicate ok == 1: removed 1
           kept: Pareto-optimal in (efficiency, utilization)
         """
         total = len(self.frame)
@@ -186,11 +186,11 @@ class CarveResult:
             if reason in self.skipped:
                 lines.append(f"  predicate {reason}: skipped (no configuration satisfies it)")
             else:
-                lines.append(f"  predicate {reason}: -{dropped.get(reason, 0)}")
+                lines.append(f"  predicate {reason}: removed {dropped.get(reason, 0)}")
         if dropped.get(NO_METRICS):
-            lines.append(f"  missing metrics: -{dropped[NO_METRICS]}")
+            lines.append(f"  missing metrics: removed {dropped[NO_METRICS]}")
         if dropped.get(DOMINATED):
-            lines.append(f"  dominated: -{dropped[DOMINATED]}")
+            lines.append(f"  dominated: removed {dropped[DOMINATED]}")
         rule = "Pareto-optimal" + (" (strict)" if self.strict else "")
         near = f" or within {self.within:g} of the front" if self.within > 0 else ""
         lines.append(f"  kept: {rule}{near} in ({', '.join(self.metrics)})")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
-from scipy.special import ndtr
+from numba import njit
 
 from starchart.errors import InputError
 from starchart.explore.search_encoding import CandidatePool
@@ -158,7 +158,19 @@ class TreeGuidedOptimizer:
             if opts.acquisition == "lcb":
                 score = -(mu - float(opts.extra.get("kappa", 1.0)) * sigma)
             else:
-                z = (best - mu) / sigma
-                score = ((best - mu) * ndtr(z) + sigma * np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)) * feasible
+                score = expected_improvement(best, mu, sigma) * feasible
         top = np.flatnonzero(score >= score.max() - 1e-12 * abs(score.max()))
         return int(cand[top[int(self.rng.integers(len(top)))]])
+
+
+@njit(cache=True)
+def expected_improvement(best: float, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """E[max(best − Y, 0)] for Y ~ N(mu, sigma²), elementwise (minimisation)."""
+    out = np.empty(mu.shape[0])
+    for i in range(mu.shape[0]):
+        gap = best - mu[i]
+        z = gap / sigma[i]
+        cdf = 0.5 * math.erfc(-z / math.sqrt(2.0))
+        pdf = math.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+        out[i] = gap * cdf + sigma[i] * pdf
+    return out

@@ -169,6 +169,7 @@ class TreeEnsemble:
         self.min_samples_split = int(min_samples_split)
         self.bootstrap = bool(bootstrap)
         self.trees: list[CodeTree] = []
+        self._packed: tuple[np.ndarray, ...] | None = None
 
     def fit(self, codes: np.ndarray, y: np.ndarray, n_levels: np.ndarray, categorical: np.ndarray,
             rng: np.random.Generator) -> TreeEnsemble:
@@ -179,6 +180,7 @@ class TreeEnsemble:
         varying = np.flatnonzero(np.asarray(n_levels) > 1)
         keep = max(1, int(round(self.feature_fraction * len(varying))))
         self.trees = []
+        self._packed = None
         for _ in range(self.n_trees):
             rows = rng.integers(0, n, size=n) if self.bootstrap else np.arange(n)
             sub = codes[rows]
@@ -193,4 +195,40 @@ class TreeEnsemble:
     def predict_all(self, codes: np.ndarray) -> np.ndarray:
         """Predictions of each tree: an array of shape (n_trees, rows)."""
         codes = np.ascontiguousarray(codes, dtype=np.int64)
-        return np.stack([tree.predict(codes) for tree in self.trees]) if self.trees else np.empty((0, len(codes)))
+        if not self.trees:
+            return np.empty((0, len(codes)))
+        if self._packed is None:
+            self._packed = _pack(self.trees)
+        return _predict_many(codes, *self._packed)
+
+
+def _pack(trees: list[CodeTree]) -> tuple[np.ndarray, ...]:
+    """All trees' node arrays end to end (child ids shifted), for one compiled pass."""
+    offsets = np.cumsum([0] + [len(t.feature) for t in trees])
+    width = max(t.left_mask.shape[1] for t in trees)
+    masks = np.zeros((offsets[-1], width), dtype=np.bool_)
+    for t, start in zip(trees, offsets):
+        masks[start:start + len(t.feature), :t.left_mask.shape[1]] = t.left_mask
+    shift = [np.where(t.left >= 0, t.left + start, -1) for t, start in zip(trees, offsets)]
+    shift_r = [np.where(t.right >= 0, t.right + start, -1) for t, start in zip(trees, offsets)]
+    return (np.concatenate([t.feature for t in trees]), np.concatenate([t.threshold for t in trees]),
+            np.concatenate(shift), np.concatenate(shift_r), np.concatenate([t.value for t in trees]),
+            np.concatenate([t.categorical_node for t in trees]), masks, offsets[:-1].astype(np.int64))
+
+
+@njit(cache=True)
+def _predict_many(codes, feature, threshold, left, right, value, categorical_node, left_mask, roots):
+    n = codes.shape[0]
+    out = np.empty((roots.shape[0], n))
+    for t in range(roots.shape[0]):
+        for i in range(n):
+            node = roots[t]
+            while feature[node] >= 0:
+                code = codes[i, feature[node]]
+                if categorical_node[node]:
+                    go_left = left_mask[node, code]
+                else:
+                    go_left = code <= threshold[node]
+                node = left[node] if go_left else right[node]
+            out[t, i] = value[node]
+    return out

@@ -112,7 +112,11 @@ def msp_command(
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
 ) -> None:
     """Tune at the minimum saturation point: throughput curve, MSP, search there, winner at the target."""
-    from starchart.cli_measure import _evaluator_description, _evaluator_source, _read_study_file
+    from starchart.cli_measure import (
+        _evaluator_description,
+        _evaluator_source,
+        _read_study_file,
+    )
     from starchart.measure import evaluator_from_dict
     from starchart.msp.tuning import threshold_sweep, tune_at_msp
 

@@ -159,7 +159,8 @@ def throughput_curve(evaluator: Evaluator, sizes: Sequence[int | float], *, size
         (work per second), ``throughput_low``/``throughput_high`` (from the fastest and
         slowest repeat), ``repeats`` (every time value), ``evaluations``, ``status``,
         ``reason`` and ``eval_s`` (wall seconds spent measuring that size, compiles
-        included). ``frame.attrs`` keeps ``size_param``, ``work``, ``metric``,
+        included); any other metric the evaluator measured becomes a column
+        ``values_<metric>`` (reduced by ``stat``). ``frame.attrs`` keeps ``size_param``, ``work``, ``metric``,
         ``stat``, ``config`` and ``wall_s`` (the whole curve's cost).
 
     Examples
@@ -189,6 +190,7 @@ def throughput_curve(evaluator: Evaluator, sizes: Sequence[int | float], *, size
     try:
         for size, cfg, units_of_work in zip(sizes, configs, work_units):
             values: list[float] = []
+            others: dict[str, list[float]] = {}
             failures: list[Measurement] = []
             began = time.perf_counter()
             for _ in range(int(repeats)):
@@ -197,10 +199,15 @@ def throughput_curve(evaluator: Evaluator, sizes: Sequence[int | float], *, size
                     db.add(m)
                 if m.ok and m.values.get(metric):
                     values.extend(float(v) for v in m.values[metric])
+                    for name, got in m.values.items():
+                        if name != metric:
+                            others.setdefault(name, []).extend(float(v) for v in got)
                 else:
                     failures.append(m)
             eval_s = time.perf_counter() - began
-            rows.append(_curve_row(size, units_of_work, values, failures, metric, stat, eval_s, int(repeats)))
+            row = _curve_row(size, units_of_work, values, failures, metric, stat, eval_s, int(repeats))
+            row.update({f"values_{name}": aggregate(got, stat) for name, got in others.items()})
+            rows.append(row)
     finally:
         if owns and db is not None:
             db.close()

@@ -1,0 +1,55 @@
+"""Carve a CUDA kernel's space before measuring anything: compile, count, compute the metrics, carve.
+
+:func:`carve_source` is the paper's whole static pipeline for one kernel and one
+compute capability: every valid configuration of the space is compiled with its
+parameters as ``-D`` macros (no GPU needed: NVIDIA's NVRTC/ptxas from PyPI, extra
+``starchart[carve]``), its registers and shared memory give the blocks per SM,
+its SASS gives the instructions and blocking regions per thread, and the
+efficiency/utilization trade-off keeps the Pareto-optimal configurations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from starchart.carve.carving import CarveResult, carve
+from starchart.carve.metrics import Spec, static_metrics
+from starchart.carve.resources import ResourceCompiler
+from starchart.space import Space
+
+
+def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float, *, threads_per_block: Spec,
+                 threads: Spec, predicates: str | Iterable[str] = (), within: float = 0.0, strict: bool = False,
+                 constants: Mapping[str, Any] | None = None, trip_counts: Any = "source", jobs: int = 1,
+                 compiler_options: Iterable[str] = ()) -> CarveResult:
+    """Compile every valid configuration of ``space`` and carve it (see the module docstring).
+
+    Parameters
+    ----------
+    source, kernel:
+        The CUDA file and the kernel's name.
+    space:
+        The tuning space (enumerated in full: carving is for spaces one can compile).
+    cc:
+        Target compute capability, e.g. ``"9.0"``.
+    threads_per_block, threads:
+        Threads per block and total threads of a launch: column names or expressions over the
+        parameters (e.g. ``"TILE * TILE // WPT"``, ``"N * N // WPT"``).
+    predicates, within, strict:
+        As for :func:`~starchart.carve.carving.carve`.
+    constants:
+        Values of macros that are not parameters (e.g. ``{"N": 1024}``).
+    trip_counts:
+        Loop trip counts for the instruction counts (``"source"``: the ``// trips:`` comments).
+
+    Configurations that do not compile are dropped with their reason (``carved_by``).
+    """
+    configs = space.to_frame()
+    compiler = ResourceCompiler(source, kernel, cc, jobs=jobs, defines=dict(constants or {}),
+                                options=tuple(compiler_options))
+    table = compiler.frame(configs, params=list(space.names), trip_counts=trip_counts, constants=constants)
+    compiled = table[table["status"] == "ok"]
+    metrics = static_metrics(compiled, cc, threads_per_block=threads_per_block, threads=threads)
+    return carve(metrics, predicates=predicates, within=within, strict=strict, params=list(space.names))
