@@ -141,6 +141,14 @@ class TreeGuidedOptimizer:
         model = TreeEnsemble(opts.n_trees, opts.feature_fraction, opts.min_samples_split)
         model.fit(codes[idx[ok]], y, self._n_levels, self._categorical, self.rng)
         cand = self._candidates(open_)
+        every = int(opts.extra.get("local_every", 0))
+        if every and (self.n_told - self.initial) % every == every - 1:
+            incumbent = codes[idx[ok][int(np.argmin(y))]]
+            for radius in (1, 2):
+                near = self._near(codes[open_], incumbent, radius)
+                if near.any():
+                    cand = open_[near]
+                    break
         pred = model.predict_all(codes[cand])
         feasible = np.ones(len(cand))
         if not ok.all():
@@ -159,8 +167,27 @@ class TreeGuidedOptimizer:
                 score = -(mu - float(opts.extra.get("kappa", 1.0)) * sigma)
             else:
                 score = expected_improvement(best, mu, sigma) * feasible
-        top = np.flatnonzero(score >= score.max() - 1e-12 * abs(score.max()))
+        tol = float(opts.extra.get("local_tol", -1.0))
+        if tol < 0:
+            top = np.flatnonzero(score >= score.max() - 1e-12 * abs(score.max()))
+            return int(cand[top[int(self.rng.integers(len(top)))]])
+        top = np.flatnonzero(score >= score.max() * (1.0 - tol) - 1e-12 * abs(score.max()))
+        incumbent = codes[idx[ok][int(np.argmin(y))]]
+        distance = self._distance(codes[cand[top]], incumbent)
+        top = top[distance <= distance.min() + 1e-12]
         return int(cand[top[int(self.rng.integers(len(top)))]])
+
+    def _near(self, rows: np.ndarray, centre: np.ndarray, radius: int) -> np.ndarray:
+        """Rows at most ``radius`` parameters away from ``centre``, each changed by one step (any category)."""
+        diff = np.abs(rows - centre)
+        step_ok = np.where(self._categorical, True, diff <= 1)
+        return step_ok.all(axis=1) & ((diff > 0).sum(axis=1) <= radius)
+
+    def _distance(self, rows: np.ndarray, centre: np.ndarray) -> np.ndarray:
+        """Distance in value steps: ordered parameters count steps / range, categorical ones 0 or 1."""
+        span = np.maximum(self._n_levels - 1, 1)
+        diff = np.abs(rows - centre) / span
+        return np.where(self._categorical, diff > 0, diff).sum(axis=1)
 
 
 @njit(cache=True)

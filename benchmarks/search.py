@@ -1,0 +1,291 @@
+"""Tree-guided search against uniform random sampling and Kernel Tuner 1.5's strategies, on replayed spaces.
+
+Every method gets the same budget of evaluations on the same exhaustively measured
+spaces, failures charged: a configuration that failed on the GPU costs an
+evaluation and yields nothing.
+
+- ``starchart``: :func:`starchart.explore.search` with a
+  :class:`~starchart.measure.ReplayEvaluator` over ``Space.from_dataset`` (every
+  cached configuration, failed ones included). One run per budget and seed (the
+  search sizes its uniform exploration from the budget).
+- ``uniform``: the best of ``budget`` distinct configurations drawn uniformly
+  (``Space.sample``), failures included.
+- Kernel Tuner 1.5's ``genetic_algorithm``, ``bayes_opt``, ``diff_evo``, ``pso``
+  and ``random_sample``, through ``tune_kernel`` in simulation mode on the
+  decompressed cache, with the restriction "the configuration is in the cache"
+  (failed ones included) so that a failure costs an evaluation — ``tune_cache``
+  would drop failed configurations from the space. Kernel Tuner's own
+  ``random`` and ``numpy.random`` generators are seeded per run. These
+  strategies' trajectories do not depend on ``max_fevals`` (it only stops them),
+  so one run at the largest budget gives every smaller budget as the best of its
+  first ``b`` distinct evaluations; the script checks this on one seed per
+  strategy and space by running the smallest budget separately.
+
+Quality of a run = optimum ÷ best time found (1.0: the optimum was found; 0 when
+every evaluation failed). Reported per space and over all runs of all spaces:
+the median quality and the share of runs within 5 % of the optimum.
+
+Run: ``python benchmarks/search.py [--quick] [--seeds N] [--jobs N]``.
+Per-run results are kept under ``--work`` so an interrupted benchmark resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import random
+import shutil
+import sys
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from common import dataset, report
+
+SPACES = {
+    "convolution A100": "convolution/A100.json.gz",
+    "convolution A4000": "convolution/A4000.json.gz",
+    "convolution A6000": "convolution/A6000.json.gz",
+    "dedispersion A100": "dedispersion/A100.json.gz",
+    "gemm RTX 3090": "gemm/RTX_3090.json.gz",
+    "pnpoly RTX 3090": "pnpoly/RTX_3090.json.gz",
+    "wmma AD4000 (time)": "energy/AD4000_wmma_complex_gemm_opt_16bit_1x4096x4096x4096.json.gz",
+}
+QUICK_SPACES = ["convolution A100", "gemm RTX 3090", "pnpoly RTX 3090"]
+KT_STRATEGIES = ["genetic_algorithm", "bayes_opt", "diff_evo", "pso", "random_sample"]
+METHODS = ["starchart", "uniform", *KT_STRATEGIES]
+BUDGETS = [20, 50, 100, 200, 400]
+WITHIN = 1 / 1.05  # quality at or above this: within 5 % of the optimum
+
+
+# ------------------------------------------------------------------------ one run
+def _space_data(name: str) -> tuple[Any, Any, float]:
+    import starchart
+    from starchart import Space
+
+    ds = starchart.load(dataset(SPACES[name]))
+    optimum = float(np.nanmin(ds.frame.loc[ds.valid, "time"]))
+    return ds, Space.from_dataset(ds), optimum
+
+
+def _quality(optimum: float, best: float) -> float:
+    return 0.0 if not np.isfinite(best) else optimum / best
+
+
+def run_starchart(name: str, budgets: list[int], seed: int) -> dict[int, float]:
+    from starchart.explore import search
+    from starchart.measure import ReplayEvaluator
+
+    ds, space, optimum = _space_data(name)
+    evaluator = ReplayEvaluator(ds, metrics=["time"])
+    out = {}
+    for budget in budgets:
+        best = search(evaluator, space, budget, seed=seed).best
+        out[budget] = _quality(optimum, best.value if best else np.nan)
+    return out
+
+
+def run_uniform(name: str, budgets: list[int], seed: int) -> dict[int, float]:
+    ds, space, optimum = _space_data(name)
+    times = ds.frame.set_index(list(space.names))["time"].where(ds.valid.to_numpy())
+    out = {}
+    for budget in budgets:
+        drawn = space.sample(budget, seed=seed)
+        found = times.reindex(list(drawn.itertuples(index=False, name=None)))
+        out[budget] = _quality(optimum, float(np.nanmin(found)) if found.notna().any() else np.nan)
+    return out
+
+
+def _kt_cache(name: str, work: Path) -> Path:
+    path = work / (name.replace(" ", "_").replace("(", "").replace(")", "") + ".json")
+    if not path.exists():
+        tmp = path.with_suffix(".tmp")
+        with gzip.open(dataset(SPACES[name]), "rb") as src, open(tmp, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        tmp.replace(path)
+    return path
+
+
+def kt_trajectory(name: str, strategy: str, budget: int, seed: int, work: Path) -> list[tuple[str, float]]:
+    """Kernel Tuner's distinct evaluations in order: (key, time or NaN for a failure)."""
+    from constraint import FunctionConstraint
+    from kernel_tuner import tune_kernel
+
+    cache = _kt_cache(name, work)
+    data = json.loads(cache.read_text())
+    names = data["tune_params_keys"]
+    present = {tuple(entry[n] for n in names) for entry in data["cache"].values()}
+    random.seed(seed)
+    np.random.seed(seed)
+    with warnings.catch_warnings(), open(os.devnull, "w") as quiet:
+        warnings.simplefilter("ignore")
+        stdout, sys.stdout = sys.stdout, quiet
+        try:
+            results, _ = tune_kernel(
+                data["kernel_name"], "", tuple(data["problem_size"]), [], data["tune_params"],
+                restrictions=[FunctionConstraint(lambda *values: values in present)], cache=str(cache),
+                simulation_mode=True, strategy=strategy, strategy_options={"max_fevals": budget},
+                quiet=True, objective="time", objective_higher_is_better=False)
+        finally:
+            sys.stdout = stdout
+    seen, trajectory = set(), []
+    for r in results:
+        key = ",".join(str(r[n]) for n in names)
+        if key in seen:
+            continue
+        seen.add(key)
+        failed = "__error__" in r or not isinstance(r.get("time"), (int, float))
+        trajectory.append((key, float("nan") if failed else float(r["time"])))
+    return trajectory
+
+
+def run_kt(name: str, strategy: str, budgets: list[int], seed: int, work: Path) -> dict[int, float]:
+    _, _, optimum = _space_data(name)
+    trajectory = kt_trajectory(name, strategy, max(budgets), seed, work)
+    times = np.array([t for _, t in trajectory])
+    out = {}
+    for budget in budgets:
+        head = times[:budget]
+        out[budget] = _quality(optimum, float(np.nanmin(head)) if np.isfinite(head).any() else np.nan)
+    out["evaluations"] = len(trajectory)  # type: ignore[index]
+    return out
+
+
+def check_prefix(name: str, strategy: str, budget: int, longer: int, seed: int, work: Path) -> bool:
+    """Whether a run at ``budget`` evaluates exactly the first ``budget`` configurations of a longer run."""
+    short = kt_trajectory(name, strategy, budget, seed, work)
+    long = kt_trajectory(name, strategy, longer, seed, work)
+    return [k for k, _ in short] == [k for k, _ in long[:budget]]
+
+
+def one_task(task: tuple[str, str, int, list[int], str]) -> tuple[str, str, int, dict]:
+    method, name, seed, budgets, work = task
+    start = time.perf_counter()
+    if method == "starchart":
+        result = run_starchart(name, budgets, seed)
+    elif method == "uniform":
+        result = run_uniform(name, budgets, seed)
+    else:
+        result = run_kt(name, method, budgets, seed, Path(work))
+    result = {str(k): v for k, v in result.items()}
+    result["seconds"] = time.perf_counter() - start
+    return method, name, seed, result
+
+
+# ------------------------------------------------------------------------ summary
+def summarise(runs: dict, methods: list[str], spaces: list[str], budgets: list[int], seeds: int) -> tuple[list, list]:
+    summary, per_space = [], []
+    for method in methods:
+        for budget in budgets:
+            pooled, medians = [], []
+            row: dict[str, Any] = {"method": method, "budget": budget}
+            for space in spaces:
+                q = np.array([runs[method][space][str(s)][str(budget)] for s in range(seeds)])
+                pooled.extend(q)
+                medians.append(float(np.median(q)))
+                per_space.append({"space": space, "method": method, "budget": budget,
+                                  "median_quality": float(np.median(q)), "mean_quality": float(np.mean(q)),
+                                  "within_5pct": float(np.mean(q >= WITHIN)), "runs": len(q)})
+                row[space] = float(np.median(q))
+            pooled_q = np.array(pooled)
+            row.update({"median (all runs)": float(np.median(pooled_q)),
+                        "median of space medians": float(np.median(medians)),
+                        "within 5% (all runs)": float(np.mean(pooled_q >= WITHIN)),
+                        "mean quality": float(np.mean(pooled_q))})
+            summary.append(row)
+    return summary, per_space
+
+
+def print_table(title: str, rows: list[dict[str, Any]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in rows[0]:
+        table.add_column(str(column), justify="right")
+    for row in rows:
+        table.add_row(*[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row.values()])
+    Console(width=200).print(table)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="3 spaces, 5 seeds, budgets 20/50/100")
+    parser.add_argument("--seeds", type=int, default=None, help="runs per method, space and budget (default 30)")
+    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--work", default=None, help="folder for decompressed caches and per-run results")
+    args = parser.parse_args()
+    quick = args.quick
+    spaces = QUICK_SPACES if quick else list(SPACES)
+    budgets = [20, 50, 100] if quick else BUDGETS
+    seeds = args.seeds or (5 if quick else 30)
+    methods = [m for m in args.methods.split(",") if m]
+    unknown = sorted(set(methods) - set(METHODS))
+    if unknown:
+        sys.exit(f"unknown methods {unknown}; choose from {METHODS}")
+    work = Path(args.work or Path(os.environ.get("TMPDIR", "/tmp")) / "starchart-search-bench")
+    work.mkdir(parents=True, exist_ok=True)
+    done_file = work / ("runs_quick.json" if quick else "runs.json")
+    runs: dict = json.loads(done_file.read_text()) if done_file.exists() else {}
+    tasks = [(m, s, seed, budgets, str(work)) for m in methods for s in spaces for seed in range(seeds)
+             if not all(str(b) in runs.get(m, {}).get(s, {}).get(str(seed), {}) for b in budgets)]
+    for space in spaces:  # decompress once, before the workers race for it
+        if any(m in KT_STRATEGIES for m in methods):
+            _kt_cache(space, work)
+    started = time.perf_counter()
+    print(f"{len(tasks)} runs to do ({len(methods)} methods × {len(spaces)} spaces × {seeds} seeds, "
+          f"budgets {budgets})", flush=True)
+    pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
+    results = pool.map(one_task, tasks) if pool else map(one_task, tasks)
+    for i, (method, space, seed, result) in enumerate(results, start=1):
+        runs.setdefault(method, {}).setdefault(space, {})[str(seed)] = result
+        if i % 10 == 0 or i == len(tasks):
+            done_file.write_text(json.dumps(runs))
+            print(f"  {i}/{len(tasks)} runs, {time.perf_counter() - started:.0f} s", flush=True)
+    if pool:
+        pool.shutdown()
+    done_file.write_text(json.dumps(runs))
+
+    prefix_checks = []
+    kt_methods = [m for m in methods if m in KT_STRATEGIES]
+    for method in kt_methods:
+        for space in spaces[:1] if quick else spaces:
+            same = check_prefix(space, method, budgets[0], budgets[-1], 0, work)
+            prefix_checks.append({"strategy": method, "space": space, "budget": budgets[0],
+                                  "prefix_of": budgets[-1], "identical": same})
+    summary, per_space = summarise(runs, methods, spaces, budgets, seeds)
+    seconds = {m: float(sum(runs[m][s][str(k)]["seconds"] for s in spaces for k in range(seeds))) for m in methods}
+    extra = {"quick": quick, "spaces": {s: SPACES[s] for s in spaces}, "budgets": budgets, "seeds": seeds,
+             "quality": "optimum time / best time found (0 if every evaluation failed)",
+             "within_5pct": "share of runs with quality >= 1/1.05",
+             "failures": "charged: every cached configuration, failed ones included, is in the space",
+             "kernel_tuner_prefix_checks": prefix_checks, "cpu_seconds_per_method": seconds,
+             "per_space": per_space,
+             "runs": {m: {s: {k: {b: runs[m][s][str(k)][str(b)] for b in map(str, budgets)}
+                              for k in map(str, range(seeds))} for s in spaces} for m in methods}}
+    table = [{"method": r["method"], "budget": r["budget"],
+              **{s.replace("convolution", "conv"): r[s] for s in spaces},
+              "median all": r["median (all runs)"], "within 5%": r["within 5% (all runs)"],
+              "mean": r["mean quality"]} for r in summary]
+    title = f"Search quality (optimum ÷ best found; median over {seeds} seeds; failures charged)"
+    if quick:  # a quick check must not overwrite the full results: print, and keep the JSON in --work
+        print_table(title, table)
+        (work / "search_quick.json").write_text(json.dumps({**extra, "summary": summary}, indent=1))
+        print(f"wrote {work / 'search_quick.json'}")
+    else:
+        report("search", title, table, extra={**extra, "summary": summary})
+    bad = [c for c in prefix_checks if not c["identical"]]
+    if bad:
+        print(f"WARNING: {len(bad)} Kernel Tuner prefix checks failed: {bad}")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    main()
