@@ -32,6 +32,7 @@ Per-run results are kept under ``--work`` so an interrupted benchmark resumes.
 from __future__ import annotations
 
 import argparse
+import functools
 import gzip
 import json
 import os
@@ -65,6 +66,7 @@ WITHIN = 1 / 1.05  # quality at or above this: within 5 % of the optimum
 
 
 # ------------------------------------------------------------------------ one run
+@functools.lru_cache(maxsize=2)
 def _space_data(name: str) -> tuple[Any, Any, float]:
     import starchart
     from starchart import Space
@@ -112,15 +114,24 @@ def _kt_cache(name: str, work: Path) -> Path:
     return path
 
 
+@functools.lru_cache(maxsize=2)
+def _kt_data(cache: str) -> tuple[dict, set]:
+    """The cache's header and every configuration it holds (failed ones too)."""
+    data = json.loads(Path(cache).read_text())
+    names = data["tune_params_keys"]
+    present = {tuple(entry[n] for n in names) for entry in data["cache"].values()}
+    return {k: v for k, v in data.items() if k != "cache"}, present
+
+
 def kt_trajectory(name: str, strategy: str, budget: int, seed: int, work: Path) -> list[tuple[str, float]]:
     """Kernel Tuner's distinct evaluations in order: (key, time or NaN for a failure)."""
     from constraint import FunctionConstraint
     from kernel_tuner import tune_kernel
 
     cache = _kt_cache(name, work)
-    data = json.loads(cache.read_text())
+    data, present = _kt_data(str(cache))
     names = data["tune_params_keys"]
-    present = {tuple(entry[n] for n in names) for entry in data["cache"].values()}
+    size = data["problem_size"]
     random.seed(seed)
     np.random.seed(seed)
     with warnings.catch_warnings(), open(os.devnull, "w") as quiet:
@@ -128,7 +139,7 @@ def kt_trajectory(name: str, strategy: str, budget: int, seed: int, work: Path) 
         stdout, sys.stdout = sys.stdout, quiet
         try:
             results, _ = tune_kernel(
-                data["kernel_name"], "", tuple(data["problem_size"]), [], data["tune_params"],
+                data["kernel_name"], "", tuple(size) if isinstance(size, list) else size, [], data["tune_params"],
                 restrictions=[FunctionConstraint(lambda *values: values in present)], cache=str(cache),
                 simulation_mode=True, strategy=strategy, strategy_options={"max_fevals": budget},
                 quiet=True, objective="time", objective_higher_is_better=False)

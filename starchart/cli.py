@@ -90,6 +90,9 @@ def tree(data: Path = typer.Argument(..., help="Measurements: Kernel Tuner cache
          min_split: int = typer.Option(10, "--min-split", min=2,
                                        help="Do not split nodes with fewer samples."),
          max_depth: Optional[int] = typer.Option(None, "--max-depth", min=0, help="Limit the depth."),
+         prune: Optional[str] = typer.Option(None, "--prune",
+                                             help="Cost-complexity pruning sized by 10-fold CV: '1se' (rpart's "
+                                                  "1-SE rule) or 'relative' (lowest CV median relative error)."),
          fmt: TreeFormat = typer.Option(TreeFormat.text, "--format", "-f", help="Output format."),
          output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
          ) -> None:
@@ -108,8 +111,16 @@ def tree(data: Path = typer.Argument(..., help="Measurements: Kernel Tuner cache
     if not finite.any():
         raise InputError(f"metric {metric!r} has no measured values", where=str(data),
                          hint="choose another --metric")
-    fitted = StarchartTree(threshold=threshold, min_samples_split=min_split,
-                           max_depth=max_depth).fit(ds.X[finite], y[finite])
+    X, y = ds.X[finite], y[finite]
+    params = {"threshold": threshold, "min_samples_split": min_split, "max_depth": max_depth}
+    if prune is not None:
+        from starchart.pruning import fit_pruned
+
+        if prune not in ("1se", "relative"):
+            raise InputError(f"unknown pruning rule {prune!r}", where="--prune", hint="use 1se or relative")
+        fitted, table = fit_pruned(X, y, cv=10, seed=0, rule=prune, **params)
+    else:
+        fitted, table = StarchartTree(**params).fit(X, y), None
     if fmt is TreeFormat.json:
         _emit(fitted.to_json(), output)
     elif fmt is TreeFormat.dot:
@@ -119,15 +130,32 @@ def tree(data: Path = typer.Argument(..., help="Measurements: Kernel Tuner cache
 
         _emit(dot_to_svg(fitted.to_dot()), output)
     else:
-        _emit(_tree_summary(fitted, metric, int(finite.sum()), str(data)), output)
+        _emit(_tree_summary(fitted, metric, int(finite.sum()), str(data), _cv_line(X, y, params, table)), output)
 
 
-def _tree_summary(fitted: Any, metric: str, n: int, source: str) -> str:
+def _cv_line(X: Any, y: Any, params: dict[str, Any], table: Any) -> str:
+    """"predicts unseen configurations within X % median error", from cross-validation.
+
+    Unpruned: 5-fold CV of the same tree parameters. Pruned: the CP table's cross-validated
+    median relative error at the chosen size (slightly optimistic: the same folds chose it).
+    """
+    from starchart.pruning import cross_validated_error, describe_error
+
+    try:
+        if table is not None:
+            return describe_error(float(table["xrel"].iloc[table.attrs["selected"]])) + " (10-fold CP table)"
+        return describe_error(cross_validated_error(X, y, folds=5, seed=0, **params)) + " (5-fold CV)"
+    except StarchartError as exc:  # e.g. every response is 0: a relative error means nothing
+        return f"cross-validated error not available: {exc.message}"
+
+
+def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str = "") -> str:
     best = fitted.best_leaf(minimize=True)
     importance = fitted.importance(normalize=True).sort_values(ascending=False)
     ranked = ", ".join(f"{name} {share:.1%}" for name, share in importance.items() if share > 0)
     lines = [f"Starchart tree of {metric} — {source}",
              f"{n} samples, {fitted.n_leaves_} leaves, depth {fitted.depth_}",
+             *([error_line] if error_line else []),
              f"parameter importance (share of SSE explained): {ranked or 'none'}",
              f"lowest-mean leaf: {best.description}  (n={best.n_samples}, mean={best.mean:.4g}, "
              f"max={best.max:.4g})",

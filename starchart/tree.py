@@ -286,10 +286,16 @@ class StarchartTree:
         def build() -> np.ndarray:
             t = self.tree_
             out = np.full(t.node_count, np.nan)
+            numeric: dict[str, bool] = {}  # decided once per parameter, not once per node
             for node in np.flatnonzero(t.feature >= 0):
                 name = self.feature_names_in_[t.feature[node]]
                 if self.param_kinds_[name] == "ordered":
-                    out[node] = _threshold_value(self.values_[name], int(t.cut[node]))
+                    levels = self.values_[name]
+                    if name not in numeric:
+                        numeric[name] = _is_numeric_levels(levels)
+                    # the split value: the level itself, or its position for an ordered categorical
+                    cut = int(t.cut[node])
+                    out[node] = float(levels[cut]) if numeric[name] else float(cut)
             return out
         return self._cached("thresholds", build)
 
@@ -551,11 +557,6 @@ _ARRAY_FIELDS = ("parent", "depth", "n_samples", "mean", "sse", "min", "max", "f
 
 def _is_numeric_levels(values: list[Any]) -> bool:
     return all(isinstance(v, (int, float, bool, np.number)) for v in values)
-
-
-def _threshold_value(levels: list[Any], cut: int) -> float:
-    """The split value: the level itself, or its position for an ordered categorical."""
-    return float(levels[cut]) if _is_numeric_levels(levels) else float(cut)
 
 
 

@@ -94,3 +94,15 @@ def test_svg_needs_graphviz(tmp_path):
     else:
         assert result.exit_code == 0, result.output
         assert "<svg" in target.read_text() and "tpp ≤ 1" in target.read_text()
+
+
+def test_tree_states_its_cross_validated_error_and_prunes():
+    path = dataset_path("starchart_kmeans/kmeans_hd7970.csv")
+    full = run("tree", path, "--metric", "runtime")
+    assert full.exit_code == 0, full.output
+    assert "predicts unseen configurations within" in full.output and "(5-fold CV)" in full.output
+    pruned = run("tree", path, "--metric", "runtime", "--prune", "1se")
+    assert pruned.exit_code == 0, pruned.output
+    leaves = [int(line.split(" leaves")[0].split()[-1]) for line in pruned.output.splitlines() if " leaves," in line]
+    assert leaves and leaves[0] < 93 and "10-fold CP table" in pruned.output
+    assert run("tree", path, "--metric", "runtime", "--prune", "nope").exit_code == 2

@@ -15,6 +15,7 @@ from starchart.configs import plain_config
 from starchart.dataset import Dataset
 from starchart.demo import demo_evaluator, demo_space
 from starchart.errors import InputError
+from starchart.pruning import cross_validated_error, describe_error
 from starchart.runner import run
 from starchart.tree import StarchartTree
 
@@ -28,6 +29,7 @@ class DemoResult:
     store: Path
     report: Path
     metric: str = "time"
+    cv_error: float | None = None
 
     def summary(self) -> str:
         """A few lines for the terminal: samples, failures, best subspace, importance, files."""
@@ -42,7 +44,8 @@ class DemoResult:
         lines = [
             f"measured {len(frame)} configurations of the matrix-multiply kernel ({len(ok)} ok"
             + (", " + ", ".join(f"{n} {s}" for s, n in failures.items()) if len(failures) else "") + ")",
-            f"Starchart tree: {self.tree.n_leaves_} leaves, depth {self.tree.depth_}",
+            f"Starchart tree: {self.tree.n_leaves_} leaves, depth {self.tree.depth_}"
+            + (f"; {describe_error(self.cv_error)} (5-fold CV)" if self.cv_error is not None else ""),
             f"parameter importance: {ranked}",
             f"best subspace: {leaf.description}  (n={leaf.n_samples}, mean {leaf.mean:.3g} ms)",
             (f"best measured: {ok.frame.loc[best_row, self.metric]:.3g} ms at {best_config}; "
@@ -76,9 +79,10 @@ def run_demo(out_dir: str | Path = "starchart-demo", *, samples: int = 200, repe
         raise InputError(f"only {len(ok)} configurations ran correctly: {reasons}", where=store,
                          hint="check that gcc works (gcc --version) and see the reasons above")
     tree = StarchartTree().fit(ok.X, ok.y("time"))
+    cv_error = cross_validated_error(ok.X, ok.y("time"), folds=5, seed=0)
     from starchart.report.html import write_html_report
 
     report = write_html_report(out / "report.html", dataset=dataset, tree=tree, metric="time",
                                title="starchart demo: tiled matrix multiply on this CPU", space=space)
     (out / "tree.txt").write_text(tree.export_text() + "\n", encoding="utf-8")
-    return DemoResult(dataset=dataset, tree=tree, store=store, report=report)
+    return DemoResult(dataset=dataset, tree=tree, store=store, report=report, cv_error=cv_error)
