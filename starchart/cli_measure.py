@@ -16,6 +16,7 @@ The evaluator can also be a section of the space file::
 from __future__ import annotations
 
 import shlex
+import sys
 from pathlib import Path
 from typing import Any, Optional
 
@@ -271,8 +272,13 @@ def carve_command(
     source: Path = typer.Argument(..., help="A CUDA source (.cu: compiled per configuration, no GPU needed) or a "
                                             "measured file with counters and resource usage (e.g. KTT output)."),
     cc: str = typer.Option(..., "--cc", help="Target compute capability, e.g. 9.0."),
-    threads_per_block: str = typer.Option(..., "--threads-per-block", help="Expression, e.g. 'TILE * TILE // WPT'."),
-    threads: str = typer.Option(..., "--threads", help="Total threads of a launch, e.g. '1024 * 1024 // WPT'."),
+    threads_per_block: Optional[str] = typer.Option(
+        None, "--threads-per-block", help="Expression, e.g. 'TILE * TILE // WPT' (default: the data's "
+                                          "threads_per_block column, e.g. KTT's LocalSize)."),
+    threads: Optional[str] = typer.Option(
+        None, "--threads", help="Total threads of a launch, e.g. '1024 * 1024 // WPT' (default: the data's "
+                                "threads column, e.g. KTT's GlobalSize)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object (kept, figures)."),
     kernel: Optional[str] = typer.Option(None, "--kernel", "-k", help="Kernel name (for a .cu source)."),
     space_file: Optional[Path] = typer.Option(None, "--space", help="Space file (for a .cu source)."),
     define: list[str] = typer.Option([], "--define", "-D", help="Fixed macro NAME=VALUE (repeatable)."),
@@ -290,18 +296,32 @@ def carve_command(
     if source.suffix.lower() == ".cu":
         from starchart.carve.static import carve_source
 
-        if kernel is None or space_file is None:
-            raise InputError("a CUDA source needs --kernel and --space", where=source,
-                             hint="e.g. --kernel matmul --space examples/carve/matmul.yaml")
+        if kernel is None or space_file is None or threads_per_block is None or threads is None:
+            raise InputError("a CUDA source needs --kernel, --space, --threads-per-block and --threads",
+                             where=source, hint="e.g. --kernel matmul --space examples/carve/matmul.yaml "
+                                                "--threads-per-block 'TILE * TILE' --threads '1024 * 1024'")
         space, _ = _read_study_file(space_file)
         result = carve_source(source, kernel, space, cc, threads_per_block=threads_per_block, threads=threads,
                               predicates=predicate, within=within, constants=_defines(define), jobs=jobs)
     else:
         from starchart.io.load import load
 
-        result = carve_counters(load(source), cc, threads_per_block=threads_per_block, threads=threads,
-                                predicates=predicate, within=within)
-    out.print(result.summary(), highlight=False, soft_wrap=True)
+        data = load(source)
+        launch = {}
+        for name, given in (("threads_per_block", threads_per_block), ("threads", threads)):
+            if given is None and name not in data.metrics:
+                raise InputError(f"the data has no {name!r} column", where=source,
+                                 hint=f"pass --{name.replace('_', '-')} EXPR over the parameters")
+            launch[name] = given if given is not None else name
+        result = carve_counters(data, cc, predicates=predicate, within=within, **launch)
+        objective = data.default_metric
+    if as_json:
+        import json
+
+        sys.stdout.write(json.dumps(result.to_dict(objective=None if source.suffix.lower() == ".cu" else objective),
+                                    default=str) + "\n")
+    else:
+        out.print(result.summary(), highlight=False, soft_wrap=True)
     if output is not None:
         import pandas as pd
 

@@ -160,4 +160,19 @@ def test_carve_needs_kernel_and_space_for_a_source(tmp_path):
     source = tmp_path / "k.cu"
     source.write_text("__global__ void k() {}\n")
     result = invoke("carve", source, "--cc", "9.0", "--threads-per-block", "32", "--threads", "1024")
-    assert result.exit_code == 2 and "--kernel and --space" in result.output
+    assert result.exit_code == 2 and "needs --kernel, --space" in result.output
+
+
+def test_carve_ktt_data_prints_json_with_the_kept_configurations():
+    import json
+
+    from shared_data import dataset_path
+
+    result = invoke("carve", dataset_path("ktt/KTConvolutionOutput_2080Ti.json.gz"), "--cc", "7.5", "--json",
+                    "-p", "BLOCK_SIZE_X >= 32")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["removed_share"] >= 0.9 and len(data["kept"]) == data["kept_count"] > 0
+    assert {"BLOCK_SIZE_X", "TILE_SIZE_Y"} <= set(data["kept"][0])
+    assert all(row["BLOCK_SIZE_X"] >= 32 for row in data["kept"])
+    assert 0.9 < data["best"]["relative"] <= 1.0

@@ -113,6 +113,11 @@ def _row(result: Any, i: int, to_ms: float, multi: bool, path: Path) -> dict[str
             row[prefix + "Overhead"] = comp["Overhead"] * to_ms
         for name, value in (comp.get("CompilationData") or {}).items():
             row[prefix + name] = value
+        # The launch: threads per block (LocalSize) and in all (GlobalSize, KTT counts threads).
+        for key, column in (("LocalSize", "threads_per_block"), ("GlobalSize", "threads")):
+            size = comp.get(key)
+            if isinstance(size, dict) and all(isinstance(size.get(a, 1), (int, float)) for a in "XYZ"):
+                row[prefix + column] = float(size.get("X", 1) * size.get("Y", 1) * size.get("Z", 1))
         for counter in (comp.get("ProfilingData") or {}).get("Counters") or []:
             row[prefix + counter["Name"]] = counter["Value"]
     return row
