@@ -274,14 +274,7 @@ class StarchartForest:
             "n_estimators", "max_features", "bootstrap", "random_state", "n_jobs",
             "min_samples_split", "threshold", "max_depth", "target")}
 
-    def set_params(self, **params: Any) -> StarchartForest:
-        """Set hyper-parameters, as scikit-learn's ``set_params``."""
-        for key, value in params.items():
-            if key not in self.get_params():
-                raise InputError(f"unknown hyper-parameter {key!r}", where=key,
-                                 hint=f"use one of {sorted(self.get_params())}")
-            setattr(self, key, value)
-        return self
+    set_params = StarchartTree.set_params  # same rule: only known hyper-parameters
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())

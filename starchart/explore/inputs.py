@@ -49,7 +49,7 @@ from matplotlib.figure import Figure
 from starchart.configs import config_key, plain_config
 from starchart.dataset import Dataset
 from starchart.errors import InputError
-from starchart.measure.base import Evaluator, Measurement
+from starchart.measure.base import Evaluator, FreshLockOnUnpickle, Measurement
 from starchart.throughput import WorkSpec, throughput_column
 from starchart.tree import StarchartTree
 
@@ -365,7 +365,7 @@ def _plain(value: Any) -> Any:
 
 
 # ---------------------------------------------------------------------- measuring at several inputs
-class PerInputEvaluator(Evaluator):
+class PerInputEvaluator(FreshLockOnUnpickle, Evaluator):
     """Measure at several inputs with one evaluator per input, built on demand by ``make``.
 
     For kernels whose input is fixed when they are built (``gcc -DN=256``), each size
@@ -398,15 +398,6 @@ class PerInputEvaluator(Evaluator):
         self._space: Any = None
         self._evaluators: dict[str, Evaluator] = {}
         self._lock = threading.Lock()  # worker threads must not build one input's evaluator twice
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
 
     def prepare(self, space: Any) -> None:
         from starchart.measure.process import space_names

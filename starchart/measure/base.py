@@ -21,6 +21,7 @@ recorded failure.
 from __future__ import annotations
 
 import math
+import threading
 import time
 import traceback
 from abc import ABC, abstractmethod
@@ -173,6 +174,24 @@ class Evaluator(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.describe()})"
+
+
+class FreshLockOnUnpickle:
+    """Mixin for evaluators holding a ``self._lock``: picklable (Ray actors, process pools).
+
+    A lock cannot travel between processes; the copy gets a fresh one.
+    """
+
+    _lock: threading.Lock
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
 
 def check_metrics(metrics: str | Sequence[str], where: str) -> tuple[str, ...]:

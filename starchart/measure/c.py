@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from starchart.errors import InputError
-from starchart.measure.base import Evaluator, Measurement, check_metrics
+from starchart.measure.base import Evaluator, FreshLockOnUnpickle, Measurement, check_metrics
 from starchart.measure.command import (
     check_env,
     check_regex,
@@ -153,7 +153,7 @@ def checksums_match(value: float | str, reference: float | str, rtol: float) -> 
     return str(value) == str(reference)
 
 
-class CEvaluator(Evaluator):
+class CEvaluator(FreshLockOnUnpickle, Evaluator):
     """Compile a C source per configuration (parameters as ``-D`` macros), run it, read its timing and answer.
 
     Parameters
@@ -233,16 +233,6 @@ class CEvaluator(Evaluator):
         self._fields = template_fields(list(self.args) + list((self.env or {}).values()), where)
         self._compiler_version: str | None = None
         self._reference_answer: tuple[float | str | None, str] | None = None  # (answer, why there is none)
-        self._lock = threading.Lock()
-
-    def __getstate__(self) -> dict[str, Any]:
-        # Picklable for Ray actors and process pools: a lock cannot travel, a fresh one is made.
-        state = dict(self.__dict__)
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
         self._lock = threading.Lock()
 
     # ---------------------------------------------------------------- set-up
