@@ -15,6 +15,7 @@ The public API:
 from starchart.dataset import Dataset
 from starchart.ensemble import StarchartForest
 from starchart.errors import InputError, SpaceError, StarchartError
+from starchart.explore.search import search
 from starchart.io.load import load
 from starchart.pruning import cross_validated_error, fit_pruned, prune
 from starchart.runner import run
@@ -23,5 +24,5 @@ from starchart.store import Store
 from starchart.tree import StarchartTree
 
 __all__ = ["Dataset", "InputError", "Space", "SpaceError", "StarchartError", "StarchartForest", "StarchartTree",
-           "Store", "cross_validated_error", "fit_pruned", "load", "prune", "run"]
+           "Store", "cross_validated_error", "fit_pruned", "load", "prune", "run", "search"]
 __version__ = "0.1.0"

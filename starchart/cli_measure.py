@@ -6,6 +6,8 @@
     starchart export study.db -o results.csv|cache.json|results.t4.json [--format ...]
     starchart demo [--out starchart-demo] [--samples 200] [--repeats 5]
     starchart report study.db|DATA [-o report.html] [--metric M]
+    starchart search SPACE_FILE (evaluator options as for run) --budget N [--seed S] [--store db]
+    starchart carve KERNEL.cu --kernel K --space S.yaml --cc 9.0 ... | starchart carve DATA --cc 7.5 --json
 
 The evaluator can also be a section of the space file::
 
@@ -54,21 +56,11 @@ def run_command(
     ray: Optional[str] = RayOption,
 ) -> None:
     """Measure a uniform sample of a space (or given configurations), storing every result as it arrives."""
-    from starchart.measure import evaluator_from_dict
     from starchart.runner import run
 
     options = {"pattern": pattern, "metric": metric, "repeats": repeats, "warmup": warmup, "timeout": timeout}
     options = {k: v for k, v in options.items() if v is not None}
-    space, section = _read_study_file(space_file) if space_file else (None, None)
-    description = _evaluator_description(command, c_source, evaluator_file, replay, section, options)
-    evaluator = evaluator_from_dict(description, where=_evaluator_source(command, c_source, evaluator_file,
-                                                                         replay, space_file))
-    if space is None:
-        if replay is None:
-            raise InputError("no space file given", hint="pass SPACE_FILE (only --replay can do without)")
-        from starchart.space import Space
-
-        space = Space.from_dataset(evaluator.dataset)  # type: ignore[attr-defined]
+    space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options)
     chosen = _read_configs(configs, space) if configs is not None else None
     if chosen is None and samples is None and not store.exists():
         raise InputError("how many configurations to measure is not known", hint="pass --samples N (or --configs)")
@@ -128,6 +120,25 @@ def demo_command(
 
 
 # ---------------------------------------------------------------------- helpers
+def _space_and_evaluator(space_file: Optional[Path], command: Optional[str], c_source: Optional[Path],
+                         evaluator_file: Optional[Path], replay: Optional[Path],
+                         options: dict[str, Any]) -> tuple[Any, Any]:
+    """The space (from the file, or a replayed dataset's configurations) and the evaluator of a command."""
+    from starchart.measure import evaluator_from_dict
+
+    space, section = _read_study_file(space_file) if space_file else (None, None)
+    description = _evaluator_description(command, c_source, evaluator_file, replay, section, options)
+    evaluator = evaluator_from_dict(description, where=_evaluator_source(command, c_source, evaluator_file,
+                                                                         replay, space_file))
+    if space is None:
+        if replay is None:
+            raise InputError("no space file given", hint="pass SPACE_FILE (only --replay can do without)")
+        from starchart.space import Space
+
+        space = Space.from_dataset(evaluator.dataset)
+    return space, evaluator
+
+
 def _measure(job: Any, store: Path, summary: bool = True) -> Any:
     """Run ``job``; on Ctrl-C say what was kept and how to continue (exit 130)."""
     try:
@@ -349,3 +360,29 @@ def _defines(items: list[str]) -> dict[str, Any]:
         except (ValueError, SyntaxError):
             defines[name.strip()] = value
     return defines
+
+
+@app.command("search")
+@friendly
+def search_command(
+    space_file: Optional[Path] = typer.Argument(None, help="Space file (YAML/JSON, T1); optional with --replay."),
+    budget: int = typer.Option(..., "--budget", "-b", min=1, help="Evaluations to spend (failures included)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of every random choice."),
+    store: Optional[Path] = typer.Option(None, "--store", "-s", help="SQLite store (resumable)."),
+    command: Optional[str] = typer.Option(None, "--command", help="Program to run, e.g. \"./bench --bx {bx}\"."),
+    c_source: Optional[Path] = typer.Option(None, "--c-source", help="C file compiled with -D<PARAM>=<value>."),
+    evaluator_file: Optional[Path] = typer.Option(None, "--evaluator", help="Evaluator file (YAML/JSON)."),
+    replay: Optional[Path] = typer.Option(None, "--replay", help="Serve measurements from this data file."),
+    pattern: Optional[str] = typer.Option(None, "--pattern", help="Regex whose first group is the metric."),
+    metric: Optional[str] = typer.Option(None, "--metric", help="Name of the measured metric."),
+    repeats: Optional[int] = typer.Option(None, "--repeats", min=1, help="Measured repeats per configuration."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", min=0.0, help="Seconds before a run is killed."),
+) -> None:
+    """Tree-guided search for the best configuration within a budget of evaluations."""
+    from starchart.explore.search import search
+
+    options = {k: v for k, v in {"pattern": pattern, "metric": metric, "repeats": repeats,
+                                 "timeout": timeout}.items() if v is not None}
+    space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options)
+    result = search(evaluator, space, budget, seed=seed, store=store, progress=True)
+    out.print(str(result), highlight=False, soft_wrap=True)

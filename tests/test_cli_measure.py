@@ -176,3 +176,13 @@ def test_carve_ktt_data_prints_json_with_the_kept_configurations():
     assert {"BLOCK_SIZE_X", "TILE_SIZE_Y"} <= set(data["kept"][0])
     assert all(row["BLOCK_SIZE_X"] >= 32 for row in data["kept"])
     assert 0.9 < data["best"]["relative"] <= 1.0
+
+
+def test_search_command_on_a_replayed_space(tmp_path):
+    from shared_data import dataset_path
+
+    data = dataset_path("convolution/A100.json.gz")
+    result = invoke("search", "--replay", data, "--budget", "30", "--seed", "3", "--store", tmp_path / "s.db")
+    assert result.exit_code == 0, result.output
+    assert "30 evaluations of 30" in result.output
+    assert len(Store.open(tmp_path / "s.db").to_dataset()) == 30

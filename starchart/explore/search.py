@@ -213,6 +213,8 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
     with _Progress(plan, evaluator, db, enabled=progress) as bar:
         while len(measurements) < budget:
             index = first.pop(0) if first else optimizer.ask()
+            if pool.evaluated[index]:  # an initial configuration already learnt from a stored study
+                continue
             config = enc.decode(pool.codes[index])[0]
             key = config_key(config, space.names)
             if stored and not diverged and key not in stored:

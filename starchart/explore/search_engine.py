@@ -4,13 +4,35 @@
 :class:`~starchart.explore.search_encoding.CandidatePool` to measure next, and
 learns from each result. :func:`starchart.explore.search` and the Kernel Tuner
 strategy drive it.
+
+How a proposal is made:
+
+1. **Map first.** The first few proposals (``2√budget``, between 5 and 20) are
+   uniform random draws, each the one of 64 draws farthest from those already
+   chosen, so that the sample covers every parameter's range (a Starchart sample).
+2. **Model.** Then every proposal refits an ensemble of Starchart trees (bootstrap
+   resamples, random parameter subsets) to the log of the objective — ratios are
+   what matter in tuning, and the log keeps one very slow configuration from
+   dominating the fit — and a second ensemble to which configurations failed.
+3. **Expected improvement.** Each unmeasured candidate is scored by the expected
+   improvement over the best value so far, from the trees' mean and spread
+   (low-mean leaves and leaves few samples vouch for both score high), times the
+   modelled chance that it does not fail.
+4. **Refine.** Every second proposal only considers the configurations one step
+   from the best so far (one parameter one value up or down, or another
+   category; two steps once those are measured): tree splits cannot see the
+   fine structure next to the optimum, so it is searched directly, still ranked
+   by the model.
+
+Ties are broken by the seeded generator, so a search is a deterministic function
+of its seed and of the values it is told.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from numba import njit
@@ -19,21 +41,34 @@ from starchart.errors import InputError
 from starchart.explore.search_encoding import CandidatePool
 from starchart.explore.search_model import TreeEnsemble
 
-__all__ = ["SearchOptions", "TreeGuidedOptimizer"]
+__all__ = ["SearchOptions", "TreeGuidedOptimizer", "expected_improvement"]
 
 
 @dataclass
 class SearchOptions:
-    """Knobs of the tree-guided search (the defaults are meant for any space)."""
+    """Settings of the tree-guided search; the defaults are meant for any space.
+
+    Attributes
+    ----------
+    initial:
+        Uniformly drawn configurations before the model decides; default
+        ``2√budget`` clipped to 5…20 (10 when the budget is unknown).
+    n_trees, feature_fraction, min_samples_split:
+        The ensemble: trees, share of the parameters each may split on, smallest node split.
+    local_every:
+        Every this many model-guided proposals, one is restricted to the
+        neighbours of the best configuration (0: never).
+    max_candidates:
+        Candidates scored per proposal (a random subset when more are open).
+    """
 
     initial: int | None = None
     n_trees: int = 16
     feature_fraction: float = 0.8
     min_samples_split: int = 2
-    acquisition: str = "ei"
+    local_every: int = 2
+    local_top: int = 1
     max_candidates: int = 20000
-    initial_design: str = "random"
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class TreeGuidedOptimizer:
@@ -81,8 +116,9 @@ class TreeGuidedOptimizer:
         """How many uniformly chosen configurations come before the model decides."""
         if self.options.initial is not None:
             return int(self.options.initial)
-        budget = self.budget or 100
-        return int(min(max(round(2 * math.sqrt(budget)), 5), 20))
+        if self.budget is None:
+            return 10
+        return int(min(max(round(2 * math.sqrt(self.budget)), 5), 20))
 
     def tell(self, index: int, value: float | None) -> None:
         """Record the result of candidate ``index``: its objective value, or ``None``/NaN if it failed."""
@@ -107,12 +143,22 @@ class TreeGuidedOptimizer:
                              hint="the budget is larger than the space")
         values = np.array(self.values)
         ok = np.isfinite(values)
+        if not self.pool.complete and ok.any():
+            self._grow(values, ok)
+            open_ = np.flatnonzero(~self.pool.evaluated)
         if self.n_told < self.initial or ok.sum() < 2:
             return self._explore(open_)
         return self._exploit(open_, ok)
 
+    def _grow(self, values: np.ndarray, ok: np.ndarray, top: int = 3) -> None:
+        """A sampled pool gains the valid neighbours of the best configurations, so refinement can reach them."""
+        y = self._transform(values[ok])
+        best = np.array(self.indices)[ok][np.argsort(y, kind="stable")[:top]]
+        rows = [self.pool.encoding.neighbours(self.pool.codes[i]) for i in best]
+        self.pool.extend(np.concatenate(rows))
+
     def _explore(self, open_: np.ndarray) -> int:
-        if self.options.initial_design == "maximin" and self.indices:
+        if self.indices:  # maximin: the farthest of 64 random draws from what is chosen
             draw = self.rng.choice(open_, size=min(len(open_), 64), replace=False)
             done = self.pool.codes[self.indices]
             span = np.maximum(self._n_levels - 1, 1)
@@ -141,11 +187,13 @@ class TreeGuidedOptimizer:
         model = TreeEnsemble(opts.n_trees, opts.feature_fraction, opts.min_samples_split)
         model.fit(codes[idx[ok]], y, self._n_levels, self._categorical, self.rng)
         cand = self._candidates(open_)
-        every = int(opts.extra.get("local_every", 0))
+        every = opts.local_every
         if every and (self.n_told - self.initial) % every == every - 1:
-            incumbent = codes[idx[ok][int(np.argmin(y))]]
+            leaders = codes[idx[ok][np.argsort(y, kind="stable")[:opts.local_top]]]
             for radius in (1, 2):
-                near = self._near(codes[open_], incumbent, radius)
+                near = np.zeros(len(open_), dtype=bool)
+                for leader in leaders:
+                    near |= self._near(codes[open_], leader, radius)
                 if near.any():
                     cand = open_[near]
                     break
@@ -155,26 +203,10 @@ class TreeGuidedOptimizer:
             fail = TreeEnsemble(opts.n_trees, opts.feature_fraction, opts.min_samples_split)
             fail.fit(codes[idx], (~ok).astype(float), self._n_levels, self._categorical, self.rng)
             feasible = 1.0 - fail.predict_all(codes[cand]).mean(axis=0)
-        best = y.min()
-        if opts.acquisition == "thompson":
-            tree = int(self.rng.integers(len(pred)))
-            score = -(pred[tree] - best)
-            score = np.where(self.rng.random(len(cand)) < feasible, score, -np.inf)
-        else:
-            mu = pred.mean(axis=0)
-            sigma = np.maximum(pred.std(axis=0), 1e-9)
-            if opts.acquisition == "lcb":
-                score = -(mu - float(opts.extra.get("kappa", 1.0)) * sigma)
-            else:
-                score = expected_improvement(best, mu, sigma) * feasible
-        tol = float(opts.extra.get("local_tol", -1.0))
-        if tol < 0:
-            top = np.flatnonzero(score >= score.max() - 1e-12 * abs(score.max()))
-            return int(cand[top[int(self.rng.integers(len(top)))]])
-        top = np.flatnonzero(score >= score.max() * (1.0 - tol) - 1e-12 * abs(score.max()))
-        incumbent = codes[idx[ok][int(np.argmin(y))]]
-        distance = self._distance(codes[cand[top]], incumbent)
-        top = top[distance <= distance.min() + 1e-12]
+        mu = pred.mean(axis=0)
+        sigma = np.maximum(pred.std(axis=0), 1e-9)
+        score = expected_improvement(float(y.min()), mu, sigma) * feasible
+        top = np.flatnonzero(score >= score.max() - 1e-12 * abs(score.max()))
         return int(cand[top[int(self.rng.integers(len(top)))]])
 
     def _near(self, rows: np.ndarray, centre: np.ndarray, radius: int) -> np.ndarray:
@@ -182,12 +214,6 @@ class TreeGuidedOptimizer:
         diff = np.abs(rows - centre)
         step_ok = np.where(self._categorical, True, diff <= 1)
         return step_ok.all(axis=1) & ((diff > 0).sum(axis=1) <= radius)
-
-    def _distance(self, rows: np.ndarray, centre: np.ndarray) -> np.ndarray:
-        """Distance in value steps: ordered parameters count steps / range, categorical ones 0 or 1."""
-        span = np.maximum(self._n_levels - 1, 1)
-        diff = np.abs(rows - centre) / span
-        return np.where(self._categorical, diff > 0, diff).sum(axis=1)
 
 
 @njit(cache=True)
@@ -201,3 +227,4 @@ def expected_improvement(best: float, mu: np.ndarray, sigma: np.ndarray) -> np.n
         pdf = math.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
         out[i] = gap * cdf + sigma[i] * pdf
     return out
+

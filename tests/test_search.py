@@ -1,0 +1,215 @@
+"""Tree-guided search: determinism, budget, failures, resuming, quality on a real space, Kernel Tuner."""
+
+from __future__ import annotations
+
+import gzip
+import importlib
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+from shared_data import dataset_path
+
+from starchart.errors import InputError
+from starchart.explore.search import search
+from starchart.io.load import load
+from starchart.measure import PythonEvaluator, ReplayEvaluator
+from starchart.space import Space
+from starchart.store import Store
+
+search_module = importlib.import_module("starchart.explore.search")  # the module, not the function
+
+SPACE = Space({"x": list(range(16)), "y": list(range(12)), "mode": ["a", "b", "c"]}, ["x + y < 24"])
+
+
+def objective(config):
+    """Smooth bowl with a categorical effect and a crashing corner (module level: resumable)."""
+    if config["x"] >= 14 and config["y"] >= 8:
+        raise RuntimeError("out of registers")
+    return 1.0 + (config["x"] - 9) ** 2 + 0.5 * (config["y"] - 3) ** 2 + {"a": 4.0, "b": 0.0, "c": 9.0}[config["mode"]]
+
+
+def keys(history, names=("x", "y", "mode")):
+    return [tuple(row) for row in history[list(names)].itertuples(index=False)]
+
+
+def test_same_seed_same_search_and_no_configuration_twice():
+    first = search(PythonEvaluator(objective), SPACE, budget=40, seed=7)
+    again = search(PythonEvaluator(objective), SPACE, budget=40, seed=7)
+    other = search(PythonEvaluator(objective), SPACE, budget=40, seed=8)
+    pd.testing.assert_frame_equal(first.history, again.history)
+    assert keys(first.history) != keys(other.history)
+    assert len(set(keys(first.history))) == 40 == len(first.history)
+    assert SPACE.contains(first.history).all()
+    assert first.seed == 7 and first.budget == 40
+
+
+def test_budget_spent_exactly_best_and_curve():
+    result = search(PythonEvaluator(objective), SPACE, budget=50, seed=1)
+    assert list(result.history["step"]) == list(range(1, 51))
+    values = result.history["time"].to_numpy()
+    best = result.best
+    assert best.value == np.nanmin(values) and best.config == dict(zip(("x", "y", "mode"), keys(
+        result.history.iloc[[best.step - 1]])[0]))
+    curve = result.best_so_far.to_numpy()
+    assert np.all(np.diff(curve[~np.isnan(curve)]) <= 0)
+    assert curve[-1] == best.value
+    assert best.value <= 2.0  # the optimum is 1.0 (x=9, y=3, b); 50 of 546 configurations find it or a neighbour
+
+
+def test_failures_count_against_the_budget_and_are_recorded():
+    def mostly_failing(config):
+        if config["x"] < 12:
+            raise RuntimeError("launch failed")
+        return objective(config)
+
+    result = search(PythonEvaluator(mostly_failing), SPACE, budget=30, seed=3)
+    failed = result.history[result.history["status"] != "ok"]
+    assert len(result.history) == 30 and result.failures == len(failed) > 0
+    assert failed["time"].isna().all() and failed["reason"].str.contains("launch failed").all()
+    # once the failure region is learnt, the search stays mostly out of it
+    late = result.history.iloc[15:]
+    assert (late["status"] == "ok").mean() > (result.history.iloc[:10]["status"] == "ok").mean() - 0.1
+    assert (late["status"] == "ok").mean() >= 0.5
+
+
+def test_maximises_when_the_evaluator_says_so():
+    result = search(PythonEvaluator(lambda c: -objective(c), minimize=False), SPACE, budget=40, seed=2)
+    assert result.best.value == np.nanmax(result.history["time"])
+    assert result.best.value >= -3.0
+
+
+def test_initial_configurations_come_first_and_count():
+    start = [{"x": 0, "y": 0, "mode": "a"}, {"x": 9, "y": 3, "mode": "b"}]
+    result = search(PythonEvaluator(objective), SPACE, budget=10, seed=0, initial=start)
+    assert keys(result.history)[:2] == [(0, 0, "a"), (9, 3, "b")] and len(result.history) == 10
+    with pytest.raises(InputError, match="not in the space"):
+        search(PythonEvaluator(objective), SPACE, budget=10, initial=[{"x": 15, "y": 11, "mode": "a"}])
+
+
+@pytest.mark.parametrize("budget", [0, -3, 2.5, True, "10"])
+def test_bad_budget_is_one_clear_error(budget):
+    with pytest.raises(InputError, match="budget must be a whole number"):
+        search(PythonEvaluator(objective), SPACE, budget=budget)
+
+
+def test_budget_larger_than_the_space_is_refused_and_the_whole_space_allowed():
+    small = Space({"x": [1, 2, 3], "y": [1, 2]})
+    with pytest.raises(InputError, match="more than the 6 valid configurations") as info:
+        search(PythonEvaluator(lambda c: c["x"] * c["y"]), small, budget=7)
+    assert "budget=6" in info.value.hint
+    whole = search(PythonEvaluator(lambda c: c["x"] * c["y"]), small, budget=6, seed=0)
+    assert len(set(keys(whole.history, ("x", "y")))) == 6 and whole.best.value == 1
+
+
+def test_wrong_argument_types_are_clear():
+    with pytest.raises(InputError, match="starchart.Space"):
+        search(PythonEvaluator(objective), {"x": [1, 2]}, budget=1)
+    with pytest.raises(InputError, match="evaluator"):
+        search(objective, SPACE, budget=1)
+
+
+class Interrupting(PythonEvaluator):
+    """Stops the search (like Ctrl-C) after a number of evaluations."""
+
+    def __init__(self, fn, after):
+        super().__init__(fn)
+        self.after, self.calls = after, 0
+
+    def evaluate(self, config):
+        if self.calls == self.after:
+            raise KeyboardInterrupt
+        self.calls += 1
+        return super().evaluate(config)
+
+
+def test_store_records_everything_and_an_interrupted_search_resumes(tmp_path):
+    path = tmp_path / "search.db"
+    whole = search(PythonEvaluator(objective), SPACE, budget=30, seed=5)
+    with pytest.raises(KeyboardInterrupt):
+        search(Interrupting(objective, after=12), SPACE, budget=30, seed=5, store=path)
+    with Store.open(path) as db:
+        assert len(db) == 12 and db.get("search")["budget"] == 30
+    resumed_evaluator = Interrupting(objective, after=10**9)
+    resumed = search(resumed_evaluator, SPACE, budget=30, seed=5, store=path)
+    assert resumed_evaluator.calls == 18  # only what the first call had not measured
+    pd.testing.assert_frame_equal(resumed.history, whole.history)
+    with Store.open(path) as db:
+        ds = db.to_dataset()
+    assert len(ds) == 30 and set(keys(ds.frame)) == set(keys(whole.history))
+
+
+def test_a_store_from_another_search_is_learnt_from_not_measured_again(tmp_path):
+    path = tmp_path / "other.db"
+    search(PythonEvaluator(objective), SPACE, budget=10, seed=1, store=path)
+    evaluator = Interrupting(objective, after=10**9)
+    result = search(evaluator, SPACE, budget=25, seed=2, store=path)
+    assert evaluator.calls == 15 and len(result.history) == 25
+    assert len(set(keys(result.history))) == 25
+
+
+def test_spaces_too_large_to_enumerate_search_a_growing_sample(monkeypatch):
+    monkeypatch.setattr(search_module, "ENUMERATE_LIMIT", 100)
+    result = search(PythonEvaluator(objective), SPACE, budget=40, seed=4)
+    assert len(set(keys(result.history))) == 40 and SPACE.contains(result.history).all()
+    assert result.best.value <= 3.0
+
+
+@pytest.fixture(scope="module")
+def convolution():
+    return load(dataset_path("convolution/A100.json.gz"))
+
+
+def test_beats_uniform_random_sampling_on_a_real_space(convolution):
+    """Same budget, same seeds, one run: the tree-guided search finds faster kernels than random sampling."""
+    space = Space.from_dataset(convolution)
+    evaluator = ReplayEvaluator(convolution, metrics=["time"])
+    optimum = np.nanmin(convolution.frame["time"])
+    ours, uniform = [], []
+    for seed in range(4):
+        result = search(evaluator, space, budget=50, seed=seed)
+        ours.append(optimum / result.best.value)
+        drawn = space.sample(50, seed=seed).merge(convolution.frame, on=list(space.names))
+        uniform.append(optimum / np.nanmin(drawn["time"]))
+    assert np.median(ours) > np.median(uniform) + 0.05, (ours, uniform)
+    assert np.median(ours) >= 0.8
+
+
+def test_kernel_tuner_runs_our_strategy_in_simulation_mode(convolution, tmp_path):
+    kernel_tuner = pytest.importorskip("kernel_tuner")
+    from constraint import FunctionConstraint
+
+    from starchart.explore import kernel_tuner_strategy
+    from starchart.explore.kernel_tuner_strategy import StarchartStrategy
+
+    cache = tmp_path / "convolution_A100.json"
+    with gzip.open(dataset_path("convolution/A100.json.gz"), "rb") as src, open(cache, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    data = json.loads(cache.read_text())
+    names = data["tune_params_keys"]
+    # every cached configuration, failed ones too: a failure then costs an evaluation
+    present = {tuple(entry[n] for n in names) for entry in data["cache"].values()}
+
+    def tune(strategy, options):
+        return kernel_tuner.tune_kernel(
+            data["kernel_name"], "", tuple(data["problem_size"]), [], data["tune_params"],
+            restrictions=[FunctionConstraint(lambda *values: values in present)], cache=str(cache),
+            simulation_mode=True, strategy=strategy, strategy_options=options, quiet=True,
+            objective="time", objective_higher_is_better=False)
+
+    results, env = tune(StarchartStrategy(seed=1), {"max_fevals": 50})
+    evaluated = [tuple(r[n] for n in names) for r in results]
+    assert len(evaluated) == len(set(evaluated)) == 50
+    assert all(config in present for config in evaluated)
+    times = [r["time"] for r in results if "__error__" not in r]
+    optimum = min(e["time"] for e in data["cache"].values() if isinstance(e["time"], float))
+    assert optimum / min(times) >= 0.5 and env["best_config"]["time"] == min(times)
+    again, _ = tune(StarchartStrategy(seed=1), {"max_fevals": 50})
+    assert [tuple(r[n] for n in names) for r in again] == evaluated
+    # the module itself is a strategy too, and strategy_options may carry the seed
+    module_results, _ = tune(kernel_tuner_strategy, {"max_fevals": 20, "seed": 1})
+    assert len(module_results) == 20
+    with pytest.raises(ValueError, match="Unrecognized option"):
+        tune(StarchartStrategy(), {"max_fevals": 5, "popsize": 3})
