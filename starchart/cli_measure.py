@@ -31,6 +31,15 @@ RayOption = typer.Option(None, "--ray", metavar="[ADDRESS]",
                          help="Evaluate on Ray: alone (or 'local') for a local instance, 'auto' or "
                               "ray://HOST:10001 for a cluster.")
 WorkersOption = typer.Option(1, "--workers", "-w", min=1, help="Evaluations at a time.")
+# The evaluator options shared by run and search.
+CommandOption = typer.Option(None, "--command", help="Program to run, e.g. \"./bench --bx {bx}\".")
+CSourceOption = typer.Option(None, "--c-source", help="C file compiled with -D<PARAM>=<value>.")
+EvaluatorOption = typer.Option(None, "--evaluator", help="Evaluator file (YAML/JSON).")
+ReplayOption = typer.Option(None, "--replay", help="Serve measurements from this data file.")
+PatternOption = typer.Option(None, "--pattern", help="Regex whose first group is the metric.")
+MetricOption = typer.Option(None, "--metric", help="Name of the measured metric.")
+RepeatsOption = typer.Option(None, "--repeats", min=1, help="Measured repeats per configuration.")
+TimeoutOption = typer.Option(None, "--timeout", min=0.0, help="Seconds before a run is killed.")
 
 
 @app.command("run")
@@ -40,15 +49,15 @@ def run_command(
     samples: Optional[int] = typer.Option(None, "--samples", "-n", min=1, help="Configurations to measure."),
     store: Path = typer.Option(Path("study.db"), "--store", "-s", help="SQLite store of the study."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the uniform sample (kept in the store)."),
-    command: Optional[str] = typer.Option(None, "--command", help="Program to run, e.g. \"./bench --bx {bx}\"."),
-    c_source: Optional[Path] = typer.Option(None, "--c-source", help="C file compiled with -D<PARAM>=<value>."),
-    evaluator_file: Optional[Path] = typer.Option(None, "--evaluator", help="Evaluator file (YAML/JSON)."),
-    replay: Optional[Path] = typer.Option(None, "--replay", help="Serve measurements from this data file."),
-    pattern: Optional[str] = typer.Option(None, "--pattern", help="Regex whose first group is the metric."),
-    metric: Optional[str] = typer.Option(None, "--metric", help="Name of the measured metric."),
-    repeats: Optional[int] = typer.Option(None, "--repeats", min=1, help="Measured repeats per configuration."),
+    command: Optional[str] = CommandOption,
+    c_source: Optional[Path] = CSourceOption,
+    evaluator_file: Optional[Path] = EvaluatorOption,
+    replay: Optional[Path] = ReplayOption,
+    pattern: Optional[str] = PatternOption,
+    metric: Optional[str] = MetricOption,
+    repeats: Optional[int] = RepeatsOption,
     warmup: Optional[int] = typer.Option(None, "--warmup", min=0, help="Discarded warm-up repeats."),
-    timeout: Optional[float] = typer.Option(None, "--timeout", min=0.0, help="Seconds before a run is killed."),
+    timeout: Optional[float] = TimeoutOption,
     configs: Optional[Path] = typer.Option(None, "--configs",
                                            help="CSV of configurations to measure instead of a uniform sample "
                                                 "(e.g. what starchart carve kept)."),
@@ -369,14 +378,14 @@ def search_command(
     budget: int = typer.Option(..., "--budget", "-b", min=1, help="Evaluations to spend (failures included)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed of every random choice."),
     store: Optional[Path] = typer.Option(None, "--store", "-s", help="SQLite store (resumable)."),
-    command: Optional[str] = typer.Option(None, "--command", help="Program to run, e.g. \"./bench --bx {bx}\"."),
-    c_source: Optional[Path] = typer.Option(None, "--c-source", help="C file compiled with -D<PARAM>=<value>."),
-    evaluator_file: Optional[Path] = typer.Option(None, "--evaluator", help="Evaluator file (YAML/JSON)."),
-    replay: Optional[Path] = typer.Option(None, "--replay", help="Serve measurements from this data file."),
-    pattern: Optional[str] = typer.Option(None, "--pattern", help="Regex whose first group is the metric."),
-    metric: Optional[str] = typer.Option(None, "--metric", help="Name of the measured metric."),
-    repeats: Optional[int] = typer.Option(None, "--repeats", min=1, help="Measured repeats per configuration."),
-    timeout: Optional[float] = typer.Option(None, "--timeout", min=0.0, help="Seconds before a run is killed."),
+    command: Optional[str] = CommandOption,
+    c_source: Optional[Path] = CSourceOption,
+    evaluator_file: Optional[Path] = EvaluatorOption,
+    replay: Optional[Path] = ReplayOption,
+    pattern: Optional[str] = PatternOption,
+    metric: Optional[str] = MetricOption,
+    repeats: Optional[int] = RepeatsOption,
+    timeout: Optional[float] = TimeoutOption,
 ) -> None:
     """Tree-guided search for the best configuration within a budget of evaluations."""
     from starchart.explore.search import search
