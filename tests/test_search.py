@@ -75,6 +75,15 @@ def test_failures_count_against_the_budget_and_are_recorded():
     assert (late["status"] == "ok").mean() >= 0.5
 
 
+def test_a_search_where_everything_fails_has_no_best():
+    def broken(config):
+        raise RuntimeError("no device")
+
+    result = search(PythonEvaluator(broken), SPACE, budget=12, seed=0)
+    assert result.best is None and result.failures == 12 and result.best_so_far.isna().all()
+    assert len(set(keys(result.history))) == 12
+
+
 def test_maximises_when_the_evaluator_says_so():
     result = search(PythonEvaluator(lambda c: -objective(c), minimize=False), SPACE, budget=40, seed=2)
     assert result.best.value == np.nanmax(result.history["time"])

@@ -12,7 +12,9 @@ fitted to which configurations failed:
    configuration with the largest expected improvement over the best so far
    (the trees' mean and spread give the expectation), weighted by the chance
    that it runs at all. The leaves that hold low values, or that few samples
-   vouch for, win; within them, configurations next to the best one are refined.
+   vouch for, win;
+3. every second step only looks at the configurations that differ from the
+   best one in a single parameter (refinement, still ranked by the model).
 
 Failed configurations count against the budget (they cost a measurement on
 hardware) and teach the failure model to avoid their region. No configuration

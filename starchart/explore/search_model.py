@@ -176,9 +176,9 @@ class TreeEnsemble:
         """Grow the trees; ``rng`` draws the resamples and parameter subsets."""
         codes = np.ascontiguousarray(codes, dtype=np.int64)
         y = np.asarray(y, dtype=np.float64)
-        n, p = codes.shape
+        n = codes.shape[0]
         varying = np.flatnonzero(np.asarray(n_levels) > 1)
-        keep = max(1, int(round(self.feature_fraction * len(varying))))
+        keep = max(1, round(self.feature_fraction * len(varying)))
         self.trees = []
         self._packed = None
         for _ in range(self.n_trees):
