@@ -91,15 +91,15 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
     owns_store = not isinstance(store, Store)
     db = Store.open(store) if owns_store else store
     try:
-        space = _study_space(db, space)
-        evaluator = _study_evaluator(db, evaluator)
+        space = study_space(db, space)
+        evaluator = study_evaluator(db, evaluator)
         evaluator.prepare(space)
         plan = plan_run(db, space, samples=samples, seed=seed, configs=configs)
         db.add_session({"started": time.time(), "evaluator": evaluator.describe(), "workers": workers,
                         "ray": ray if ray else None, "argv": sys.argv,
                         "environment": environment(extra_packages=_packages_for(evaluator, ray))})
         results = _execute(evaluator, plan.todo, workers=workers, ray=ray)
-        with _Progress(plan, evaluator, db, enabled=progress) as bar:
+        with Progress(plan, evaluator, db, enabled=progress) as bar:
             for measurement in results:
                 db.add(measurement)
                 bar.advance(measurement)
@@ -152,7 +152,8 @@ def plan_run(store: Store, space: Space, *, samples: int | None = None, seed: in
 
 
 # ---------------------------------------------------------------------- study set-up
-def _study_space(store: Store, space: Space | None) -> Space:
+def study_space(store: Store, space: Space | None) -> Space:
+    """The study's space: ``space`` (saved if new, checked against the stored one) or the stored one."""
     stored = store.get("space")
     if space is None:
         if stored is None:
@@ -175,7 +176,8 @@ def _study_space(store: Store, space: Space | None) -> Space:
     return space
 
 
-def _study_evaluator(store: Store, evaluator: Evaluator | None) -> Evaluator:
+def study_evaluator(store: Store, evaluator: Evaluator | None) -> Evaluator:
+    """The study's evaluator: ``evaluator`` (described in the store if new) or rebuilt from the store."""
     stored = store.get("evaluator")
     if evaluator is None:
         if stored is None:
@@ -233,7 +235,7 @@ def _threaded(evaluator: Evaluator, todo: Sequence[dict[str, Any]], workers: int
 
 
 # ---------------------------------------------------------------------- progress
-class _Progress:
+class Progress:
     """A rich progress bar: done/total, failures, best so far, ETA (silent when disabled)."""
 
     def __init__(self, plan: RunPlan, evaluator: Evaluator, store: Store, enabled: bool):
@@ -247,7 +249,7 @@ class _Progress:
             for m in store.measurements():
                 self._note(m)
 
-    def __enter__(self) -> _Progress:
+    def __enter__(self) -> Progress:
         if self.enabled:
             from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
                                        TimeElapsedColumn, TimeRemainingColumn)

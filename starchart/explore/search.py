@@ -195,10 +195,10 @@ def _check_budget(budget: Any) -> int:
 
 def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial: Any, db: Store,
             progress: bool, options: SearchOptions | None, count: Any) -> SearchResult:
-    from starchart.runner import RunPlan, _Progress, _study_evaluator, _study_space
+    from starchart.runner import RunPlan, Progress, study_evaluator, study_space
 
-    space = _study_space(db, space)
-    evaluator = _study_evaluator(db, evaluator)
+    space = study_space(db, space)
+    evaluator = study_evaluator(db, evaluator)
     evaluator.prepare(space)
     enc = Encoding.from_space(space)
     pool, sampler = _pool(space, enc, seed, count)
@@ -212,7 +212,7 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
     diverged = False
     measurements: list[Measurement] = []
     plan = RunPlan(todo=[{}] * budget, done=0, total=budget)
-    with _Progress(plan, evaluator, db, enabled=progress) as bar:
+    with Progress(plan, evaluator, db, enabled=progress) as bar:
         while len(measurements) < budget:
             index = first.pop(0) if first else optimizer.ask()
             if pool.evaluated[index]:  # an initial configuration already learnt from a stored study

@@ -122,19 +122,24 @@ def _training_paths(codes, feature, cut, left, right, categorical_node, left_mas
 
 
 @njit(cache=True)
+def _walk(codes, i, node, feature, threshold, left, right, categorical_node, left_mask):
+    """The leaf that row ``i`` reaches from ``node`` (shared by apply and predict)."""
+    while feature[node] >= 0:
+        code = codes[i, feature[node]]
+        if categorical_node[node]:
+            go_left = left_mask[node, code]
+        else:
+            go_left = code <= threshold[node]
+        node = left[node] if go_left else right[node]
+    return node
+
+
+@njit(cache=True)
 def _apply(codes, feature, threshold, left, right, categorical_node, left_mask):
     n = codes.shape[0]
     out = np.empty(n, np.int64)
     for i in range(n):
-        node = 0
-        while feature[node] >= 0:
-            code = codes[i, feature[node]]
-            if categorical_node[node]:
-                go_left = left_mask[node, code]
-            else:
-                go_left = code <= threshold[node]
-            node = left[node] if go_left else right[node]
-        out[i] = node
+        out[i] = _walk(codes, i, 0, feature, threshold, left, right, categorical_node, left_mask)
     return out
 
 
@@ -222,13 +227,6 @@ def _predict_many(codes, feature, threshold, left, right, value, categorical_nod
     out = np.empty((roots.shape[0], n))
     for t in range(roots.shape[0]):
         for i in range(n):
-            node = roots[t]
-            while feature[node] >= 0:
-                code = codes[i, feature[node]]
-                if categorical_node[node]:
-                    go_left = left_mask[node, code]
-                else:
-                    go_left = code <= threshold[node]
-                node = left[node] if go_left else right[node]
-            out[t, i] = value[node]
+            leaf = _walk(codes, i, roots[t], feature, threshold, left, right, categorical_node, left_mask)
+            out[t, i] = value[leaf]
     return out
