@@ -228,6 +228,7 @@ def _size_text(the_space: Any) -> str:
 # The measuring commands (run, resume, export, demo) live in their own module.
 import starchart.cli_measure  # noqa: E402,F401  (registers its commands on `app`)
 import starchart.msp.cli  # noqa: E402,F401  (registers `starchart msp`)
+import starchart.xapp.cli  # noqa: E402,F401  (registers `starchart xapp ...`)
 
 
 def main(argv: list[str] | None = None) -> None:

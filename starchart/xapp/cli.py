@@ -1,0 +1,352 @@
+"""``starchart xapp``: predict a GPU port's speedup from plain C code.
+
+    starchart xapp features FILE.c [--band-line N] [--trip N] [--prob P] [--coalescing stride1|thesis] [--json]
+    starchart xapp features --dynamic FILE.c [--band-line N] [--json] -- ARGS...
+    starchart xapp corpus CORPUS
+    starchart xapp train CORPUS [--cutoffs 3,20] [--levels 2] [--trees 1000] [--seed 0] [--dynamic] -o model.json
+    starchart xapp evaluate CORPUS [--cutoffs 3] [--levels 2] [--trees 1000] [--seed 0] [--dynamic] [--json]
+    starchart xapp predict FILE.c --model model.json [--band-line N] [--sweep] [--json]
+    starchart xapp predict --dynamic FILE.c --model model.json [--band-line N] [--json] -- ARGS...
+
+Importing this module registers the ``xapp`` command group on the ``starchart`` app.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Optional
+
+import pandas as pd
+import typer
+from rich.table import Table
+
+from starchart.cli_common import app, err, friendly, out
+from starchart.errors import InputError
+
+__all__ = ["xapp_app", "parse_cutoffs"]
+
+xapp_app = typer.Typer(no_args_is_help=True,
+                       help="XAPP: predict what a GPU port of plain C code would gain, before writing it.")
+app.add_typer(xapp_app, name="xapp")
+
+_EXTRA_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+BandLine = typer.Option(None, "--band-line", help="line of the band's `for` (instead of #pragma xapp parallel)")
+Dynamic = typer.Option(False, "--dynamic", help="dynamic XAPP: features of an instrumented run (program "
+                                                "arguments after --)")
+AsJson = typer.Option(False, "--json", help="print JSON instead of tables")
+Cutoffs = typer.Option("3", "--cutoffs", help="speedup range boundaries, e.g. 3 or 3,20")
+Levels = typer.Option("2", "--levels", help="discretisation levels per feature: 2, 3 or auto")
+Trees = typer.Option(1000, "--trees", min=1, help="trees in the random forest (thesis: 1000)")
+Learners = typer.Option(100, "--learners", min=1, help="stepwise regression learners (dynamic; thesis: 100)")
+Seed = typer.Option(0, "--seed", help="random seed (results are deterministic for a seed)")
+
+
+def parse_cutoffs(text: str) -> tuple[float, ...]:
+    """Speedup cut points from ``"3"`` or ``"3,20"``.
+
+    >>> parse_cutoffs("3,20")
+    (3.0, 20.0)
+    """
+    try:
+        values = tuple(float(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise InputError(f"cutoffs must be numbers, got {text!r}", where="--cutoffs",
+                         hint="e.g. --cutoffs 3 or --cutoffs 3,20") from None
+    if not values or any(b <= a for a, b in zip(values, values[1:])) or values[0] <= 0:
+        raise InputError(f"cutoffs must be positive and increasing, got {text!r}", where="--cutoffs",
+                         hint="e.g. --cutoffs 3,20")
+    return values
+
+
+def _levels(text: str) -> int | str:
+    if text == "auto":
+        return text
+    if text in ("2", "3"):
+        return int(text)
+    raise InputError(f"levels must be 2, 3 or auto, got {text!r}", where="--levels")
+
+
+def _print_json(data: Any) -> None:
+    out.print_json(json.dumps(data, default=_json_default))
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, pd.Timestamp):
+        return value.isoformat()
+    return str(value)
+
+
+def _features_table(title: str, features: dict[str, float]) -> Table:
+    table = Table(title=title, show_header=True)
+    table.add_column("feature")
+    table.add_column("value", justify="right")
+    for name, value in features.items():
+        table.add_row(name, f"{value:.6g}")
+    return table
+
+
+# ---------------------------------------------------------------------------------------------- features
+@xapp_app.command("features", context_settings=_EXTRA_ARGS)
+@friendly
+def features_command(
+    ctx: typer.Context,
+    source: Path = typer.Argument(..., help="C file with `#pragma xapp parallel` before the band loop"),
+    band_line: Optional[int] = BandLine,
+    trip: Optional[float] = typer.Option(None, "--trip", help="trip count of every kernel-body loop whose "
+                                                               "count is unknown (default 10)"),
+    prob: Optional[float] = typer.Option(None, "--prob", help="probability of every branch without a "
+                                                               "#pragma xapp prob (default 0.5)"),
+    coalescing: str = typer.Option("stride1", "--coalescing", help="stride1 (default) or thesis"),
+    dynamic: bool = Dynamic,
+    details: bool = typer.Option(False, "--details", help="static: every access, branch and loop with its "
+                                                           "source line"),
+    as_json: bool = AsJson,
+) -> None:
+    """The XAPP features of one C file's parallel band (static by default)."""
+    if dynamic:
+        from starchart.xapp.dynamic.features import measure
+
+        run = measure(source, list(ctx.args), band_line, native=True)
+        data = {"source": str(source), "band_line": run.band_line, "features": run.features,
+                "instrumented_seconds": run.cpu_s, "native_seconds": run.native_cpu_s,
+                "slowdown": run.slowdown}
+        if as_json:
+            _print_json(data)
+            return
+        out.print(_features_table(f"dynamic XAPP features of {source} (band line {run.band_line})",
+                                  run.features))
+        if run.slowdown:
+            out.print(f"instrumented run {run.cpu_s:.3g} s CPU, native {run.native_cpu_s:.3g} s: "
+                      f"{run.slowdown:.0f}x slowdown")
+        return
+    if ctx.args:
+        raise InputError(f"unexpected arguments {ctx.args}", where="starchart xapp features",
+                         hint="program arguments after -- are only for --dynamic")
+    from starchart.xapp.static import static_analysis
+
+    analysis = static_analysis(source, band_line, trip, prob, coalescing)
+    if as_json:
+        _print_json(analysis.to_dict() if details else {"source": str(source), "features": analysis.features})
+        return
+    out.print(_features_table(f"static XAPP features of {source}", dict(analysis.features)))
+    if details:
+        out.print_json(json.dumps(analysis.to_dict(), default=_json_default))
+
+
+# ---------------------------------------------------------------------------------------------- corpus
+def _load_corpus(path: Path):
+    from starchart.xapp.corpus import Corpus
+
+    return Corpus.load(path)
+
+
+@xapp_app.command("corpus")
+@friendly
+def corpus_command(path: Path = typer.Argument(..., help="corpus folder (or its corpus.yaml)"),
+                   as_json: bool = AsJson) -> None:
+    """The corpus kernels with their measured CPU and GPU times and speedups."""
+    corpus = _load_corpus(path)
+    table = corpus.table()
+    if as_json:
+        _print_json(json.loads(table.reset_index().to_json(orient="records", date_format="iso")))
+        return
+    view = Table(title=f"{corpus.name}: {len(table)} kernels, {int(table['speedup'].notna().sum())} with a "
+                       "measured speedup")
+    for column in ("kernel", "category", "cpu s", "gpu s", "speedup"):
+        view.add_column(column, justify="right" if column.endswith(("s", "speedup")) else "left")
+    for name, row in table.iterrows():
+        view.add_row(str(name), row["category"], _num(row["cpu_seconds"]), _num(row["gpu_seconds"]),
+                     _num(row["speedup"], ".1f"))
+    out.print(view)
+    if table["gpu_seconds"].isna().all():
+        out.print("[yellow]the GPU side is not measured yet:[/] python -m starchart.xapp.measure_corpus "
+                  f"{path} --side gpu (on a machine with an NVIDIA GPU)")
+
+
+def _num(value: float, fmt: str = ".3g") -> str:
+    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else format(value, fmt)
+
+
+def _training_data(corpus_path: Path, dynamic: bool):
+    from starchart.xapp.training import corpus_features, training_frame
+
+    corpus = _load_corpus(corpus_path)
+    features = corpus_features(corpus, "dynamic" if dynamic else "static")
+    for name, reason in features.skipped.items():
+        err.print(f"[yellow]skipped {name}:[/] {reason}", highlight=False, soft_wrap=True)
+    return training_frame(corpus, features)
+
+
+def _range_model(cutoffs: str, levels: str, trees: int, seed: int):
+    from starchart.xapp.model import SpeedupRangeModel
+
+    return SpeedupRangeModel(cutoffs=parse_cutoffs(cutoffs), levels=_levels(levels), n_trees=trees, seed=seed)
+
+
+def _regression_model(learners: int, seed: int):
+    from starchart.xapp.regression import SpeedupRegressionEnsemble
+
+    return SpeedupRegressionEnsemble(n_learners=learners, seed=seed)
+
+
+# ---------------------------------------------------------------------------------------------- train
+@xapp_app.command("train")
+@friendly
+def train_command(
+    corpus: Path = typer.Argument(..., help="corpus folder with measured speedups"),
+    output: Path = typer.Option(..., "-o", "--output", help="model file to write (JSON)"),
+    cutoffs: str = Cutoffs, levels: str = Levels, trees: int = Trees,
+    learners: int = Learners, seed: int = Seed, dynamic: bool = Dynamic,
+) -> None:
+    """Learn a speedup model from a measured corpus (static: range classifier; dynamic: regression)."""
+    features, labelled = _training_data(corpus, dynamic)
+    if dynamic:
+        model = _regression_model(learners, seed).fit(features, labelled["gpu_seconds"], labelled["cpu_seconds"])
+        model.to_json(output)
+        out.print(f"dynamic XAPP model from {len(features)} kernels written to {output}")
+        out.print(model.explanation().head(10).to_string(index=False))
+        return
+    model = _range_model(cutoffs, levels, trees, seed).fit(features, labelled["speedup"])
+    model.to_json(output)
+    out.print(f"static XAPP model ({len(model.labels)} ranges: {', '.join(model.labels)}) from "
+              f"{len(features)} kernels written to {output}")
+    out.print(model.explain().text())
+
+
+# ---------------------------------------------------------------------------------------------- evaluate
+@xapp_app.command("evaluate")
+@friendly
+def evaluate_command(
+    corpus: Path = typer.Argument(..., help="corpus folder with measured speedups"),
+    cutoffs: str = Cutoffs, levels: str = Levels, trees: int = Trees,
+    learners: int = Learners, seed: int = Seed, dynamic: bool = Dynamic,
+    leave_out: int = typer.Option(1, "--leave-out", min=1, help="dynamic: kernels held out per fold "
+                                                                "(thesis: 10)"),
+    as_json: bool = AsJson,
+) -> None:
+    """Cross-validate on a measured corpus: LOOCV accuracy and confusion matrix (static), or the
+    cross-validated mean relative error of the speedup (dynamic)."""
+    features, labelled = _training_data(corpus, dynamic)
+    if dynamic:
+        result = _regression_model(learners, seed).cross_validate(
+            features, labelled["gpu_seconds"], labelled["cpu_seconds"], leave_out=leave_out, seed=seed)
+        if as_json:
+            _print_json({"mean_relative_error": result.mean_relative_error, "kernels": len(features),
+                         "table": json.loads(result.to_frame().to_json(orient="records"))})
+            return
+        out.print(result.summary())
+        out.print("thesis (dynamic XAPP, cross-validated): 26.9 % mean relative error")
+        return
+    from rich.progress import Progress
+
+    model = _range_model(cutoffs, levels, trees, seed)
+    with Progress(transient=True) as bar:
+        task = bar.add_task("leave-one-out", total=len(features))
+        result = model.loocv(features, labelled["speedup"],
+                             progress=lambda done, total: bar.update(task, completed=done))
+    if as_json:
+        _print_json({"accuracy": result.accuracy, "ppv": result.ppv, "npv": result.npv,
+                     "kernels": len(features), "labels": result.labels,
+                     "confusion": result.confusion.to_dict(orient="index"),
+                     "table": json.loads(result.table.reset_index().astype({"measured": str, "predicted": str})
+                                         .to_json(orient="records"))})
+        return
+    out.print(result.summary())
+    out.print("confusion matrix (rows measured, columns predicted):")
+    out.print(result.confusion.to_string())
+    thesis = {2: "94 %", 3: "86 %", 4: "77 %", 5: "70 %", 6: "62 %"}.get(len(result.labels))
+    if thesis:
+        out.print(f"thesis (static XAPP, 147 kernels, {len(result.labels)} ranges): {thesis}")
+
+
+# ---------------------------------------------------------------------------------------------- predict
+def _load_model(path: Path):
+    from starchart.io.files import read_json
+    from starchart.xapp.model import SpeedupRangeModel
+    from starchart.xapp.regression import SpeedupRegressionEnsemble
+
+    doc = read_json(path)
+    kind = doc.get("format") if isinstance(doc, dict) else None
+    if kind == "starchart.xapp.SpeedupRangeModel":
+        return SpeedupRangeModel.from_json(path)
+    if kind == "starchart.xapp.SpeedupRegressionEnsemble":
+        return SpeedupRegressionEnsemble.from_json(path)
+    raise InputError(f"not an XAPP model (format {kind!r})", where=path,
+                     hint="write one with `starchart xapp train CORPUS -o model.json`")
+
+
+@xapp_app.command("predict", context_settings=_EXTRA_ARGS)
+@friendly
+def predict_command(
+    ctx: typer.Context,
+    source: Path = typer.Argument(..., help="C file with `#pragma xapp parallel` before the band loop"),
+    model_path: Path = typer.Option(..., "--model", help="model written by `starchart xapp train`"),
+    band_line: Optional[int] = BandLine,
+    sweep: bool = typer.Option(False, "--sweep", help="static: vote over trip counts 1..1000 and branch "
+                                                       "probabilities 0..1 (thesis §6.2.4)"),
+    dynamic: bool = Dynamic,
+    as_json: bool = AsJson,
+) -> None:
+    """Predict the GPU speedup of one C file's band: a range (static) or a value (dynamic)."""
+    from starchart.xapp.model import SpeedupRangeModel
+
+    model = _load_model(model_path)
+    if dynamic != (not isinstance(model, SpeedupRangeModel)):
+        raise InputError("a static model needs static features and a dynamic model dynamic ones",
+                         where=model_path, hint="add or drop --dynamic to match how the model was trained")
+    if dynamic:
+        _predict_dynamic(model, source, band_line, list(ctx.args), as_json)
+        return
+    if ctx.args:
+        raise InputError(f"unexpected arguments {ctx.args}", where="starchart xapp predict",
+                         hint="program arguments after -- are only for --dynamic")
+    from starchart.xapp.static import static_features
+
+    features = static_features(source, band_line)
+    frame = pd.DataFrame([features], index=[source.stem])
+    predicted = model.predict(frame).iloc[0]
+    share = float(model.vote_share(frame).loc[source.stem, predicted])
+    path = model.explain_path(frame)
+    data: dict[str, Any] = {"source": str(source), "range": predicted, "vote_share": share,
+                            "levels": path["levels"], "explanation": path["path"], "features": features}
+    if sweep:
+        from starchart.xapp.sensitivity import sweep as run_sweep
+
+        result = run_sweep(model, source, band_line)
+        data["sweep"] = {"majority": result.majority, "share": result.share,
+                         "counts": {str(k): int(v) for k, v in result.counts.items()}}
+    if as_json:
+        _print_json(data)
+        return
+    out.print(f"[bold]{source}[/]: predicted speedup {predicted} ({share:.0%} of the trees)")
+    out.print("because " + (" and ".join(path["path"]) or "(single leaf)"))
+    if sweep:
+        sw = data["sweep"]
+        out.print(f"sweep over trip counts and branch probabilities: {sw['majority']} in {sw['share']:.0%} "
+                  f"of {sum(sw['counts'].values())} settings")
+
+
+def _predict_dynamic(model: Any, source: Path, band_line: int | None, args: list[str], as_json: bool) -> None:
+    from starchart.xapp.dynamic.features import measure
+
+    run = measure(source, args, band_line, native=True)
+    frame = pd.DataFrame([run.features], index=[source.stem])
+    gpu = float(model.predict(frame).iloc[0])
+    # the native run's CPU time is the single-threaded time of the whole program; the region's
+    # share of it is not known here, so the speedup is an upper bound for the region alone
+    data = {"source": str(source), "gpu_seconds": gpu, "native_program_seconds": run.native_cpu_s,
+            "features": run.features}
+    if as_json:
+        _print_json(data)
+        return
+    out.print(f"[bold]{source}[/]: predicted GPU time of the band region {gpu:.3g} s")
+    if run.native_cpu_s:
+        out.print(f"native run of the whole program: {run.native_cpu_s:.3g} s CPU "
+                  f"(speedup ≤ {run.native_cpu_s / gpu:.1f}x for the region, by Amdahl's law)")

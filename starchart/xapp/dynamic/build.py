@@ -1,0 +1,130 @@
+"""Compile a C file to the IR XAPP measures, link instrumented/native executables, run them.
+
+The IR is clang's ``-O1 -g`` without unrolling or vectorisation (the toolchain's
+:data:`~starchart.xapp.toolchain.IR_FLAGS`) plus ``-mllvm -disable-loop-idiom-all``:
+
+* ``-O1`` puts locals in registers (``-O0`` would count every variable access as a load or
+  store and inflate ``mem``), inlines small helpers and simplifies address arithmetic, so
+  the counted stream is close to what an optimised CPU binary executes — what the thesis's
+  Pin tools saw;
+* no unrolling/vectorisation keeps one IR instruction per source operation per iteration,
+  so 32 consecutive instances of a static load are 32 consecutive iterations (the warp
+  analogy behind the memory-window features);
+* no loop-idiom recognition keeps copy and fill loops as loops instead of ``memcpy`` /
+  ``memset`` calls whose accesses the runtime would not see;
+* ``-g`` gives the debug locations that map the pragma's line to the loop.
+
+Both executables are built from that same IR with ``clang -O2``; the instrumented one
+links the runtime (``runtime/xapp_rt.c``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ...errors import InputError, StarchartError
+from ..toolchain import IR_FLAGS, clang_command, compile_to_ir
+from .instrument import Instrumented
+
+RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
+#: Flags of the measured IR (see the module docstring).
+DYNAMIC_IR_FLAGS = (*IR_FLAGS, "-mllvm", "-disable-loop-idiom-all")
+#: Environment variable naming the JSON file the runtime writes at exit.
+OUT_ENV = "XAPP_OUT"
+
+
+def program_ir(path: str | Path, *, defines: dict[str, object] | None = None,
+               include_dirs: tuple[str | Path, ...] = ()) -> str:
+    """The ``-O1 -g`` IR of one C file (raises InputError when clang rejects it)."""
+    return compile_to_ir(path, flags=DYNAMIC_IR_FLAGS, defines=defines, include_dirs=include_dirs)
+
+
+@functools.cache
+def _cache_dir() -> Path:
+    d = Path(tempfile.mkdtemp(prefix="starchart-xapp-rt-"))
+    atexit.register(shutil.rmtree, d, True)
+    return d
+
+
+@functools.cache
+def runtime_object() -> Path:
+    """The runtime compiled once per process (``clang -O2 -c xapp_rt.c``)."""
+    out = _cache_dir() / "xapp_rt.o"
+    _clang([*clang_command(), "-O2", "-w", "-c", str(RUNTIME_DIR / "xapp_rt.c"), "-o", str(out)], "the runtime")
+    return out
+
+
+def _clang(argv: list[str], what: str) -> None:
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        tail = " | ".join(proc.stderr.strip().splitlines()[-4:])
+        raise StarchartError(f"clang could not build {what}: {tail}",
+                             hint="this is a bug in starchart.xapp.dynamic unless your program needs "
+                                  "extra libraries (pass libs=...)")
+
+
+def link_instrumented(inst: Instrumented, workdir: Path, libs: Sequence[str] = ("-lm",)) -> Path:
+    """Write the instrumented IR and tables under ``workdir`` and link them with the runtime."""
+    ll, tables, exe = workdir / "instrumented.ll", workdir / "xapp_tables.c", workdir / "prog.xapp"
+    ll.write_text(inst.ir)
+    tables.write_text(inst.tables)
+    _clang([*clang_command(), "-O2", "-w", f"-I{RUNTIME_DIR}", str(ll), str(tables), str(runtime_object()),
+            *libs, "-o", str(exe)], "the instrumented program")
+    return exe
+
+
+def link_native(ir: str, workdir: Path, libs: Sequence[str] = ("-lm",)) -> Path:
+    """The uninstrumented program from the same IR (for the slowdown)."""
+    ll, exe = workdir / "native.ll", workdir / "prog.native"
+    ll.write_text(ir)
+    _clang([*clang_command(), "-O2", "-w", str(ll), *libs, "-o", str(exe)], "the native program")
+    return exe
+
+
+def run_program(exe: Path, args: Sequence[object], *, source: str | Path, env: dict[str, str] | None = None,
+                timeout: float | None = None, cwd: str | Path | None = None) -> tuple[str, float, float]:
+    """Run ``exe args``; return (stdout, wall seconds, CPU seconds of the child).
+
+    Raises
+    ------
+    InputError
+        The program timed out, exited non-zero or died of a signal (stderr's tail quoted).
+    """
+    argv = [str(exe), *map(str, args)]
+    start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=timeout,
+                              check=False, env={**os.environ, **(env or {})}, cwd=cwd,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise InputError(f"the program did not finish within {timeout:g} s with args {list(map(str, args))}",
+                         where=source, hint="use a smaller input, or raise timeout=") from None
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if proc.returncode != 0:
+        tail = " | ".join(proc.stderr.strip().splitlines()[-5:]) or "(no stderr)"
+        how = (f"was killed by {_signal_name(-proc.returncode)}" if proc.returncode < 0
+               else f"exited with status {proc.returncode}")
+        raise InputError(f"the program {how} (args {list(map(str, args))}); stderr: {tail}", where=source,
+                         hint="run it natively with the same arguments; dynamic features need a run that "
+                              "ends normally")
+    return proc.stdout, wall, cpu
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

@@ -1,0 +1,57 @@
+"""Which source line starts the region to measure: the ``#pragma xapp parallel`` loop.
+
+The region is the whole loop nest of the band's outermost loop: everything executed from
+entering that loop until it exits, including code of functions it calls.
+
+Examples
+--------
+>>> src = "int main(void) {\\n  int s = 0;\\n#pragma xapp parallel\\n  for (int i = 0; i < 9; i++)\\n    s += i;\\n}\\n"
+>>> band_line_of(src, "k.c")
+4
+>>> band_line_of(src, "k.c", band_line=4)
+4
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...errors import InputError
+from ..pragmas import scan_pragmas, strip_comments
+
+_LOOP_START = re.compile(r"^\s*(?:\}\s*)?(?:for|while|do)\b")
+
+
+def band_line_of(source: str, path: str = "<source>", band_line: int | None = None) -> int:
+    """The line of the band loop's keyword: ``band_line`` (checked) or the pragma's loop.
+
+    Raises
+    ------
+    InputError
+        No ``#pragma xapp parallel`` and no ``band_line``; more than one band pragma
+        without ``band_line``; ``band_line`` outside the file or not starting a loop.
+    """
+    lines = strip_comments(source).split("\n")
+    if band_line is not None:
+        if not isinstance(band_line, int) or not 1 <= band_line <= len(lines):
+            raise InputError(f"band_line={band_line!r} is not a line of the file ({len(lines)} lines)",
+                             where=path, hint="give the line number of the band loop's `for`")
+        if not _LOOP_START.match(lines[band_line - 1]):
+            raise InputError(f"line {band_line} does not start a loop: {lines[band_line - 1].strip()[:60]!r}",
+                             where=f"{path}, line {band_line}",
+                             hint="band_line must be the line of the band loop's `for`/`while`/`do` keyword")
+        return band_line
+    bands = [p for p in scan_pragmas(source, path) if p.parallel is not None]
+    if not bands:
+        raise InputError("no `#pragma xapp parallel` marks a band loop", where=path,
+                         hint="put `#pragma xapp parallel` on the line before the loop to measure, "
+                              "or pass band_line=<line of its for>")
+    if len(bands) > 1:
+        raise InputError("several `#pragma xapp parallel` bands (lines "
+                         + ", ".join(str(p.line) for p in bands) + "); dynamic features measure one region",
+                         where=path, hint="pass band_line=<line of the for> to choose one")
+    band = bands[0]
+    if band.target_line is None:
+        raise InputError("`#pragma xapp parallel` is not followed by a loop", where=f"{path}, line {band.line}",
+                         hint="put the pragma on the line just before the loop")
+    return band.target_line

@@ -1,0 +1,127 @@
+"""Features of a whole corpus, ready for the XAPP models.
+
+:func:`corpus_features` computes the static (or dynamic) features of every corpus kernel
+and :func:`training_frame` joins them to the measured speedups. Kernels the analysis
+rejects are left out and listed, never silently dropped.
+
+Examples
+--------
+>>> from starchart.xapp.corpus import Corpus
+>>> frame = corpus_features(Corpus.load("corpus"), progress=False)   # doctest: +SKIP
+>>> frame.loc["saxpy", "coalesced"]                                   # doctest: +SKIP
+1.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from starchart.errors import InputError, StarchartError
+from starchart.xapp.corpus import Corpus, CorpusKernel
+
+__all__ = ["CorpusFeatures", "corpus_features", "training_frame", "kernel_band_line"]
+
+KINDS = ("static", "dynamic")
+
+
+@dataclass
+class CorpusFeatures:
+    """Feature rows of the kernels that could be analysed, and why the others could not."""
+
+    frame: pd.DataFrame
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def kernel_band_line(kernel: CorpusKernel) -> int | None:
+    """The band line to give the analysers: None when the C file carries the pragma.
+
+    ``CorpusKernel.band_line`` is the line of ``#pragma xapp parallel`` when the file has
+    one (the analysers find it themselves); only a kernel.yaml ``band_line`` pointing at
+    the ``for`` itself has to be passed on.
+    """
+    if kernel.band_line is None:
+        return None
+    line = kernel.c_path.read_text().splitlines()[kernel.band_line - 1]
+    return None if "#pragma" in line else kernel.band_line
+
+
+def corpus_features(corpus: Corpus, kind: str = "static", *, kernels: Sequence[str] | None = None,
+                    progress: bool = True, small: bool = False,
+                    extract: Callable[[CorpusKernel], dict[str, float]] | None = None) -> CorpusFeatures:
+    """Features of the corpus kernels (one row per kernel, index ``kernel``).
+
+    Parameters
+    ----------
+    corpus:
+        A loaded :class:`~starchart.xapp.corpus.Corpus`.
+    kind:
+        ``"static"`` (from the C file's IR) or ``"dynamic"`` (an instrumented run with the
+        kernel's ``args``, the input its times were measured on; ``small=True`` uses
+        ``small_args`` instead, for a quick look only: its features do not match the times).
+    kernels:
+        Only these kernels (default: all).
+    progress:
+        Show a progress bar.
+    extract:
+        Replace the feature function (tests).
+    """
+    if kind not in KINDS:
+        raise InputError(f"unknown feature kind {kind!r}", where="--features", hint="use static or dynamic")
+    chosen = corpus.kernels if kernels is None else [corpus.kernel(name) for name in kernels]
+    if extract is None:
+        extract = _static if kind == "static" else (_dynamic_small if small else _dynamic)
+    rows: dict[str, dict[str, float]] = {}
+    skipped: dict[str, str] = {}
+    from rich.progress import Progress
+
+    with Progress(disable=not progress, transient=True) as bar:
+        task = bar.add_task(f"{kind} features", total=len(chosen))
+        for kernel in chosen:
+            bar.update(task, description=f"{kind} features: {kernel.name}")
+            try:
+                rows[kernel.name] = extract(kernel)
+            except StarchartError as exc:
+                skipped[kernel.name] = str(exc)
+            bar.advance(task)
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = "kernel"
+    return CorpusFeatures(frame, skipped)
+
+
+def training_frame(corpus: Corpus, features: CorpusFeatures) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The feature rows and the measured table of the kernels that have both.
+
+    Raises
+    ------
+    InputError
+        When no kernel has a measured speedup (the GPU side is not measured yet).
+    """
+    labelled = corpus.labelled()
+    common = [name for name in features.frame.index if name in labelled.index]
+    if not common:
+        raise InputError(
+            "no corpus kernel has a measured speedup yet (both sides measured, checksums agreeing)",
+            where=corpus.root,
+            hint="measure the GPU side on a machine with an NVIDIA GPU: "
+                 "python -m starchart.xapp.measure_corpus CORPUS --side gpu",
+        )
+    return features.frame.loc[common], labelled.loc[common]
+
+
+def _static(kernel: CorpusKernel) -> dict[str, float]:
+    from starchart.xapp.static import static_features
+
+    return static_features(kernel.c_path, kernel_band_line(kernel))
+
+
+def _dynamic(kernel: CorpusKernel, args: Sequence[int] | None = None) -> dict[str, float]:
+    from starchart.xapp.dynamic.features import dynamic_features
+
+    return dynamic_features(kernel.c_path, kernel.args if args is None else args, kernel_band_line(kernel))
+
+
+def _dynamic_small(kernel: CorpusKernel) -> dict[str, float]:
+    return _dynamic(kernel, kernel.small_args)
