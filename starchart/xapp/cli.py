@@ -259,8 +259,6 @@ def evaluate_command(
                                          .to_json(orient="records"))})
         return
     out.print(result.summary())
-    out.print("confusion matrix (rows measured, columns predicted):")
-    out.print(result.confusion.to_string())
     thesis = {2: "94 %", 3: "86 %", 4: "77 %", 5: "70 %", 6: "62 %"}.get(len(result.labels))
     if thesis:
         out.print(f"thesis (static XAPP, 147 kernels, {len(result.labels)} ranges): {thesis}")

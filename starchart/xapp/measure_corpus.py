@@ -269,8 +269,8 @@ def _start_or_resume(out: Path, corpus: Corpus, settings: dict[str, Any], machin
     return data
 
 
-def _done(entry: dict[str, Any] | None, sides: Sequence[str], retry_failed: bool) -> bool:
-    if not entry:
+def _done(entry: dict[str, Any] | None, args: Sequence[int], sides: Sequence[str], retry_failed: bool) -> bool:
+    if not entry or entry.get("args") != list(args):  # sizes changed since: measure again
         return False
     return all(side in entry and (not retry_failed or entry[side].get("status") == "ok") for side in sides)
 
@@ -372,7 +372,8 @@ def measure(corpus_path: str | Path, sides: Sequence[str] = SIDES, kernels: Sequ
     data = _start_or_resume(out, corpus, settings, machine, command or shlex.join(sys.argv), note)
     if skipped_gpu:
         data["gpu_skipped"] = skipped_gpu
-    todo = [k for k in chosen if not _done(data["kernels"].get(k.name), sides, retry_failed)]
+    todo = [k for k in chosen
+            if not _done(data["kernels"].get(k.name), k.small_args if small else k.args, sides, retry_failed)]
     skipped = len(chosen) - len(todo)
     if skipped:
         print(f"resuming {out}: {skipped} kernel(s) already measured, {len(todo)} to go", file=sys.stderr)

@@ -14,15 +14,19 @@ Examples
 
 from __future__ import annotations
 
+import datetime as dt
+import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
 from starchart.errors import InputError, StarchartError
-from starchart.xapp.corpus import Corpus, CorpusKernel
+from starchart.xapp.corpus import Corpus, CorpusKernel, file_sha256
 
-__all__ = ["CorpusFeatures", "corpus_features", "training_frame", "kernel_band_line"]
+__all__ = ["CorpusFeatures", "corpus_features", "training_frame", "kernel_band_line", "features_file"]
 
 KINDS = ("static", "dynamic")
 
@@ -49,7 +53,7 @@ def kernel_band_line(kernel: CorpusKernel) -> int | None:
 
 
 def corpus_features(corpus: Corpus, kind: str = "static", *, kernels: Sequence[str] | None = None,
-                    progress: bool = True, small: bool = False,
+                    progress: bool = True, small: bool = False, cache: bool = True,
                     extract: Callable[[CorpusKernel], dict[str, float]] | None = None) -> CorpusFeatures:
     """Features of the corpus kernels (one row per kernel, index ``kernel``).
 
@@ -65,14 +69,24 @@ def corpus_features(corpus: Corpus, kind: str = "static", *, kernels: Sequence[s
         Only these kernels (default: all).
     progress:
         Show a progress bar.
+    cache:
+        Record the features in the corpus's feature file (``features/<kind>.json``), each
+        row as soon as it is computed. Dynamic features are also read back from it: a
+        kernel whose C file and arguments are unchanged is not run again (instrumented
+        runs take minutes; a killed run resumes). Static features are always recomputed
+        (milliseconds), so a newer analyser never meets old rows.
     extract:
-        Replace the feature function (tests).
+        Replace the feature function (tests; implies ``cache=False``).
     """
     if kind not in KINDS:
         raise InputError(f"unknown feature kind {kind!r}", where="--features", hint="use static or dynamic")
     chosen = corpus.kernels if kernels is None else [corpus.kernel(name) for name in kernels]
+    if extract is not None or small:
+        cache = False
     if extract is None:
         extract = _static if kind == "static" else (_dynamic_small if small else _dynamic)
+    path = features_file(corpus, kind)
+    stored = _read_cache(path) if cache else {}
     rows: dict[str, dict[str, float]] = {}
     skipped: dict[str, str] = {}
     from rich.progress import Progress
@@ -81,14 +95,55 @@ def corpus_features(corpus: Corpus, kind: str = "static", *, kernels: Sequence[s
         task = bar.add_task(f"{kind} features", total=len(chosen))
         for kernel in chosen:
             bar.update(task, description=f"{kind} features: {kernel.name}")
-            try:
-                rows[kernel.name] = extract(kernel)
-            except StarchartError as exc:
-                skipped[kernel.name] = str(exc)
+            key = {"source_sha256": file_sha256(kernel.c_path), "args": list(kernel.args)}
+            hit = stored.get(kernel.name)
+            if kind == "dynamic" and hit is not None and all(hit.get(k) == v for k, v in key.items()):
+                rows[kernel.name] = hit["features"]
+            else:
+                try:
+                    rows[kernel.name] = extract(kernel)
+                except StarchartError as exc:
+                    skipped[kernel.name] = str(exc)
+                else:
+                    if cache:
+                        stored[kernel.name] = {**key, "features": rows[kernel.name],
+                                               "computed": dt.datetime.now(dt.timezone.utc).isoformat()}
+                        _write_cache(path, kind, stored)
             bar.advance(task)
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "kernel"
     return CorpusFeatures(frame, skipped)
+
+
+def features_file(corpus: Corpus, kind: str) -> Path:
+    """Where a corpus keeps its computed features of one kind."""
+    return corpus.root / "features" / f"{kind}.json"
+
+
+def _read_cache(path: Path) -> dict[str, dict]:
+    if not path.is_file():
+        return {}
+    try:
+        doc = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise InputError(f"feature file is not JSON ({exc})", where=path,
+                         hint="delete it; the features are computed again") from None
+    kernels = doc.get("kernels") if isinstance(doc, dict) else None
+    if not isinstance(kernels, dict):
+        raise InputError("feature file has no 'kernels' mapping", where=path,
+                         hint="delete it; the features are computed again")
+    return kernels
+
+
+def _write_cache(path: Path, kind: str, kernels: dict[str, dict]) -> None:
+    from starchart.xapp.toolchain import clang_command
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = {"format": "xapp-corpus-features/1", "kind": kind, "clang": " ".join(clang_command()),
+           "kernels": dict(sorted(kernels.items()))}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc, indent=1))
+    os.replace(tmp, path)  # atomic: a killed run leaves the previous complete file
 
 
 def training_frame(corpus: Corpus, features: CorpusFeatures) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -1,0 +1,131 @@
+"""``starchart xapp``: features, corpus, train, evaluate and predict from the command line.
+
+The train/evaluate/predict tests give a copy of a few corpus kernels an invented GPU
+measurement file: they check that the commands work end to end, not any accuracy (the
+corpus's real GPU side is measured on a GPU host; see corpus/README.md).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from starchart.cli import app
+from starchart.xapp.corpus import MEASUREMENT_FORMAT, Corpus
+from starchart.xapp.static import FEATURES
+
+ROOT = Path(__file__).resolve().parents[2]
+CASES = Path(__file__).parent / "cases"
+DYN_CASES = Path(__file__).parent / "dyn_cases"
+runner = CliRunner()
+
+
+def run(*args: object):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_static_features_json_has_the_ten_thesis_features():
+    result = run("xapp", "features", CASES / "strided.c", "--json")
+    assert result.exit_code == 0, result.output
+    features = json.loads(result.output)["features"]
+    assert list(features) == list(FEATURES)
+    assert features["coalesced"] < 1.0  # stride 2 between consecutive threads
+
+
+def test_static_features_table_and_details():
+    result = run("xapp", "features", CASES / "streaming.c")
+    assert result.exit_code == 0, result.output
+    assert "coalesced" in result.output and "arith_intensity" in result.output
+    detailed = run("xapp", "features", CASES / "fig42.c", "--details", "--json")
+    assert detailed.exit_code == 0, detailed.output
+    assert "accesses" in json.loads(detailed.output) or "branches" in json.loads(detailed.output)
+
+
+def test_dynamic_features_take_program_arguments_after_dashes():
+    result = run("xapp", "features", "--dynamic", DYN_CASES / "stream.c", "--json", "--", "256")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["features"]["coalesced"] == pytest.approx(1.0)
+    assert data["slowdown"] > 1
+
+
+def test_bad_input_is_one_line_not_a_traceback(tmp_path):
+    result = run("xapp", "features", tmp_path / "missing.c")
+    assert result.exit_code == 2
+    assert "no such C file" in result.output and "Traceback" not in result.output
+    stray = run("xapp", "features", CASES / "streaming.c", "--", "1")
+    assert stray.exit_code == 2 and "only for --dynamic" in stray.output
+    cutoffs = run("xapp", "evaluate", ROOT / "corpus", "--cutoffs", "20,3")
+    assert cutoffs.exit_code == 2
+
+
+def test_training_without_gpu_measurements_says_what_to_do(tmp_path):
+    corpus = _corpus_copy(tmp_path, ["saxpy", "gemv"])
+    result = run("xapp", "train", corpus, "-o", tmp_path / "m.json")
+    assert result.exit_code == 2
+    assert "measure_corpus" in result.output and "--side gpu" in result.output
+
+
+def test_corpus_table_lists_every_kernel():
+    result = run("xapp", "corpus", ROOT / "corpus", "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert {row["kernel"] for row in rows} == {k.name for k in Corpus.load(ROOT / "corpus").kernels}
+
+
+KERNELS = ["saxpy", "triad", "gemv", "gemv_t", "transpose", "row_sums", "col_sums", "matmul",
+           "histogram", "spmv_csr", "mandelbrot", "recurrence_few"]
+
+
+def test_train_evaluate_predict_end_to_end(tmp_path):
+    corpus = _corpus_copy(tmp_path, KERNELS)
+    # invented labels: the coalesced, regular kernels "fast", the rest "slow" (a code test only)
+    fast = {"saxpy", "triad", "gemv_t", "col_sums", "matmul", "mandelbrot"}
+    _invented_measurements(corpus, {k: (12.0 if k in fast else 1.5) for k in KERNELS})
+
+    model = tmp_path / "model.json"
+    trained = run("xapp", "train", corpus, "-o", model, "--trees", "50")
+    assert trained.exit_code == 0, trained.output
+    assert json.loads(model.read_text())["format"] == "starchart.xapp.SpeedupRangeModel"
+
+    evaluated = run("xapp", "evaluate", corpus, "--trees", "50", "--json")
+    assert evaluated.exit_code == 0, evaluated.output
+    report = json.loads(evaluated.output)
+    assert report["kernels"] == len(KERNELS) and 0.0 <= report["accuracy"] <= 1.0
+    assert sum(sum(row.values()) for row in report["confusion"].values()) == len(KERNELS)
+
+    predicted = run("xapp", "predict", corpus / "kernels" / "saxpy" / "saxpy.c", "--model", model, "--json")
+    assert predicted.exit_code == 0, predicted.output
+    answer = json.loads(predicted.output)
+    assert answer["range"] in ("<= 3", "> 3") and 0.5 <= answer["vote_share"] <= 1.0
+    assert isinstance(answer["explanation"], list)
+
+    mismatch = run("xapp", "predict", "--dynamic", corpus / "kernels" / "saxpy" / "saxpy.c", "--model", model)
+    assert mismatch.exit_code == 2 and "--dynamic" in mismatch.output
+
+
+def _corpus_copy(tmp_path: Path, kernels: list[str]) -> Path:
+    target = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus" / "harness", target / "harness")
+    shutil.copy(ROOT / "corpus" / "corpus.yaml", target / "corpus.yaml")
+    for name in kernels:
+        shutil.copytree(ROOT / "corpus" / "kernels" / name, target / "kernels" / name)
+    (target / "measurements").mkdir()
+    return target
+
+
+def _invented_measurements(corpus: Path, speedups: dict[str, float]) -> None:
+    loaded = Corpus.load(corpus)
+    kernels = {}
+    for kernel in loaded.kernels:
+        cpu = 1.0
+        side = {"status": "ok", "measured": "2026-11-22T00:00:00Z", "checksum": 1.0}
+        kernels[kernel.name] = {"args": list(kernel.args), "cpu": {**side, "time_s": cpu},
+                                "gpu": {**side, "time_s": cpu / speedups[kernel.name]}}
+    doc = {"format": MEASUREMENT_FORMAT, "machine": {"cpu": "invented", "gpu": {"name": "invented"}},
+           "kernels": kernels}
+    (corpus / "measurements" / "invented.json").write_text(json.dumps(doc))
