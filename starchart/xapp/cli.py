@@ -290,6 +290,9 @@ def predict_command(
     sweep: bool = typer.Option(False, "--sweep", help="static: vote over trip counts 1..1000 and branch "
                                                        "probabilities 0..1 (thesis §6.2.4)"),
     dynamic: bool = Dynamic,
+    cpu_seconds: Optional[float] = typer.Option(None, "--cpu-seconds", min=0.0,
+                                                help="dynamic: the region's single-threaded CPU time, for "
+                                                     "the speedup"),
     as_json: bool = AsJson,
 ) -> None:
     """Predict the GPU speedup of one C file's band: a range (static) or a value (dynamic)."""
@@ -300,7 +303,7 @@ def predict_command(
         raise InputError("a static model needs static features and a dynamic model dynamic ones",
                          where=model_path, hint="add or drop --dynamic to match how the model was trained")
     if dynamic:
-        _predict_dynamic(model, source, band_line, list(ctx.args), as_json)
+        _predict_dynamic(model, source, band_line, list(ctx.args), cpu_seconds, as_json)
         return
     if ctx.args:
         raise InputError(f"unexpected arguments {ctx.args}", where="starchart xapp predict",
@@ -331,20 +334,21 @@ def predict_command(
                   f"of {sum(sw['counts'].values())} settings")
 
 
-def _predict_dynamic(model: Any, source: Path, band_line: int | None, args: list[str], as_json: bool) -> None:
-    from starchart.xapp.dynamic.features import measure
+def _predict_dynamic(model: Any, source: Path, band_line: int | None, args: list[str],
+                     cpu_seconds: float | None, as_json: bool) -> None:
+    from starchart.xapp.dynamic.features import dynamic_features
 
-    run = measure(source, args, band_line, native=True)
-    frame = pd.DataFrame([run.features], index=[source.stem])
+    features = dynamic_features(source, args, band_line)
+    frame = pd.DataFrame([features], index=[source.stem])
     gpu = float(model.predict(frame).iloc[0])
-    # the native run's CPU time is the single-threaded time of the whole program; the region's
-    # share of it is not known here, so the speedup is an upper bound for the region alone
-    data = {"source": str(source), "gpu_seconds": gpu, "native_program_seconds": run.native_cpu_s,
-            "features": run.features}
+    speedup = cpu_seconds / gpu if cpu_seconds else None
+    data = {"source": str(source), "gpu_seconds": gpu, "cpu_seconds": cpu_seconds, "speedup": speedup,
+            "features": features}
     if as_json:
         _print_json(data)
         return
     out.print(f"[bold]{source}[/]: predicted GPU time of the band region {gpu:.3g} s")
-    if run.native_cpu_s:
-        out.print(f"native run of the whole program: {run.native_cpu_s:.3g} s CPU "
-                  f"(speedup ≤ {run.native_cpu_s / gpu:.1f}x for the region, by Amdahl's law)")
+    if speedup is not None:
+        out.print(f"speedup over the single-threaded region ({cpu_seconds:.3g} s): {speedup:.1f}x")
+    else:
+        out.print("give the region's single-threaded time with --cpu-seconds for the speedup")

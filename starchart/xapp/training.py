@@ -14,9 +14,12 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,11 +27,14 @@ from pathlib import Path
 import pandas as pd
 
 from starchart.errors import InputError, StarchartError
-from starchart.xapp.corpus import Corpus, CorpusKernel, file_sha256
+from starchart.xapp.corpus import Corpus, CorpusKernel
 
-__all__ = ["CorpusFeatures", "corpus_features", "training_frame", "kernel_band_line", "features_file"]
+__all__ = ["CorpusFeatures", "corpus_features", "training_frame", "kernel_band_line", "features_file",
+           "code_sha256"]
 
 KINDS = ("static", "dynamic")
+_XAPP_PRAGMA = re.compile(r"^\s*#\s*pragma\s+xapp\b")
+_BAND = re.compile(r"\bparallel\b")
 
 
 @dataclass
@@ -95,7 +101,7 @@ def corpus_features(corpus: Corpus, kind: str = "static", *, kernels: Sequence[s
         task = bar.add_task(f"{kind} features", total=len(chosen))
         for kernel in chosen:
             bar.update(task, description=f"{kind} features: {kernel.name}")
-            key = {"source_sha256": file_sha256(kernel.c_path), "args": list(kernel.args)}
+            key = {"code_sha256": code_sha256(kernel.c_path), "args": list(kernel.args)}
             hit = stored.get(kernel.name)
             if kind == "dynamic" and hit is not None and all(hit.get(k) == v for k, v in key.items()):
                 rows[kernel.name] = hit["features"]
@@ -113,6 +119,31 @@ def corpus_features(corpus: Corpus, kind: str = "static", *, kernels: Sequence[s
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "kernel"
     return CorpusFeatures(frame, skipped)
+
+
+def code_sha256(path: Path) -> str:
+    r"""SHA-256 of a C file's code: its ``#pragma xapp`` lines left out, the band's place kept.
+
+    Annotations (trip counts, probabilities, an added inner-band pragma line) do not change
+    what a run executes, so editing them keeps recorded dynamic features valid; moving the
+    band pragma to another loop changes the hash.
+
+    >>> import tempfile, pathlib
+    >>> a, b, c = (pathlib.Path(tempfile.mkdtemp()) / n for n in ("a.c", "b.c", "c.c"))
+    >>> _ = a.write_text("#pragma xapp parallel\nfor(;;)\nfor(;;);\n")
+    >>> _ = b.write_text("#pragma xapp parallel trip(64)\nfor(;;)\n#pragma xapp trip(8)\nfor(;;);\n")
+    >>> _ = c.write_text("for(;;)\n#pragma xapp parallel\nfor(;;);\n")
+    >>> code_sha256(a) == code_sha256(b), code_sha256(a) == code_sha256(c)
+    (True, False)
+    """
+    code: list[str] = []
+    for line in Path(path).read_text().splitlines():
+        if _XAPP_PRAGMA.match(line):
+            if _BAND.search(line):
+                code.append(f"<band at code line {len(code)}>")
+            continue
+        code.append(line)
+    return hashlib.sha256("\n".join(code).encode()).hexdigest()
 
 
 def features_file(corpus: Corpus, kind: str) -> Path:
@@ -175,7 +206,24 @@ def _static(kernel: CorpusKernel) -> dict[str, float]:
 def _dynamic(kernel: CorpusKernel, args: Sequence[int] | None = None) -> dict[str, float]:
     from starchart.xapp.dynamic.features import dynamic_features
 
-    return dynamic_features(kernel.c_path, kernel.args if args is None else args, kernel_band_line(kernel))
+    # one execution of the region, as the measured time is per repeat (the harness repeats it)
+    with _environment(XAPP_REPEATS="1"):
+        return dynamic_features(kernel.c_path, kernel.args if args is None else args, kernel_band_line(kernel),
+                                timeout=3600.0)
+
+
+@contextlib.contextmanager
+def _environment(**values: str):
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def _dynamic_small(kernel: CorpusKernel) -> dict[str, float]:

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from starchart.cli import app
@@ -129,3 +130,32 @@ def _invented_measurements(corpus: Path, speedups: dict[str, float]) -> None:
     doc = {"format": MEASUREMENT_FORMAT, "machine": {"cpu": "invented", "gpu": {"name": "invented"}},
            "kernels": kernels}
     (corpus / "measurements" / "invented.json").write_text(json.dumps(doc))
+
+
+def test_dynamic_train_evaluate_predict_end_to_end(tmp_path):
+    kernels = ["saxpy", "triad", "gemv", "gemv_t", "transpose", "histogram", "dot_product", "heat1d"]
+    corpus = _corpus_copy(tmp_path, kernels)
+    for name in kernels:  # measure at the tiny test size so the instrumented runs take milliseconds
+        meta = corpus / "kernels" / name / "kernel.yaml"
+        doc = yaml.safe_load(meta.read_text())
+        doc["args"] = doc["small_args"]
+        meta.write_text(yaml.safe_dump(doc))
+    _invented_measurements(corpus, {k: 2.0 + i for i, k in enumerate(kernels)})
+
+    model = tmp_path / "dyn.json"
+    trained = run("xapp", "train", corpus, "-o", model, "--dynamic", "--learners", "10")
+    assert trained.exit_code == 0, trained.output
+    assert json.loads(model.read_text())["format"] == "starchart.xapp.SpeedupRegressionEnsemble"
+    recorded = json.loads((corpus / "features" / "dynamic.json").read_text())["kernels"]
+    assert set(recorded) == set(kernels)  # the corpus records what it measured
+
+    evaluated = run("xapp", "evaluate", corpus, "--dynamic", "--learners", "10", "--leave-out", "2", "--json")
+    assert evaluated.exit_code == 0, evaluated.output
+    assert json.loads(evaluated.output)["mean_relative_error"] >= 0
+
+    saxpy = Corpus.load(corpus).kernel("saxpy")
+    predicted = run("xapp", "predict", "--dynamic", saxpy.c_path, "--model", model, "--cpu-seconds", "0.5",
+                    "--json", "--", *saxpy.small_args)
+    assert predicted.exit_code == 0, predicted.output
+    answer = json.loads(predicted.output)
+    assert answer["gpu_seconds"] > 0 and answer["speedup"] == pytest.approx(0.5 / answer["gpu_seconds"])

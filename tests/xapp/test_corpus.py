@@ -72,7 +72,7 @@ def test_c_file_marks_its_band(corpus: Corpus, name: str) -> None:
     lines = kernel.c_path.read_text().splitlines()
     assert kernel.band_line is not None, f"{kernel.c_path} has no '#pragma xapp parallel'"
     pragma = lines[kernel.band_line - 1].strip()
-    assert re.fullmatch(r"#pragma xapp parallel(\(\d\))?", pragma), pragma
+    assert re.fullmatch(r"#pragma xapp parallel(\(\d\))?( trip\(\d+(\.\d+)?\))?", pragma), pragma
     following = next(line for line in lines[kernel.band_line:] if line.strip())
     assert following.strip().startswith("for"), "the pragma goes right before the band's outer loop"
     assert not re.search(r"#\s*pragma\s+omp|<omp\.h>|pthread", kernel.c_path.read_text()), "single-threaded C"

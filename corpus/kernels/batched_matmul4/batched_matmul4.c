@@ -3,7 +3,7 @@
 #include "../../harness/xapp_harness.h"
 
 void batched_matmul4(long batch, const float *a, const float *b, float *c) {
-#pragma xapp parallel
+#pragma xapp parallel trip(3145728)
     for (long m = 0; m < batch; m++) {
         const float *am = a + m * 16, *bm = b + m * 16;
         for (int r = 0; r < 4; r++) {

@@ -21,7 +21,7 @@ static void make_csr(long n, int avg_deg, int **rowptr_out, int **col_out) {
 
 /* next[v] = level[v] if visited, cur+1 if an in-neighbour is on frontier `cur`, else -1. */
 void bfs_step(long n, const int *rowptr, const int *col, const int *level, int cur, int *next) {
-#pragma xapp parallel
+#pragma xapp parallel trip(4194304)
     for (long v = 0; v < n; v++) {
         int lv = level[v];
 #pragma xapp prob(0.7)

@@ -4,7 +4,7 @@
 #include "../../harness/xapp_harness.h"
 
 void col_sums(long rows, long cols, const float *a, float *out) {
-#pragma xapp parallel
+#pragma xapp parallel trip(4096)
     for (long j = 0; j < cols; j++) {
         float sum = 0.0f;
 #pragma xapp trip(4096)

@@ -4,7 +4,7 @@
 #include "../../harness/xapp_harness.h"
 
 void collatz(long n, long first, int *steps) {
-#pragma xapp parallel
+#pragma xapp parallel trip(1048576)
     for (long i = 0; i < n; i++) {
         uint64_t x = (uint64_t)(first + i);
         int s = 0;

@@ -3,8 +3,9 @@
 #include "../../harness/xapp_harness.h"
 
 void conv2d3x3(long height, long width, const float *in, const float *filter, float *out) {
-#pragma xapp parallel(2)
+#pragma xapp parallel(2) trip(8190)
     for (long y = 1; y < height - 1; y++) {
+#pragma xapp trip(8190)
         for (long x = 1; x < width - 1; x++) {
             float acc = 0.0f;
             for (int dy = 0; dy < 3; dy++) {

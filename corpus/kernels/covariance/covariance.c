@@ -12,8 +12,9 @@ void covariance(long n, long m, const float *data, float *centred, float *mean, 
     }
     for (long k = 0; k < n; k++)
         for (long j = 0; j < m; j++) centred[k * m + j] = data[k * m + j] - mean[j];
-#pragma xapp parallel(2)
+#pragma xapp parallel(2) trip(256)
     for (long i = 0; i < m; i++) {
+#pragma xapp trip(256)
         for (long j = 0; j < m; j++) {
             float sum = 0.0f;
 #pragma xapp trip(1024)

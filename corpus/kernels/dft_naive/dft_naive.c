@@ -5,7 +5,7 @@
 
 void dft_naive(int n, const float *x, float *power) {
     float w = 6.283185307179586f / (float)n;
-#pragma xapp parallel
+#pragma xapp parallel trip(6144)
     for (int k = 0; k < n; k++) {
         float re = 0.0f, im = 0.0f;
         int idx = 0;   /* k * t mod n */

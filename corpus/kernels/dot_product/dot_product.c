@@ -3,7 +3,7 @@
 
 double dot_product(long n, const float *x, const float *y) {
     double sum = 0.0;
-#pragma xapp parallel
+#pragma xapp parallel trip(50331648)
     for (long i = 0; i < n; i++) {
         sum += (double)x[i] * (double)y[i];
     }

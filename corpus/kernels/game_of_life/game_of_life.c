@@ -7,8 +7,9 @@ unsigned char *game_of_life(long n, long generations, const unsigned char *in, u
     const unsigned char *src = in;
     unsigned char *dst = a;
     for (long g = 0; g < generations; g++) {
-#pragma xapp parallel(2)
+#pragma xapp parallel(2) trip(4094)
         for (long i = 1; i < n - 1; i++) {
+#pragma xapp trip(4094)
             for (long j = 1; j < n - 1; j++) {
                 const unsigned char *p = src + i * n + j;
                 int count = p[-n - 1] + p[-n] + p[-n + 1] + p[-1] + p[1] + p[n - 1] + p[n] + p[n + 1];

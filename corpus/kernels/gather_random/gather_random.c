@@ -3,7 +3,7 @@
 #include "../../harness/xapp_harness.h"
 
 void gather_random(long n, const int *idx, const float *src, const float *w, float *out) {
-#pragma xapp parallel
+#pragma xapp parallel trip(16777216)
     for (long i = 0; i < n; i++) {
         out[i] = src[idx[i]] * w[i];
     }

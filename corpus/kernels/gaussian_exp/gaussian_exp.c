@@ -8,7 +8,7 @@
 /* centre j: x = c[3j], y = c[3j+1], weight = c[3j+2]. */
 void gaussian_exp(long nq, int nc, const float *qx, const float *qy, const float *c, float *out) {
     const float scale = -1.0f / (2.0f * SIGMA * SIGMA);
-#pragma xapp parallel
+#pragma xapp parallel trip(65536)
     for (long i = 0; i < nq; i++) {
         float x = qx[i], y = qy[i], sum = 0.0f;
         for (int j = 0; j < nc; j++) {

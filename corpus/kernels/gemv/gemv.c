@@ -3,7 +3,7 @@
 #include "../../harness/xapp_harness.h"
 
 void gemv(long rows, long cols, const float *a, const float *x, float *y) {
-#pragma xapp parallel
+#pragma xapp parallel trip(16384)
     for (long i = 0; i < rows; i++) {
         float sum = 0.0f;
 #pragma xapp trip(4096)

@@ -3,7 +3,7 @@
 #include "../../harness/xapp_harness.h"
 
 void gemv_t(long rows, long cols, const float *a, const float *x, float *y) {
-#pragma xapp parallel
+#pragma xapp parallel trip(4096)
     for (long j = 0; j < cols; j++) {
         float sum = 0.0f;
 #pragma xapp trip(4096)

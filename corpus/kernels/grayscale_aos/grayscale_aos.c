@@ -5,8 +5,9 @@
 typedef struct { unsigned char r, g, b; } rgb;
 
 void grayscale(long height, long width, const rgb *img, float *gray) {
-#pragma xapp parallel(2)
+#pragma xapp parallel(2) trip(8192)
     for (long y = 0; y < height; y++) {
+#pragma xapp trip(8192)
         for (long x = 0; x < width; x++) {
             rgb p = img[y * width + x];
             gray[y * width + x] = 0.299f * p.r + 0.587f * p.g + 0.114f * p.b;

@@ -5,7 +5,7 @@
 #define EARTH_RADIUS_KM 6371.0f
 
 void haversine(long n, const float *lat1, const float *lon1, const float *lat2, const float *lon2, float *dist) {
-#pragma xapp parallel
+#pragma xapp parallel trip(4194304)
     for (long i = 0; i < n; i++) {
         float sdlat = sinf(0.5f * (lat2[i] - lat1[i]));
         float sdlon = sinf(0.5f * (lon2[i] - lon1[i]));

@@ -6,7 +6,7 @@ double *heat1d(long n, long steps, double r, const double *in, double *a, double
     const double *u = in;
     double *v = a;
     for (long t = 0; t < steps; t++) {
-#pragma xapp parallel
+#pragma xapp parallel trip(4194302)
         for (long i = 1; i < n - 1; i++) {
             v[i] = u[i] + r * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
         }

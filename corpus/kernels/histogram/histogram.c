@@ -6,7 +6,7 @@
 
 void histogram(long n, const float *x, int *hist) {
     for (int b = 0; b < NBINS; b++) hist[b] = 0;  /* reset: the region is re-run from the same inputs */
-#pragma xapp parallel
+#pragma xapp parallel trip(67108864)
     for (long i = 0; i < n; i++) {
         float v = x[i];
         int b = (int)(v * v * NBINS);

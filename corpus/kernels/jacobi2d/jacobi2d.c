@@ -9,8 +9,9 @@ float *jacobi2d(long n, long sweeps, const float *in, float *a, float *b) {
     const float *src = in;
     float *dst = a;
     for (long t = 0; t < sweeps; t++) {
-#pragma xapp parallel(2)
+#pragma xapp parallel(2) trip(4094)
         for (long i = 1; i < n - 1; i++) {
+#pragma xapp trip(4094)
             for (long j = 1; j < n - 1; j++) {
                 dst[i * n + j] = 0.2f * (src[i * n + j] + src[(i - 1) * n + j] + src[(i + 1) * n + j]
                                          + src[i * n + j - 1] + src[i * n + j + 1]);

@@ -3,7 +3,7 @@
 
 double l2norm(long n, const double *x) {
     double sum = 0.0;
-#pragma xapp parallel
+#pragma xapp parallel trip(50331648)
     for (long i = 0; i < n; i++) {
         sum += x[i] * x[i];
     }

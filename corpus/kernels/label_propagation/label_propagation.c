@@ -28,7 +28,7 @@ int *label_propagation(long n, int iters, const int *rowptr, const int *col, con
     int *dst = buf0;
     for (int it = 0; it < iters; it++) {
         dst = (it & 1) ? buf1 : buf0;
-#pragma xapp parallel
+#pragma xapp parallel trip(1048576)
         for (long v = 0; v < n; v++) {
             int m = src[v];
 #pragma xapp trip(8)

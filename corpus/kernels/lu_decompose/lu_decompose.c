@@ -6,7 +6,7 @@
 
 void lu_decompose(int n, double *a) {
     for (int k = 0; k < n - 1; k++) {
-#pragma xapp parallel
+#pragma xapp parallel trip(512)
         for (int i = k + 1; i < n; i++) {
             double l = a[(long)i * n + k] / a[(long)k * n + k];
             a[(long)i * n + k] = l;

@@ -4,8 +4,9 @@
 #include "../../harness/xapp_harness.h"
 
 void mandelbrot(int w, int h, int maxit, float dx, float dy, int *out) {
-#pragma xapp parallel(2)
+#pragma xapp parallel(2) trip(1536)
     for (int py = 0; py < h; py++) {
+#pragma xapp trip(1536)
         for (int px = 0; px < w; px++) {
             float cr = -2.25f + (float)px * dx;
             float ci = -1.5f + (float)py * dy;

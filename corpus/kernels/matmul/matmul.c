@@ -3,8 +3,9 @@
 #include "../../harness/xapp_harness.h"
 
 void matmul(long n, const float *a, const float *b, float *c) {
-#pragma xapp parallel(2)
+#pragma xapp parallel(2) trip(512)
     for (long i = 0; i < n; i++) {
+#pragma xapp trip(512)
         for (long j = 0; j < n; j++) {
             float sum = 0.0f;
 #pragma xapp trip(512)

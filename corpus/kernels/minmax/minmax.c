@@ -3,7 +3,7 @@
 
 void minmax(long n, const float *x, float *out) {
     float lo = x[0], hi = x[0];
-#pragma xapp parallel
+#pragma xapp parallel trip(33554432)
     for (long i = 0; i < n; i++) {
         if (x[i] < lo) lo = x[i];
         if (x[i] > hi) hi = x[i];

@@ -6,7 +6,7 @@
 
 /* body j: x = b[4j], y = b[4j+1], z = b[4j+2], mass = b[4j+3]; acc[i], acc[n+i], acc[2n+i]. */
 void nbody(int n, const float *b, float *acc) {
-#pragma xapp parallel
+#pragma xapp parallel trip(8192)
     for (int i = 0; i < n; i++) {
         float xi = b[4 * i], yi = b[4 * i + 1], zi = b[4 * i + 2];
         float ax = 0.0f, ay = 0.0f, az = 0.0f;

@@ -12,7 +12,7 @@ void needleman_wunsch(int n, const int *sa, const int *sb, int *score) {
     long w = n + 1;
     for (int d = 2; d <= 2 * n; d++) {   /* anti-diagonal i + j = d */
         int ilo = d - n > 1 ? d - n : 1, ihi = d - 1 < n ? d - 1 : n;
-#pragma xapp parallel
+#pragma xapp parallel trip(2048.25)
         for (int i = ilo; i <= ihi; i++) {
             int j = d - i;
             int diag = score[(i - 1) * w + j - 1] + (sa[i - 1] == sb[j - 1] ? MATCH : MISMATCH);

@@ -40,7 +40,7 @@ float *pagerank_pull(long n, int iters, const int *rowptr, const int *col, const
     float base = (1.0f - DAMP) / (float)n;
     for (int it = 0; it < iters; it++) {
         dst = (it & 1) ? buf1 : buf0;
-#pragma xapp parallel
+#pragma xapp parallel trip(524288)
         for (long v = 0; v < n; v++) {
             float sum = 0.0f;
 #pragma xapp trip(16)

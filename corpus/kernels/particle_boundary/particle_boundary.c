@@ -8,7 +8,7 @@
 #define FRICTION 0.98f      /* tangential velocity kept after a wall hit */
 
 void particle_boundary(long n, int steps, float dt, const float *pos0, const float *vel0, float *pos) {
-#pragma xapp parallel
+#pragma xapp parallel trip(1048576)
     for (long i = 0; i < n; i++) {
         float x = pos0[i], y = pos0[n + i], z = pos0[2 * n + i];
         float vx = vel0[i], vy = vel0[n + i], vz = vel0[2 * n + i];

@@ -17,7 +17,7 @@ static void make_cycle(long n, int *next) {
 
 /* out[2w] = walker w's value sum (mod 2^31), out[2w+1] = its final node. */
 void pointer_chase(int nwalk, long steps, const int *next, const int *val, const int *start, int *out) {
-#pragma xapp parallel
+#pragma xapp parallel trip(4)
     for (int w = 0; w < nwalk; w++) {
         int p = start[w];
         unsigned sum = 0;

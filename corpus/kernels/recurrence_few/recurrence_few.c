@@ -4,7 +4,7 @@
 #include "../../harness/xapp_harness.h"
 
 void recurrence_few(int nrec, long len, const float *coef, const float *u, float *y) {
-#pragma xapp parallel
+#pragma xapp parallel trip(8)
     for (int r = 0; r < nrec; r++) {
         float a = coef[2 * r], b = coef[2 * r + 1], x = 0.0f;
         for (long t = 0; t < len; t++) {

@@ -2,7 +2,7 @@
 #include "../../harness/xapp_harness.h"
 
 void saxpy(long n, float a, const float *x, const float *y, float *out) {
-#pragma xapp parallel
+#pragma xapp parallel trip(16777216)
     for (long i = 0; i < n; i++) {
         out[i] = a * x[i] + y[i];
     }

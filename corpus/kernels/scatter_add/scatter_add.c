@@ -5,7 +5,7 @@
 
 void scatter_add(long n, long m, const int *idx, const int *val, int *out) {
     for (long j = 0; j < m; j++) out[j] = 0;  /* reset: the region is re-run from the same inputs */
-#pragma xapp parallel
+#pragma xapp parallel trip(33554432)
     for (long i = 0; i < n; i++) {
         out[idx[i]] += val[i];
     }

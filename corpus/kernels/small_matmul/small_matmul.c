@@ -21,8 +21,9 @@ float *small_matmul(int n, int steps, const float *a, const float *p0, float *bu
     float *dst = buf0;
     for (int s = 0; s < steps; s++) {
         dst = (s & 1) ? buf1 : buf0;
-#pragma xapp parallel(2)
+#pragma xapp parallel(2) trip(64)
         for (int i = 0; i < n; i++) {
+#pragma xapp trip(64)
             for (int j = 0; j < n; j++) {
                 float sum = 0.0f;
                 for (int k = 0; k < n; k++) sum += src[i * n + k] * a[k * n + j];

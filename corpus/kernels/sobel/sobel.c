@@ -3,8 +3,9 @@
 #include "../../harness/xapp_harness.h"
 
 void sobel(long height, long width, const float *in, float *out) {
-#pragma xapp parallel(2)
+#pragma xapp parallel(2) trip(6142)
     for (long y = 1; y < height - 1; y++) {
+#pragma xapp trip(6142)
         for (long x = 1; x < width - 1; x++) {
             const float *p = in + y * width + x;
             float gx = (p[-width + 1] + 2.0f * p[1] + p[width + 1])

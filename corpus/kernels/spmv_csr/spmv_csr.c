@@ -20,7 +20,7 @@ static void make_csr(long n, int avg_deg, int **rowptr_out, int **col_out) {
 }
 
 void spmv_csr(long n, const int *rowptr, const int *col, const float *val, const float *x, float *y) {
-#pragma xapp parallel
+#pragma xapp parallel trip(2097152)
     for (long i = 0; i < n; i++) {
         float sum = 0.0f;
 #pragma xapp trip(16)

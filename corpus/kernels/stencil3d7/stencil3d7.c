@@ -12,8 +12,9 @@ float *stencil3d7(long n, long sweeps, const float *in, float *a, float *b) {
     long nn = n * n;
     for (long t = 0; t < sweeps; t++) {
         for (long k = 1; k < n - 1; k++) {
-#pragma xapp parallel(2)
+#pragma xapp parallel(2) trip(254)
             for (long j = 1; j < n - 1; j++) {
+#pragma xapp trip(254)
                 for (long i = 1; i < n - 1; i++) {
                     long c = k * nn + j * n + i;
                     dst[c] = C0 * src[c] + C1 * (src[c - nn] + src[c + nn] + src[c - n] + src[c + n]

@@ -17,7 +17,7 @@ static void make_signal(long n, float *x) {
 }
 
 void threshold_filter(long n, float thr, const float *x, float *out) {
-#pragma xapp parallel
+#pragma xapp parallel trip(33554432)
     for (long i = 0; i < n; i++) {
         float v = x[i];
 #pragma xapp prob(0.33)

@@ -3,8 +3,9 @@
 #include "../../harness/xapp_harness.h"
 
 void transpose(long rows, long cols, const float *in, float *out) {
-#pragma xapp parallel(2)
+#pragma xapp parallel(2) trip(4096)
     for (long i = 0; i < rows; i++) {
+#pragma xapp trip(4096)
         for (long j = 0; j < cols; j++) {
             out[j * rows + i] = in[i * cols + j];
         }

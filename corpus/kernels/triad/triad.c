@@ -2,7 +2,7 @@
 #include "../../harness/xapp_harness.h"
 
 void triad(long n, double s, const double *b, const double *c, double *a) {
-#pragma xapp parallel
+#pragma xapp parallel trip(33554432)
     for (long i = 0; i < n; i++) {
         a[i] = b[i] + s * c[i];
     }

@@ -6,7 +6,7 @@
 
 void tridiagonal_few(int ns, long n, const float *a, const float *b, const float *c, const float *d,
                      float *cp, float *dp, float *x) {
-#pragma xapp parallel
+#pragma xapp parallel trip(16)
     for (int s = 0; s < ns; s++) {
         cp[s] = c[s] / b[s];
         dp[s] = d[s] / b[s];

@@ -62,10 +62,14 @@ class Row:
 
 
 def profile_tools() -> tuple[Path, Path] | None:
-    """``llvm-profdata`` and ``llvm-cov`` of the same LLVM as the clang in use, or None."""
+    """``llvm-profdata`` and ``llvm-cov`` of the same LLVM as the clang in use, or None.
+
+    Only the resolved clang's own folder is searched: the profile format changes between LLVM
+    releases, so tools of another release on PATH (or a clang run through the ziglang wheel,
+    which ships none) must not be paired with it.
+    """
     clang = shutil.which(clang_command()[0])
     dirs = [Path(clang).resolve().parent] if clang else []
-    dirs += [Path(p) for p in os.environ.get("PATH", "").split(os.pathsep) if p]
     for d in dirs:
         prof, cov = d / "llvm-profdata", d / "llvm-cov"
         if prof.is_file() and cov.is_file():
