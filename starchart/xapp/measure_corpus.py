@@ -15,8 +15,8 @@ checksums are compared with the kernel's tolerance.
 Results go to a JSON measurement file (default
 ``CORPUS/measurements/<date>-<sides>-<host kind>.json``), rewritten atomically after each
 kernel, so a killed run loses at most the kernel in progress; running the same command
-again resumes it (kernels already in the file are skipped; ``--retry-failed`` re-runs
-the failed ones). Every entry records the exact compile and run commands, the machine
+again resumes it (kernels already in the file are skipped unless their source changed
+since; ``--retry-failed`` re-runs the failed ones). Every entry records the exact compile and run commands, the machine
 (CPU model, gcc version; GPU name, driver, nvcc version) and the time.
 
 Examples
@@ -269,10 +269,14 @@ def _start_or_resume(out: Path, corpus: Corpus, settings: dict[str, Any], machin
     return data
 
 
-def _done(entry: dict[str, Any] | None, args: Sequence[int], sides: Sequence[str], retry_failed: bool) -> bool:
+def _done(entry: dict[str, Any] | None, kernel: CorpusKernel, args: Sequence[int], sides: Sequence[str],
+          retry_failed: bool) -> bool:
     if not entry or entry.get("args") != list(args):  # sizes changed since: measure again
         return False
-    return all(side in entry and (not retry_failed or entry[side].get("status") == "ok") for side in sides)
+    return all(side in entry and (not retry_failed or entry[side].get("status") == "ok")
+               # a source edited since it was measured is measured again
+               and entry[side].get("source_sha256") in (None, file_sha256(kernel.source(side)))
+               for side in sides)
 
 
 class _Bar:
@@ -373,7 +377,7 @@ def measure(corpus_path: str | Path, sides: Sequence[str] = SIDES, kernels: Sequ
     if skipped_gpu:
         data["gpu_skipped"] = skipped_gpu
     todo = [k for k in chosen
-            if not _done(data["kernels"].get(k.name), k.small_args if small else k.args, sides, retry_failed)]
+            if not _done(data["kernels"].get(k.name), k, k.small_args if small else k.args, sides, retry_failed)]
     skipped = len(chosen) - len(todo)
     if skipped:
         print(f"resuming {out}: {skipped} kernel(s) already measured, {len(todo)} to go", file=sys.stderr)

@@ -366,8 +366,7 @@ def test_measure_resumes_and_skips_completed_kernels(tmp_path: Path) -> None:
     first = json.loads(out.read_text())["kernels"]["saxpy"]
     assert first["args"] == [4096] and first["cpu"]["status"] == "ok"
     assert first["cpu"]["compile"].startswith("gcc -O3 -march=x86-64-v2 ") and "XAPP_REPEATS=2" in first["cpu"]["run"]
-    # a resumed run must not touch saxpy again: break its source so a re-run would be a compile error
-    (root / "kernels" / "saxpy" / "saxpy.c").write_text("this is not C\n")
+    # a resumed run must not touch saxpy again (a re-run would record another time and timestamp)
     out_path = measure(root, sides=["cpu"], small=True, out=out, progress=False, repeats=2)
     data = json.loads(out_path.read_text())
     assert data["kernels"]["saxpy"] == first
@@ -377,6 +376,10 @@ def test_measure_resumes_and_skips_completed_kernels(tmp_path: Path) -> None:
     # --retry-failed re-measures only failures; saxpy still is not one
     measure(root, sides=["cpu"], small=True, out=out, progress=False, repeats=2, retry_failed=True)
     assert json.loads(out.read_text())["kernels"]["saxpy"] == first
+    # a source edited since it was measured is measured again: broken, it is now a compile error
+    (root / "kernels" / "saxpy" / "saxpy.c").write_text("this is not C\n")
+    measure(root, sides=["cpu"], small=True, out=out, progress=False, repeats=2)
+    assert json.loads(out.read_text())["kernels"]["saxpy"]["cpu"]["status"] == "compile-error"
     with pytest.raises(InputError, match="--small"):
         measure(root, sides=["cpu"], small=False, out=out, progress=False)
 
