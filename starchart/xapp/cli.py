@@ -45,20 +45,14 @@ Seed = typer.Option(0, "--seed", help="random seed (results are deterministic fo
 
 
 def parse_cutoffs(text: str) -> tuple[float, ...]:
-    """Speedup cut points from ``"3"`` or ``"3,20"``.
+    """Speedup cut points from ``"3"`` or ``"3,20"`` (checked by the model's own rule).
 
     >>> parse_cutoffs("3,20")
     (3.0, 20.0)
     """
-    try:
-        values = tuple(float(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        raise InputError(f"cutoffs must be numbers, got {text!r}", where="--cutoffs",
-                         hint="e.g. --cutoffs 3 or --cutoffs 3,20") from None
-    if not values or any(b <= a for a, b in zip(values, values[1:])) or values[0] <= 0:
-        raise InputError(f"cutoffs must be positive and increasing, got {text!r}", where="--cutoffs",
-                         hint="e.g. --cutoffs 3,20")
-    return values
+    from starchart.xapp.model import check_cutoffs
+
+    return check_cutoffs([part for part in text.split(",") if part.strip()], where="--cutoffs")
 
 
 def _levels(text: str) -> int | str:
@@ -206,14 +200,15 @@ def train_command(
     learners: int = Learners, seed: int = Seed, dynamic: bool = Dynamic,
 ) -> None:
     """Learn a speedup model from a measured corpus (static: range classifier; dynamic: regression)."""
+    model = _regression_model(learners, seed) if dynamic else _range_model(cutoffs, levels, trees, seed)
     features, labelled = _training_data(corpus, dynamic)
     if dynamic:
-        model = _regression_model(learners, seed).fit(features, labelled["gpu_seconds"], labelled["cpu_seconds"])
+        model.fit(features, labelled["gpu_seconds"], labelled["cpu_seconds"])
         model.to_json(output)
         out.print(f"dynamic XAPP model from {len(features)} kernels written to {output}")
         out.print(model.explanation().head(10).to_string(index=False))
         return
-    model = _range_model(cutoffs, levels, trees, seed).fit(features, labelled["speedup"])
+    model.fit(features, labelled["speedup"])
     model.to_json(output)
     out.print(f"static XAPP model ({len(model.labels)} ranges: {', '.join(model.labels)}) from "
               f"{len(features)} kernels written to {output}")
@@ -231,11 +226,11 @@ def evaluate_command(
                                                                 "(thesis: 10)"),
     as_json: bool = AsJson,
 ) -> None:
-    """Cross-validate on a measured corpus: LOOCV accuracy and confusion matrix (static), or the
-    cross-validated mean relative error of the speedup (dynamic)."""
+    """Cross-validate on a measured corpus: LOOCV accuracy (static) or mean relative error (dynamic)."""
+    model = _regression_model(learners, seed) if dynamic else _range_model(cutoffs, levels, trees, seed)
     features, labelled = _training_data(corpus, dynamic)
     if dynamic:
-        result = _regression_model(learners, seed).cross_validate(
+        result = model.cross_validate(
             features, labelled["gpu_seconds"], labelled["cpu_seconds"], leave_out=leave_out, seed=seed)
         if as_json:
             _print_json({"mean_relative_error": result.mean_relative_error, "kernels": len(features),
@@ -246,7 +241,6 @@ def evaluate_command(
         return
     from rich.progress import Progress
 
-    model = _range_model(cutoffs, levels, trees, seed)
     with Progress(transient=True) as bar:
         task = bar.add_task("leave-one-out", total=len(features))
         result = model.loocv(features, labelled["speedup"],

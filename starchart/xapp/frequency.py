@@ -24,14 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..errors import InputError
 from .ir import Function, Inst
 from .loops import LoopForest
-
-
-class _Irreducible(Exception):
-    def __init__(self, block: int):
-        self.block = block
 
 
 def edge_probabilities(fn: Function, forest: LoopForest, block: int,
@@ -57,15 +51,15 @@ def edge_probabilities(fn: Function, forest: LoopForest, block: int,
 
 
 def block_frequencies(fn: Function, forest: LoopForest, root: int, trip: Callable[[int], float],
-                      branch_prob: Callable[[Inst], float], band: set[int], where: str = "<source>") -> dict[int, float]:
+                      branch_prob: Callable[[Inst], float], band: set[int]) -> dict[int, float]:
     """f_I of every block of loop ``root`` (the outermost band loop), per band iteration.
 
     ``trip(loop)`` gives a kernel-body loop's trip count; ``band`` loops count once.
-
-    Raises
-    ------
-    InputError
-        When the loop body is irreducible (a cycle that is not a natural loop).
+    The region must be reducible (the caller rejects ``forest.irreducible`` edges inside
+    it, as :func:`starchart.xapp.static.analyse` does): then inside one iteration of a loop
+    the forward edges form a DAG (a cycle avoiding the header would be a nested natural
+    loop, collapsed to one node) and a nested loop is only entered through its header
+    (its header dominates it).
     """
     local_cache: dict[int, dict[object, float]] = {}
 
@@ -113,25 +107,18 @@ def block_frequencies(fn: Function, forest: LoopForest, root: int, trip: Callabl
                 if s == info.header or s not in info.blocks:
                     continue  # back edge, or leaving the loop
                 target = node_of(s, loop)
-                if isinstance(target, tuple) and forest.loops[target[1]].header != s:  # type: ignore[index]
-                    raise _Irreducible(s)
                 edges[n].append((target, p))
                 indegree[target] += 1
         freq = {n: 0.0 for n in nodes}
         freq[info.header] = 1.0
         ready = [n for n in nodes if indegree[n] == 0]
-        done = 0
         while ready:
             n = ready.pop()
-            done += 1
             for target, p in edges[n]:
                 freq[target] += freq[n] * p
                 indegree[target] -= 1
                 if indegree[target] == 0:
                     ready.append(target)
-        if done != len(nodes):
-            stuck = next(n for n in nodes if indegree[n] > 0)
-            raise _Irreducible(stuck if isinstance(stuck, int) else forest.loops[stuck[1]].header)  # type: ignore[index]
         local_cache[loop] = freq
         return freq
 
@@ -145,12 +132,5 @@ def block_frequencies(fn: Function, forest: LoopForest, root: int, trip: Callabl
             else:
                 out[node] = scale * f  # type: ignore[index]
 
-    try:
-        assign(root, 1.0)
-    except _Irreducible as err:
-        term = fn.terminator(err.block)
-        line = next((fn.insts[k].line for k in fn.blocks[err.block].insts if fn.insts[k].line), term.line)
-        raise InputError("irreducible control flow (a cycle entered other than through its loop header) "
-                         "inside the parallel band", where=f"{where}, line {line}" if line else where,
-                         hint="rewrite the goto-style loop as a for/while loop") from None
+    assign(root, 1.0)
     return out

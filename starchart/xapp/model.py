@@ -54,6 +54,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, NotFittedError, StarchartError
+from .align import aligned_positive
 from .discretize import FEATURES, Discretizer, as_feature_frame
 
 _FORMAT = "starchart.xapp.SpeedupRangeModel"
@@ -103,27 +104,8 @@ def check_cutoffs(cutoffs: Any, where: str = "cutoffs") -> tuple[float, ...]:
 
 def _check_speedups(speedups: Any, index: pd.Index, where: str = "speedups") -> np.ndarray:
     """Speedups aligned with the feature rows: by index for a Series/dict, by position otherwise."""
-    if isinstance(speedups, Mapping) and not isinstance(speedups, pd.Series):
-        speedups = pd.Series(speedups)
-    if isinstance(speedups, pd.Series) and not speedups.index.equals(index):
-        missing = [k for k in index if k not in speedups.index]
-        if missing and len(speedups) == len(index) and not set(speedups.index) & set(index):
-            speedups = speedups.to_numpy()  # unrelated indexes (e.g. 0..n-1 vs names): go by position
-        elif missing:
-            raise InputError(f"no speedup for kernel(s) {missing[:5]}", where=where,
-                             hint="give one speedup per feature row, with the same index")
-        else:
-            speedups = speedups.loc[index]
-    values = pd.to_numeric(pd.Series(np.asarray(speedups, dtype=object).ravel()), errors="coerce").to_numpy(float)
-    if len(values) != len(index):
-        raise InputError(f"{len(values)} speedups for {len(index)} feature rows", where=where,
-                         hint="give one speedup per kernel")
-    bad = ~(np.isfinite(values) & (values > 0))
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise InputError(f"speedup of kernel {index[i]!r} is {values[i]!r}, not a positive finite number",
-                         where=where, hint="speedup = CPU time / GPU time; drop kernels that were not measured")
-    return values
+    return aligned_positive(speedups, index, where, "speedup",
+                            hint="speedup = CPU time / GPU time; drop kernels that were not measured")
 
 
 @dataclass

@@ -59,6 +59,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, NotFittedError
+from .align import aligned_positive
 from .stepwise import (
     INTERACTION_ENTRY_THRESHOLD,
     MAIN_ENTRY_THRESHOLD,
@@ -259,22 +260,8 @@ class SpeedupRegressionEnsemble:
 
     @staticmethod
     def _times(times: Any, index: pd.Index, where: str) -> np.ndarray:
-        if isinstance(times, pd.Series) and len(times) == len(index) and set(times.index) == set(index):
-            times = times.reindex(index)  # same kernels: align by name
-        try:
-            arr = np.asarray(times, dtype=np.float64).reshape(-1)
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"times are not numeric ({exc})", where=where,
-                             hint="pass one time in seconds per kernel") from exc
-        if len(arr) != len(index):
-            raise InputError(f"{len(arr)} times for {len(index)} kernels", where=where,
-                             hint="pass one time per row of features (a Series indexed like it)")
-        bad = ~np.isfinite(arr) | (arr <= 0)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise InputError(f"kernel {index[i]!r} has time {float(arr[i]):g}", where=where,
-                             hint="times must be positive seconds; drop kernels that failed")
-        return arr
+        return aligned_positive(times, index, where, "time",
+                                hint="times must be positive seconds; drop kernels that failed")
 
     def _counts(self, features: pd.DataFrame) -> np.ndarray:
         if self.count_column is None:

@@ -6,11 +6,16 @@ trip counts 1, 10, 100, 1000 and branch probabilities 0, .25, .5, .75, 1, predic
 feature vector, and takes the majority vote as the prediction (it found the majority
 right for 31/34 kernels over branch probabilities, 21/23 over trip counts).
 
-By default every loop gets the same trip count and every branch the same probability,
-crossed: 4 x 5 = 20 settings.  The thesis instead gives *each* loop (branch) its own
-value, all combinations, sweeping loops and branches separately; pass ``loop_lines`` /
-``branch_lines`` (source lines of the loops/branches) to enumerate per-site combinations
-that way (4^loops x 5^branches settings, capped by ``max_settings``).
+By default (the default feature function) :func:`sweep` analyses the file once to list
+its kernel-body loops (not the band loops) and its ``if`` branches, and each setting gives
+*every* one of them the same value, passed as ``{line: value}``: a per-line value
+overrides ``#pragma xapp trip/prob`` and constant trip counts, so annotated kernels move
+with the sweep too (a plain number would only reach unannotated, non-constant loops and
+unannotated branches).  4 trip counts x 5 probabilities = 20 settings.  The thesis gives
+*each* loop (branch) its own value, all combinations; pass ``loop_lines`` /
+``branch_lines`` (source lines) to enumerate per-site combinations that way
+(4^loops x 5^branches settings, capped by ``max_settings``).  A custom ``feature_fn``
+gets plain numbers in the uniform mode (it need not know the file's lines).
 
 A majority tie goes to the lower range (the conservative "not worth porting" answer).
 
@@ -87,6 +92,22 @@ def _static_features(path: Any, band_line: int | None = None, trip_counts: Any =
     return static_features(path, band_line=band_line, trip_counts=trip_counts, branch_probs=branch_probs)
 
 
+def sweep_sites(path: Any, band_line: int | None = None) -> tuple[list[int], list[int]]:
+    """(kernel-body loop lines, ``if`` branch lines) of a file's parallel band, from one
+    :func:`~starchart.xapp.static.static_analysis` run: the sites a sweep setting overrides.
+
+    >>> sweep_sites("tests/xapp/cases/pragma_trip.c")      # doctest: +SKIP
+    ([7, 9], [])
+    """
+    from .static import static_analysis
+
+    result = static_analysis(path, band_line=band_line)
+    loops = sorted({l.line for l in result.loops if l.role == "body" and l.line is not None})
+    # only two-way branches take a probability (loop tests use the trip count, switches split evenly)
+    branches = sorted({b.line for b in result.branches if b.kind == "if" and b.line is not None})
+    return loops, branches
+
+
 def _values(name: str, values: Sequence[float], low: float, high: float) -> tuple[float, ...]:
     try:
         # whole numbers stay ints: trip counts are counts
@@ -126,8 +147,10 @@ def sweep(model: SpeedupRangeModel, path: str | Path, band_line: int | None = No
         Values to try (thesis: 1, 10, 100, 1000 and 0, .25, .5, .75, 1).
     loop_lines, branch_lines:
         When given, each listed loop/branch line gets its own value (all combinations,
-        passed to the feature function as ``{line: value}``); when ``None``, one value
-        for all.
+        passed to the feature function as ``{line: value}``).  When ``None``, every site
+        gets the same value: with the default feature function as ``{line: value}`` over
+        all kernel-body loops / ``if`` branches (see :func:`sweep_sites`; the table still
+        shows the plain value), with a custom one as a plain number.
     feature_fn:
         ``f(path, band_line=..., trip_counts=..., branch_probs=...) -> feature dict``;
         default :func:`starchart.xapp.static.static_features`.
@@ -141,10 +164,20 @@ def sweep(model: SpeedupRangeModel, path: str | Path, band_line: int | None = No
                          where="loop_lines/branch_lines",
                          hint="list fewer loop/branch lines, fewer values, or raise max_settings")
     fn = feature_fn or _static_features
+    body_loops: list[int] = []
+    ifs: list[int] = []
+    if feature_fn is None and (loop_lines is None or branch_lines is None):
+        body_loops, ifs = sweep_sites(path, band_line)
+
+    def every(value: Any, lines: list[int], per_site: bool) -> Any:
+        """A uniform value as a per-line dict, so it overrides pragmas (dict > pragma > scalar)."""
+        return {line: value for line in lines} if not per_site and lines else value
+
     rows = []
     for trip, prob in itertools.product(trips, probs):
-        rows.append({"trip_counts": trip, "branch_probs": prob,
-                     **fn(path, band_line=band_line, trip_counts=trip, branch_probs=prob)})
+        features = fn(path, band_line=band_line, trip_counts=every(trip, body_loops, loop_lines is not None),
+                      branch_probs=every(prob, ifs, branch_lines is not None))
+        rows.append({"trip_counts": trip, "branch_probs": prob, **features})
     table = pd.DataFrame(rows)
     features = as_feature_frame(table, model.features, where=f"features of {path}")
     # many settings give the same vector: predict each distinct one once

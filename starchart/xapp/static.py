@@ -47,6 +47,7 @@ from .affine import Affine, Dependences, loops_in
 from .frequency import block_frequencies
 from .ir import STATIC_IR_FLAGS, Function, Inst, band_function
 from .loops import LoopForest, find_loops, reverse_postorder
+from .mathlib import lookup
 from .pragmas import Pragma, scan_pragmas
 from .toolchain import clang_command, compile_to_ir
 
@@ -67,21 +68,6 @@ DEFAULT_PROB = 0.5
 # ----------------------------------------------------------------------------- instruction classes
 
 
-def _variants(*bases: str) -> frozenset[str]:
-    return frozenset(n for b in bases for n in (b, b + "f", b + "l"))
-
-
-SINCOS_FUNCS = _variants("sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
-                         "asinh", "acosh", "atanh", "sincos", "sinpi", "cospi")
-LOGEXP_FUNCS = _variants("exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "logb", "pow", "powi")
-SQRT_FUNCS = _variants("sqrt", "cbrt", "hypot", "rsqrt")
-OTHER_MATH_FUNCS = _variants("fabs", "floor", "ceil", "trunc", "round", "rint", "nearbyint", "lround", "llround",
-                             "lrint", "llrint", "fmod", "remainder", "fmin", "fmax", "fdim", "fma", "copysign",
-                             "ldexp", "frexp", "modf", "erf", "erfc", "tgamma", "lgamma", "scalbn", "ilogb",
-                             "minnum", "maxnum", "minimum", "maximum", "fmuladd", "canonicalize") | frozenset(
-    {"abs", "labs", "llabs", "smax", "smin", "umax", "umin", "ctpop", "ctlz", "cttz", "bswap", "bitreverse",
-     "fshl", "fshr", "sadd", "uadd", "ssub", "usub", "smul", "umul", "is"})
-FMA_FUNCS = _variants("fma", "fmuladd")
 MEMORY_FUNCS = frozenset({"memcpy", "memmove", "memset"})
 IGNORED_INTRINSICS = ("llvm.dbg.", "llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias.scope.decl",
                       "llvm.stacksave", "llvm.stackrestore", "llvm.invariant.", "llvm.var.annotation",
@@ -89,6 +75,8 @@ IGNORED_INTRINSICS = ("llvm.dbg.", "llvm.lifetime.", "llvm.assume", "llvm.experi
                       "llvm.pseudoprobe", "llvm.expect")
 ARITH_OPS = frozenset({"add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or",
                        "xor", "fadd", "fsub", "fmul", "fdiv", "frem", "fneg"})
+#: FP multiplications and divisions (``frem`` is a division, as in the dynamic classes).
+MULDIV_OPS = frozenset({"fmul", "fdiv", "frem"})
 MEM_OPS = frozenset({"load", "store", "atomicrmw", "cmpxchg"})
 NOT_COUNTED = frozenset({"phi", "alloca", "fence", "unreachable"})
 
@@ -97,23 +85,26 @@ def math_family(callee: str) -> str | None:
     """``sincos``/``logexp``/``sqrt``/``arith`` for a math function or intrinsic, ``memory``
     for memcpy/memset, ``ignore`` for bookkeeping intrinsics, else None (unknown).
 
-    >>> [math_family(n) for n in ("sinf", "llvm.exp.f32", "sqrt", "llvm.fmuladd.f64", "printf")]
-    ['sincos', 'logexp', 'sqrt', 'arith', None]
+    A view of :data:`starchart.xapp.mathlib.MATH_FAMILIES` (shared with dynamic XAPP):
+    its ``div``/``mul``/None families and other LLVM intrinsics are ``arith``.
+
+    >>> [math_family(n) for n in ("sinf", "llvm.exp.f32", "sqrt", "llvm.fmuladd.f64", "tanh", "printf")]
+    ['sincos', 'logexp', 'sqrt', 'arith', 'logexp', None]
     """
     if callee.startswith(IGNORED_INTRINSICS):
         return "ignore"
-    base = callee[5:].split(".")[0] if callee.startswith("llvm.") else callee
-    if base in MEMORY_FUNCS:
+    if _base_name(callee) in MEMORY_FUNCS:
         return "memory"
-    if base in SINCOS_FUNCS:
-        return "sincos"
-    if base in LOGEXP_FUNCS:
-        return "logexp"
-    if base in SQRT_FUNCS:
-        return "sqrt"
-    if base in OTHER_MATH_FUNCS or callee.startswith("llvm."):
-        return "arith"
-    return None
+    found = lookup(callee)
+    if found is not None:
+        return found.family if found.family in ("sincos", "logexp", "sqrt") else "arith"
+    return "arith" if callee.startswith("llvm.") else None
+
+
+def _is_muldiv_call(callee: str | None) -> bool:
+    """fma/fmuladd (a multiplication) and fmod/remainder (a division)."""
+    found = lookup(callee) if callee else None
+    return found is not None and found.family in ("mul", "div")
 
 
 # ----------------------------------------------------------------------------- result objects
@@ -241,26 +232,32 @@ def _access_size(fn: Function, inst: Inst) -> int:
 
 
 def _band_control(fn: Function, forest: LoopForest, band: list[int]) -> set[int]:
-    """Instructions that only run the band loops (test, counter update): a GPU thread has none."""
+    """Instructions that only run the band loops (test, counter update): a GPU thread has none.
+
+    Only each band loop's induction variable (its header phi and update chain) is
+    bookkeeping: other header phis carry values between iterations (``s += a[i]`` in a
+    ``while`` band) and what computes them is kernel-body work."""
     control: set[int] = set()
     ivs: set[int] = set()
-    blocks: set[int] = set()
+    candidates: set[int] = set()
     for b in band:
         loop = forest.loops[b]
-        blocks |= {loop.header, *loop.latches}
+        for blk in (loop.header, *loop.latches):
+            candidates.update(fn.blocks[blk].insts)
         control |= {fn.blocks[c].insts[-1] for c in loop.controlling}
-        ivs |= {k for k in fn.blocks[loop.header].insts if fn.insts[k].opcode == "phi"}
+        if loop.iv is not None:
+            ivs.add(loop.iv.phi)
+            candidates.add(loop.iv.update)  # the update may sit in a body block that is not the latch
     changed = True
     while changed:
         changed = False
-        for blk in blocks:
-            for k in fn.blocks[blk].insts:
-                inst = fn.insts[k]
-                if k in control or inst.opcode == "phi" or not inst.users:
-                    continue
-                if all(u in control or u in ivs for u in inst.users):
-                    control.add(k)
-                    changed = True
+        for k in candidates:
+            inst = fn.insts[k]
+            if k in control or inst.opcode == "phi" or not inst.users:
+                continue
+            if all(u in control or u in ivs for u in inst.users):
+                control.add(k)
+                changed = True
     return control
 
 
@@ -361,7 +358,7 @@ def analyse(fn: Function, source_text: str, *, where: str, band_line: int | None
         return default_p
 
     band_set = set(band)
-    freq = block_frequencies(fn, forest, band[0], lambda l: trips[l][0], prob, band_set, where)
+    freq = block_frequencies(fn, forest, band[0], lambda l: trips[l][0], prob, band_set)
     deps = Dependences(fn, forest, reverse_postorder(fn))
     control = _band_control(fn, forest, band)
     band_mask = sum(1 << b for b in band)
@@ -386,7 +383,7 @@ def analyse(fn: Function, source_text: str, *, where: str, band_line: int | None
             counts["ksize"] += f
             if op in ARITH_OPS or family in ("arith", "sincos", "logexp", "sqrt"):
                 counts["arith"] += f
-            if op in ("fmul", "fdiv") or (family == "arith" and _base_name(inst.callee) in FMA_FUNCS):
+            if op in MULDIV_OPS or (family == "arith" and _is_muldiv_call(inst.callee)):
                 counts["muldiv"] += f
             if family in ("sincos", "logexp", "sqrt"):
                 counts[family] += f

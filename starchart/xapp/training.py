@@ -46,16 +46,20 @@ class CorpusFeatures:
 
 
 def kernel_band_line(kernel: CorpusKernel) -> int | None:
-    """The band line to give the analysers: None when the C file carries the pragma.
+    """The band loop's line to give the analysers (None: they find the file's one band pragma).
 
-    ``CorpusKernel.band_line`` is the line of ``#pragma xapp parallel`` when the file has
-    one (the analysers find it themselves); only a kernel.yaml ``band_line`` pointing at
-    the ``for`` itself has to be passed on.
+    ``CorpusKernel.band_line`` is the line of a ``#pragma xapp parallel`` (kernel.yaml may pick
+    one of several); the analysers take the line of the loop that pragma annotates.
     """
     if kernel.band_line is None:
         return None
-    line = kernel.c_path.read_text().splitlines()[kernel.band_line - 1]
-    return None if "#pragma" in line else kernel.band_line
+    from starchart.xapp.pragmas import scan_pragmas
+
+    for pragma in scan_pragmas(kernel.c_path.read_text(), str(kernel.c_path)):
+        if pragma.line == kernel.band_line and pragma.parallel:
+            return pragma.target_line
+    raise InputError(f"line {kernel.band_line} holds no '#pragma xapp parallel'", where=kernel.c_path,
+                     hint="band_line in kernel.yaml names the line of the band pragma")
 
 
 def corpus_features(corpus: Corpus, kind: str = "static", *, kernels: Sequence[str] | None = None,
@@ -76,8 +80,10 @@ def corpus_features(corpus: Corpus, kind: str = "static", *, kernels: Sequence[s
     progress:
         Show a progress bar.
     cache:
-        Record the features in the corpus's feature file (``features/<kind>.json``), each
-        row as soon as it is computed. Dynamic features are also read back from it: a
+        Record the features in the corpus's feature file (``features/<kind>.json``): each
+        dynamic row as soon as it is computed, the static rows at the end and only when one
+        changed (no time stamps, so the file's diff shows what changed). Dynamic features are
+        also read back from it: a
         kernel whose C file and arguments are unchanged is not run again (instrumented
         runs take minutes; a killed run resumes). Static features are always recomputed
         (milliseconds), so a newer analyser never meets old rows.
@@ -111,11 +117,17 @@ def corpus_features(corpus: Corpus, kind: str = "static", *, kernels: Sequence[s
                 except StarchartError as exc:
                     skipped[kernel.name] = str(exc)
                 else:
-                    if cache:
+                    if cache and kind == "dynamic":  # minutes each: keep every one as it arrives
                         stored[kernel.name] = {**key, "features": rows[kernel.name],
                                                "computed": dt.datetime.now(dt.timezone.utc).isoformat()}
                         _write_cache(path, kind, stored)
             bar.advance(task)
+    if cache and kind == "static" and rows:
+        # no time stamps: the file changes only when a feature does, so its diff is worth reading
+        recorded = {**stored, **{name: {"code_sha256": code_sha256(corpus.kernel(name).c_path),
+                                        "features": features} for name, features in rows.items()}}
+        if recorded != stored:
+            _write_cache(path, kind, recorded)
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "kernel"
     return CorpusFeatures(frame, skipped)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from starchart.errors import InputError
+from starchart.xapp.dynamic import measure
 from starchart.xapp.dynamic.build import program_ir
 from starchart.xapp.dynamic.classify import classify, libm_kind
 from starchart.xapp.dynamic.instrument import instrument_ir, type_prefix, type_size
@@ -162,3 +163,41 @@ def test_no_loop_on_the_line(tmp_path):
                    "    s += i;\n  return 0;\n}\n")
     with pytest.raises(InputError, match="no loop starting on line 4"):
         instrument_ir(program_ir(src), 4, str(src))
+
+
+def _for_line(path: Path) -> int:
+    return next(i + 1 for i, ln in enumerate(path.read_text().split("\n")) if "for (" in ln)
+
+
+@needs_clang
+def test_header_loop_on_the_band_line_is_not_the_band():
+    # hdrloop.h's fill loop and hdrloop.c's band share a line number; only the DIFile of
+    # the loop's location separates them (before the fix: 2 band copies, 2 region entries)
+    src, header = CASES / "hdrloop.c", CASES / "hdrloop.h"
+    band = band_line_of(src.read_text(), str(src))
+    assert _for_line(header) == band == _for_line(src)     # the premise of this test
+    module = parse_module(program_ir(src))
+    assert len(loops_at_line(module, band)) == 1
+    assert len([lp for fn in module.functions for lp in natural_loops(fn)]) >= 2  # fill's loop is in the IR
+    out = instrument_ir(program_ir(src), band, str(src))
+    assert out.counts["band_copies"] == 1 and list(out.loop_headers) == [band]
+    run = measure(src, ["4096"])
+    assert run.region_entries == 1
+    # the stream copy alone: a load and a store per iteration, 7 instructions each
+    assert run.counts["mem"] == 2 * 4096 and run.features["ninst"] == 7 * 4096
+
+
+def test_header_locations_have_no_source_line():
+    ir = ('define void @f() {\n  ret void, !dbg !5\n}\n'
+          '!0 = distinct !DICompileUnit(language: DW_LANG_C99, file: !1)\n'
+          '!1 = !DIFile(filename: "k.c", directory: "/w")\n'
+          '!2 = !DIFile(filename: "k.h", directory: "/w")\n'
+          '!3 = distinct !DISubprogram(name: "f", scope: !1, file: !1, line: 1)\n'
+          '!4 = distinct !DISubprogram(name: "g", scope: !2, file: !2, line: 1)\n'
+          '!5 = !DILocation(line: 8, column: 3, scope: !3)\n'
+          '!6 = !DILocation(line: 8, column: 3, scope: !4)\n'
+          '!7 = !DILocation(line: 8, column: 3, scope: !4, inlinedAt: !5)\n')
+    m = parse_module(ir)
+    assert m.line_of(5) == 8
+    assert m.line_of(6) is None and m.line_of(7) is None   # k.h's line 8 is not k.c's
+    assert m.locations[6].line == 8 and not m.locations[6].main

@@ -201,9 +201,9 @@ def test_leave_ten_out_fold_sizes_repeats_and_test_pool():
 def test_bad_input_names_the_kernel_and_column(data, fitted):
     X, gpu, cpu, _ = data
     model = SpeedupRegressionEnsemble(n_learners=2)
-    with pytest.raises(InputError, match=r"gpu_seconds: kernel 'kernel0_3' has time -1 "):
+    with pytest.raises(InputError, match=r"gpu_seconds: kernel 'kernel0_3' has time -1,"):
         model.fit(X, gpu.where(gpu.index != "kernel0_3", -1.0))
-    with pytest.raises(InputError, match=r"cpu_seconds: kernel 'kernel0_5' has time 0 "):
+    with pytest.raises(InputError, match=r"cpu_seconds: kernel 'kernel0_5' has time 0,"):
         model.fit(X, gpu, cpu.where(cpu.index != "kernel0_5", 0.0))
     bad = X.copy()
     bad.loc["kernel0_2", "x4"] = np.nan
@@ -242,3 +242,13 @@ def test_times_align_by_kernel_name(data):
     a = SpeedupRegressionEnsemble(n_learners=3).fit(X, shuffled)
     b = SpeedupRegressionEnsemble(n_learners=3).fit(X, gpu.to_numpy())
     assert a.predict(X).equals(b.predict(X))
+
+
+def test_times_indexed_by_other_kernels_are_refused():
+    """A Series naming other kernels is an error, never a silent match by position."""
+    from starchart.xapp.align import aligned_positive
+
+    index = pd.Index(["a", "b", "c"])
+    with pytest.raises(InputError, match=r"no time for kernel\(s\) \['a'\]"):
+        aligned_positive(pd.Series([1.0, 2.0, 3.0], index=["c", "b", "x"]), index, "gpu_seconds", "time")
+    assert aligned_positive(pd.Series([1.0, 2.0, 3.0], index=["c", "b", "a"]), index).tolist() == [3.0, 2.0, 1.0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import types
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -84,14 +85,41 @@ def test_bad_settings(model):
 
 
 def test_default_feature_function_is_static_features(model, monkeypatch):
+    """The default lists the sites once (static_analysis), then passes per-line dicts."""
     calls = []
 
     def static_features(path, band_line=None, trip_counts=None, branch_probs=None):
         calls.append((path, band_line, trip_counts, branch_probs))
         return dict(FAST)
 
+    def static_analysis(path, band_line=None):
+        loops = [types.SimpleNamespace(line=2, role="band"), types.SimpleNamespace(line=7, role="body")]
+        branches = [types.SimpleNamespace(line=7, kind="loop-exit"), types.SimpleNamespace(line=9, kind="if")]
+        return types.SimpleNamespace(loops=loops, branches=branches)
+
     fake = types.ModuleType("starchart.xapp.static")
-    fake.static_features = static_features
+    fake.static_features, fake.static_analysis = static_features, static_analysis
     monkeypatch.setitem(sys.modules, "starchart.xapp.static", fake)
     result = sweep(model, "kernel.c", 3, trip_counts=(10,), branch_probs=(0.25,))
-    assert calls == [("kernel.c", 3, 10.0, 0.25)] and result.majority == "> 3"
+    assert calls == [("kernel.c", 3, {7: 10}, {9: 0.25})] and result.majority == "> 3"
+    assert result.table[["trip_counts", "branch_probs"]].values.tolist() == [[10, 0.25]]
+
+
+CASES = Path(__file__).parent / "cases"
+
+
+def test_real_sweep_overrides_trip_pragmas(model):
+    """pragma_trip.c: two body loops of 6 instructions per iteration (line 7 has trip(4)) plus
+    gep,store: ksize = 2 + 12 t at every trip count t, the annotated loop included."""
+    result = sweep(model, CASES / "pragma_trip.c", branch_probs=(0.5,))
+    assert result.table["trip_counts"].tolist() == list(TRIP_COUNTS)
+    assert result.table["ksize"].tolist() == pytest.approx([2 + 12 * t for t in TRIP_COUNTS])
+
+
+def test_real_sweep_overrides_prob_pragmas(model):
+    """pragma_prob.c: prob(0.25) on the `if v > t` (line 8) is overridden: the sqrtf call
+    runs q of the time, so ksize = 6 + q and sqrt = q / (6 + q) at every probability q."""
+    result = sweep(model, CASES / "pragma_prob.c", trip_counts=(10,))
+    q = np.array(BRANCH_PROBS)
+    assert result.table["ksize"].tolist() == pytest.approx((6 + q).tolist())
+    assert result.table["sqrt"].tolist() == pytest.approx((q / (6 + q)).tolist())

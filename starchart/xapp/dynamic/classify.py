@@ -15,8 +15,9 @@ Not counted: ``phi``, ``bitcast``/``addrspacecast``/``freeze`` (value copies), `
 and debug/lifetime/assume intrinsics — they produce no work on either CPU or GPU.
 
 Sub-classes of floating-point operations: ``mul`` (``fmul``, fma), ``div`` (``fdiv``,
-``frem``, fmod), ``sqrt`` (sqrt, rsqrt, cbrt, hypot), ``exp`` (exp/log/pow families,
-hyperbolic functions), ``sin`` (sin/cos/tan and inverses, sincos).
+``frem``, fmod, remainder), ``sqrt`` (sqrt, rsqrt, cbrt, hypot), ``exp`` (exp/log/pow families,
+hyperbolic functions, erf, gamma), ``sin`` (sin/cos/tan and inverses, sincos): the families of
+:mod:`starchart.xapp.mathlib`, shared with static XAPP.
 
 Examples
 --------
@@ -35,6 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..mathlib import lookup
 from .irtext import matching_paren, split_top
 
 _FAST_MATH = {"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"}
@@ -47,22 +49,8 @@ _SKIP_INTRINSICS = ("llvm.dbg.", "llvm.lifetime.", "llvm.assume", "llvm.experime
                     "llvm.var.annotation", "llvm.launder.invariant.group", "llvm.strip.invariant.group")
 _MEM_INTRINSICS = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
 
-# libm: base name -> sub-class (None: plain fp arithmetic); "f" suffix = single, "l" = long double
-_LIBM = {
-    "sqrt": "sqrt", "rsqrt": "sqrt", "cbrt": "sqrt", "hypot": "sqrt",
-    "exp": "exp", "exp2": "exp", "exp10": "exp", "expm1": "exp", "log": "exp", "log2": "exp",
-    "log10": "exp", "log1p": "exp", "logb": "exp", "pow": "exp", "powi": "exp", "ldexp": "exp",
-    "sinh": "exp", "cosh": "exp", "tanh": "exp", "asinh": "exp", "acosh": "exp", "atanh": "exp",
-    "erf": "exp", "erfc": "exp", "tgamma": "exp", "lgamma": "exp",
-    "sin": "sin", "cos": "sin", "tan": "sin", "asin": "sin", "acos": "sin", "atan": "sin",
-    "atan2": "sin", "sincos": "sin", "sinpi": "sin", "cospi": "sin",
-    "fabs": None, "floor": None, "ceil": None, "trunc": None, "round": None, "rint": None,
-    "nearbyint": None, "lround": None, "lrint": None, "fmin": None, "fmax": None, "fdim": None,
-    "fma": "mul", "fmuladd": "mul", "fmod": "div", "remainder": "div", "copysign": None,
-    "minnum": None, "maxnum": None, "minimum": None, "maximum": None, "roundeven": None,
-    "canonicalize": None, "frexp": None, "modf": None,
-}
-_LLVM_FP = re.compile(r"^llvm\.([a-z0-9]+)\.(f16|bf16|f32|f64|f80|f128|v\d+f32|v\d+f64)$")
+# libm families (shared with static XAPP, see starchart.xapp.mathlib) -> this module's sub-classes
+_SUB = {"sincos": "sin", "logexp": "exp", "sqrt": "sqrt", "div": "div", "mul": "mul", None: None}
 
 
 @dataclass(frozen=True)
@@ -103,24 +91,15 @@ def fp_class(type_text: str) -> str | None:
 def libm_kind(name: str) -> tuple[str, str | None] | None:
     """(precision, sub-class) of a libm function or fp intrinsic name, None if it is not one.
 
-    >>> libm_kind("sinf"), libm_kind("llvm.sqrt.f64"), libm_kind("printf")
-    (('fp', 'sin'), ('dp', 'sqrt'), None)
+    A view of :func:`starchart.xapp.mathlib.lookup` (the table static XAPP uses too).
+
+    >>> libm_kind("sinf"), libm_kind("llvm.sqrt.f64"), libm_kind("llvm.powi.f32.i32"), libm_kind("printf")
+    (('fp', 'sin'), ('dp', 'sqrt'), ('fp', 'exp'), None)
     """
-    m = _LLVM_FP.match(name)
-    if m:
-        base, suffix = m.groups()
-        if base not in _LIBM:
-            return None
-        return ("fp" if "f32" in suffix or suffix in ("f16", "bf16") else "dp"), _LIBM[base]
-    if name in _LIBM:
-        return "dp", _LIBM[name]
-    if name.endswith("f") and name[:-1] in _LIBM:
-        return "fp", _LIBM[name[:-1]]
-    if name.endswith("l") and name[:-1] in _LIBM:
-        return "dp", _LIBM[name[:-1]]
-    if name.startswith("__") and name.endswith("_finite"):     # glibc's -ffast-math aliases
-        return libm_kind(name[2:-7])
-    return None
+    found = lookup(name)
+    if found is None or found.precision == "int":
+        return None
+    return found.precision, _SUB[found.family]
 
 
 def call_target(body: str) -> tuple[str | None, str]:
@@ -148,9 +127,9 @@ def _call_kind(body: str) -> Kind:
         return Kind("skip")
     if name.startswith(_MEM_INTRINSICS):
         return Kind("mem")
-    lib = libm_kind(name)
-    if lib is not None:
-        return Kind(lib[0], lib[1])
+    found = lookup(name)
+    if found is not None:
+        return Kind("int") if found.precision == "int" else Kind(found.precision, _SUB[found.family])
     if name.startswith("llvm."):
         return Kind("int")
     return Kind("ctrl", segment_end=True, callee=name)

@@ -137,7 +137,11 @@ def natural_loops(fn: Function) -> list[Loop]:
 
 
 def loop_line(module: Module, fn: Function, loop: Loop) -> int | None:
-    """Source line clang recorded for ``loop`` (its ``!llvm.loop`` start), if any."""
+    """Source line clang recorded for ``loop`` (its ``!llvm.loop`` start), if any.
+
+    None too for a loop written in an included header: its line numbers are the header's,
+    and would otherwise collide with the compiled file's (see :meth:`Module.line_of`).
+    """
     for name in loop.latches:
         md = fn.block(name).terminator.loop_md
         if md is not None and md in module.loop_starts:
@@ -146,7 +150,7 @@ def loop_line(module: Module, fn: Function, loop: Loop) -> int | None:
 
 
 def loops_at_line(module: Module, line: int) -> list[tuple[Function, Loop]]:
-    """The outermost loops, in every function, whose source line is ``line``.
+    """The outermost loops, in every function, whose source line is ``line`` of the compiled file.
 
     A loop appears once per copy the optimiser left (e.g. a function inlined into its
     caller and also kept); each copy is returned.

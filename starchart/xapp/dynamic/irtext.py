@@ -27,7 +27,9 @@ Examples
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+from ..ir import DebugInfo
 
 VALUE = r'%(?:[-a-zA-Z$._][-a-zA-Z$._0-9]*|\d+|"[^"]*")'
 _VALUE_RE = re.compile(VALUE)
@@ -167,12 +169,17 @@ class Function:
 
 @dataclass(frozen=True)
 class Location:
-    """A ``!DILocation``: source line/column, its scope and where it was inlined (ids)."""
+    """A ``!DILocation``: source line/column, its scope and where it was inlined (ids).
+
+    ``main`` says whether the scope's file is the compiled file (not an included header):
+    line numbers are only comparable with the source's when it is.
+    """
 
     line: int
     column: int
     scope: int | None
     inlined_at: int | None
+    main: bool = True
 
 
 @dataclass
@@ -184,9 +191,12 @@ class Module:
     types: dict[str, str]                                  # named struct types -> body text
 
     def line_of(self, md: int | None) -> int | None:
-        """Source line of a ``!dbg`` id (0 and unknown give None)."""
+        """Line in the compiled file of a ``!dbg`` id (0, unknown and header locations give None).
+
+        A header's line 8 is not the ``.c`` file's line 8, so header locations have no line here.
+        """
         loc = self.locations.get(md) if md is not None else None
-        return loc.line if loc and loc.line else None
+        return loc.line if loc and loc.line and loc.main else None
 
 
 def _open_brackets(line: str) -> int:
@@ -308,6 +318,21 @@ def _parse_metadata(line: str, locations: dict[int, Location],
         loops[ident] = tuple(ids[:2]) + (None,) * (2 - len(ids[:2]))  # type: ignore[assignment]
 
 
+def _mark_main(text: str, locations: dict[int, Location]) -> dict[int, Location]:
+    """Set ``main`` on each location through the scope's ``DIFile`` (static XAPP's check).
+
+    IR without a compile unit (hand-written) has no files: every location counts as main.
+    """
+    debug = DebugInfo(text)
+    if debug.main_path is None:
+        return locations
+    out = {}
+    for ident, loc in locations.items():
+        static = debug.loc(ident)
+        out[ident] = replace(loc, main=static is not None and static.main)
+    return out
+
+
 def parse_module(text: str) -> Module:
     """Parse clang's ``.ll`` text (see the module docstring for what it keeps)."""
     lines = text.split("\n")
@@ -328,6 +353,7 @@ def parse_module(text: str) -> Module:
             if t:
                 types[t.group(1)] = t.group(2)
         i += 1
+    locations = _mark_main(text, locations)
     # keep only loop nodes whose first operands really are locations
     loop_starts = {k: v for k, v in loops.items() if v[0] in locations}
     return Module(lines, functions, locations, loop_starts, types)
