@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -76,3 +78,29 @@ def read_json(path: str | Path) -> Any:
     {'a': 1}
     """
     return parse_json(read_text(path), path)
+
+
+def write_json_atomic(path: str | Path, data: Any) -> None:
+    """Write JSON to a temporary file beside ``path`` and rename it over ``path``.
+
+    A reader (or a run killed half-way) never sees half a file: results stored as they
+    arrive stay readable.
+
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "sub" / "r.json"
+    >>> write_json_atomic(target, {"a": 1}); read_json(target)
+    {'a': 1}
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=1)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

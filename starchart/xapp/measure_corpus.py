@@ -47,6 +47,7 @@ from typing import Any, Self
 
 from starchart.errors import InputError, StarchartError
 from starchart.measure.environment import cpu_model, gpus
+from starchart.io.files import write_json_atomic
 from starchart.xapp.corpus import (MEASUREMENT_FORMAT, SIDES, Corpus, CorpusKernel, checksums_match, file_sha256,
                                    read_measurement_file)
 
@@ -218,22 +219,6 @@ def _measure_side(corpus: Corpus, kernel: CorpusKernel, side: str, args: Sequenc
     return record
 
 
-def _write_atomic(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON next to ``path`` and rename it over ``path``: a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1, sort_keys=False)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "host"
 
@@ -381,7 +366,7 @@ def measure(corpus_path: str | Path, sides: Sequence[str] = SIDES, kernels: Sequ
     skipped = len(chosen) - len(todo)
     if skipped:
         print(f"resuming {out}: {skipped} kernel(s) already measured, {len(todo)} to go", file=sys.stderr)
-    _write_atomic(out, data)
+    write_json_atomic(out, data)
     failed = 0
     with tempfile.TemporaryDirectory(prefix="xapp-corpus-") as build, _Bar(len(todo) * len(sides), progress) as bar:
         for kernel in todo:
@@ -404,7 +389,7 @@ def measure(corpus_path: str | Path, sides: Sequence[str] = SIDES, kernels: Sequ
                 entry["relative_difference"] = abs(cpu["checksum"] - gpu["checksum"]) / scale if scale else 0.0
             data["kernels"][kernel.name] = entry
             data["updated"] = _now()
-            _write_atomic(out, data)
+            write_json_atomic(out, data)
             bar.say(_summary(kernel.name, entry, sides))
     return out
 

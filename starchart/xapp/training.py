@@ -181,12 +181,11 @@ def _read_cache(path: Path) -> dict[str, dict]:
 def _write_cache(path: Path, kind: str, kernels: dict[str, dict]) -> None:
     from starchart.xapp.toolchain import clang_command
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    doc = {"format": "xapp-corpus-features/1", "kind": kind, "clang": " ".join(clang_command()),
-           "kernels": dict(sorted(kernels.items()))}
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(doc, indent=1))
-    os.replace(tmp, path)  # atomic: a killed run leaves the previous complete file
+    from starchart.io.files import write_json_atomic
+
+    # atomic: a killed run leaves the previous complete file
+    write_json_atomic(path, {"format": "xapp-corpus-features/1", "kind": kind, "clang": " ".join(clang_command()),
+                             "kernels": dict(sorted(kernels.items()))})
 
 
 def training_frame(corpus: Corpus, features: CorpusFeatures) -> tuple[pd.DataFrame, pd.DataFrame]:
