@@ -1,11 +1,15 @@
 """Bagged Starchart trees: a forest for accuracy and for uncertainty.
 
 Each tree is a :class:`~starchart.tree.StarchartTree` grown by the same compiled
-kernel on a bootstrap sample of the designs.  Three choices differ from a single
+kernel on a bootstrap sample of the designs.  Four choices differ from a single
 Starchart tree, each measured in ``benchmarks/bench_ensemble.py``:
 
 - trees are grown out (``min_samples_split=2``), as in a random forest: averaging
   removes the variance that the R tool's minimum node size of 10 guards against;
+- an ordered split is placed halfway between the two sides' nearest values in the
+  tree's sample (geometrically: tuning parameters are mostly powers of two), not just
+  after the left one, so a value a deep node never saw goes to the nearer side, as in
+  scikit-learn's trees (wmma power, 200 samples: 5.72 % → 5.58 % median error, RF(100) 5.57 %);
 - ties between parameters are broken at random per tree (the kernel takes the first
   parameter in column order, so every tree gets its own column order), which keeps
   trees of perfectly correlated parameters from all making the same choice;
@@ -47,8 +51,8 @@ import numpy as np
 import pandas as pd
 
 from starchart.errors import InputError, NotFittedError
-from starchart.tree import StarchartTree, _encode, _is_numeric_levels, _validate_xy
-from starchart.tree_growth import TreeArrays, grow_tree
+from starchart.tree import StarchartTree, _encode, _validate_xy
+from starchart.tree_growth import TreeArrays, grow_tree, set_right_low
 
 Target = Literal["auto", "log", "identity"]
 
@@ -294,8 +298,9 @@ def _grow_one(codes: np.ndarray, n_levels: np.ndarray, categorical: np.ndarray, 
               plan: tuple[np.ndarray, np.ndarray], settings: tuple) -> TreeArrays:
     rows, cols = plan
     threshold, min_split, max_depth = settings
-    arrays = grow_tree(codes[np.ix_(rows, cols)], n_levels[cols], categorical[cols], y[rows],
-                       threshold, min_split, max_depth)
+    sample = codes[np.ix_(rows, cols)]
+    arrays = grow_tree(sample, n_levels[cols], categorical[cols], y[rows], threshold, min_split, max_depth)
+    set_right_low(arrays, sample, int(n_levels.max()) if len(n_levels) else 1)
     # Back from this tree's column order to the parameters' order.
     arrays.feature = np.where(arrays.feature >= 0, cols[np.maximum(arrays.feature, 0)], -1)
     return arrays
@@ -326,8 +331,7 @@ def _pack(trees: list[StarchartTree]) -> _Packed:
     sizes = np.array([t.tree_.node_count for t in trees])
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     feature = np.concatenate([t.tree_.feature for t in trees])
-    lookup = _threshold_lookup(trees[0])  # every tree shares the training values
-    threshold = np.concatenate([_thresholds(t, lookup) for t in trees])
+    threshold = np.concatenate([t._thresholds() for t in trees])
     left = np.concatenate([np.where(t.tree_.left >= 0, t.tree_.left + o, -1)
                            for t, o in zip(trees, offsets)])
     right = np.concatenate([np.where(t.tree_.right >= 0, t.tree_.right + o, -1)
@@ -347,31 +351,6 @@ def _pack(trees: list[StarchartTree]) -> _Packed:
     cat_left = np.array(rows) if rows else np.zeros((0, width), dtype=bool)
     return _Packed(offsets.astype(np.int64), feature, threshold, left, right, value, cat_row,
                    cat_left)
-
-
-def _threshold_lookup(tree: StarchartTree) -> list[np.ndarray | None]:
-    """Per parameter, the threshold of each cut code (None for categorical parameters):
-    the same values as ``StarchartTree._thresholds``, computed once per parameter."""
-    lookup: list[np.ndarray | None] = []
-    for name in tree.feature_names_in_:
-        levels = tree.values_[name]
-        if tree.param_kinds_[name] != "ordered":
-            lookup.append(None)
-        elif _is_numeric_levels(levels):
-            lookup.append(np.asarray(levels, dtype=np.float64))
-        else:
-            lookup.append(np.arange(len(levels), dtype=np.float64))
-    return lookup
-
-
-def _thresholds(tree: StarchartTree, lookup: list[np.ndarray | None]) -> np.ndarray:
-    t = tree.tree_
-    out = np.full(t.node_count, np.nan)
-    for node in np.flatnonzero(t.feature >= 0):
-        table = lookup[t.feature[node]]
-        if table is not None:
-            out[node] = table[t.cut[node]]
-    return out
 
 
 def _walk(packed: _Packed, positions: np.ndarray) -> np.ndarray:

@@ -282,7 +282,13 @@ class StarchartTree:
         return self.tree_.mean[leaf]
 
     def _thresholds(self) -> np.ndarray:
-        """Per node, the largest position that goes left (NaN for leaves and categorical splits)."""
+        """Per node, the largest position that goes left (NaN for leaves and categorical splits).
+
+        That is the last value of the left side (the R tool's rule), or, for a tree that
+        recorded where its right side begins (``tree_.right_low``: a forest's trees),
+        halfway between the two sides: geometrically for positive numbers (tuning
+        parameters are mostly powers of two), by position otherwise.
+        """
         def build() -> np.ndarray:
             t = self.tree_
             out = np.full(t.node_count, np.nan)
@@ -293,9 +299,15 @@ class StarchartTree:
                     levels = self.values_[name]
                     if name not in numeric:
                         numeric[name] = _is_numeric_levels(levels)
-                    # the split value: the level itself, or its position for an ordered categorical
-                    cut = int(t.cut[node])
-                    out[node] = float(levels[cut]) if numeric[name] else float(cut)
+
+                    def value(code: int) -> float:  # the level itself, or its position
+                        return float(levels[code]) if numeric[name] else float(code)
+                    low = value(int(t.cut[node]))
+                    if t.right_low is not None and t.right_low[node] >= 0:
+                        high = value(int(t.right_low[node]))
+                        geometric = numeric[name] and low > 0 and high > 0
+                        low = float(np.sqrt(low * high)) if geometric else 0.5 * (low + high)
+                    out[node] = low
             return out
         return self._cached("thresholds", build)
 

@@ -63,10 +63,69 @@ class TreeArrays:
     right: np.ndarray
     improvement: np.ndarray
     left_levels: dict[int, np.ndarray] = field(default_factory=dict)
+    # Per node, the smallest value code of its ordered split parameter among the training
+    # rows that went right (−1 elsewhere); set by :func:`set_right_low`, used by forests.
+    right_low: np.ndarray | None = None
 
     @property
     def node_count(self) -> int:
         return len(self.parent)
+
+    def split_masks(self, width: int) -> tuple[np.ndarray, np.ndarray]:
+        """Which nodes split a categorical parameter, and per node which level codes
+        (< ``width``) go left: ``(categorical_node, left_mask)`` for compiled walks."""
+        categorical_node = np.zeros(self.node_count, dtype=np.bool_)
+        left_mask = np.zeros((self.node_count, max(int(width), 1)), dtype=np.bool_)
+        for node, levels in self.left_levels.items():
+            categorical_node[node] = True
+            left_mask[node, levels] = True
+        return categorical_node, left_mask
+
+
+def set_right_low(arrays: TreeArrays, codes: np.ndarray, width: int) -> TreeArrays:
+    """Record in ``arrays.right_low`` where each ordered split's right side begins in the
+    training ``codes`` (the rows the tree was grown on), so a split can be placed halfway
+    between the two sides instead of just after the left one; returns ``arrays``.
+
+    Examples
+    --------
+    >>> codes = np.array([[0], [0], [3], [3]])
+    >>> t = grow_tree(codes, np.array([4]), np.array([False]), np.array([1.0, 1.2, 5.0, 5.2]),
+    ...               threshold=0.0, min_samples_split=2, max_depth=None)
+    >>> set_right_low(t, codes, 4).right_low.tolist()
+    [3, -1, -1]
+    """
+    categorical_node, left_mask = arrays.split_masks(width)
+    arrays.right_low, _ = training_paths(np.ascontiguousarray(codes, dtype=np.int64), arrays.feature,
+                                         arrays.cut.astype(np.float64), arrays.left, arrays.right,
+                                         categorical_node, left_mask)
+    return arrays
+
+
+@njit(cache=True)
+def training_paths(codes, feature, cut, left, right, categorical_node, left_mask):
+    """Walk training rows down a grown tree (ordered splits: ``code <= cut[node]`` goes left).
+
+    Returns, per node, the smallest code that went right at an ordered split (−1 where
+    none did), and which level codes reached each node (for categorical splits).
+    """
+    nodes = feature.shape[0]
+    low_right = np.full(nodes, -1, np.int64)
+    seen = np.zeros(left_mask.shape, np.bool_)
+    for i in range(codes.shape[0]):
+        node = 0
+        while feature[node] >= 0:
+            code = codes[i, feature[node]]
+            if categorical_node[node]:
+                seen[node, code] = True
+                node = left[node] if left_mask[node, code] else right[node]
+            elif code <= cut[node]:
+                node = left[node]
+            else:
+                if low_right[node] < 0 or code < low_right[node]:
+                    low_right[node] = code
+                node = right[node]
+    return low_right, seen
 
 
 @dataclass

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from starchart.tree_growth import grow_tree
+from starchart.tree_growth import grow_tree, training_paths
 
 __all__ = ["CodeTree", "TreeEnsemble"]
 
@@ -65,15 +65,14 @@ class CodeTree:
         n_levels = np.asarray(n_levels, dtype=np.int64)
         arrays = grow_tree(codes, n_levels, np.asarray(categorical, dtype=np.bool_),
                            np.asarray(y, dtype=np.float64), 0.0, int(min_samples_split), max_depth)
-        nodes = arrays.node_count
         width = int(n_levels.max()) if len(n_levels) else 1
-        categorical_node = np.zeros(nodes, dtype=np.bool_)
-        left_mask = np.zeros((nodes, width), dtype=np.bool_)
-        for node, levels in arrays.left_levels.items():
-            categorical_node[node] = True
-            left_mask[node, levels] = True
-        threshold, seen = _training_paths(codes, arrays.feature, arrays.cut, arrays.left, arrays.right,
-                                          categorical_node, left_mask)
+        categorical_node, left_mask = arrays.split_masks(width)
+        low_right, seen = training_paths(codes, arrays.feature, arrays.cut.astype(np.float64), arrays.left,
+                                         arrays.right, categorical_node, left_mask)
+        # An ordered split sits halfway between the last code that went left and the first that went right.
+        ordered = (arrays.feature >= 0) & ~categorical_node
+        upper = np.where(low_right >= 0, low_right, arrays.cut + 1).astype(np.float64)
+        threshold = np.where(ordered, 0.5 * (arrays.cut + upper), np.nan)
         for node in np.flatnonzero(categorical_node):
             # a category no training row of this node had follows the larger child
             if arrays.n_samples[arrays.left[node]] >= arrays.n_samples[arrays.right[node]]:
@@ -89,36 +88,6 @@ class CodeTree:
     def predict(self, codes: np.ndarray) -> np.ndarray:
         """The leaf mean of each row of ``codes``."""
         return self.value[self.apply(codes)]
-
-
-@njit(cache=True)
-def _training_paths(codes, feature, cut, left, right, categorical_node, left_mask):
-    """Walk the training rows down the tree once.
-
-    Returns the ordered thresholds, halfway between the last code that went left
-    and the first that went right, and which categories reached each node.
-    """
-    nodes = feature.shape[0]
-    low_right = np.full(nodes, np.inf)
-    seen = np.zeros(left_mask.shape, np.bool_)
-    for i in range(codes.shape[0]):
-        node = 0
-        while feature[node] >= 0:
-            code = codes[i, feature[node]]
-            if categorical_node[node]:
-                seen[node, code] = True
-                node = left[node] if left_mask[node, code] else right[node]
-            elif code <= cut[node]:
-                node = left[node]
-            else:
-                low_right[node] = min(low_right[node], code)
-                node = right[node]
-    threshold = np.full(nodes, np.nan)
-    for node in range(nodes):
-        if feature[node] >= 0 and not categorical_node[node]:
-            upper = low_right[node] if np.isfinite(low_right[node]) else cut[node] + 1.0
-            threshold[node] = 0.5 * (cut[node] + upper)
-    return threshold, seen
 
 
 @njit(cache=True)
