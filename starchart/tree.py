@@ -299,15 +299,15 @@ class StarchartTree:
                     levels = self.values_[name]
                     if name not in numeric:
                         numeric[name] = _is_numeric_levels(levels)
-
-                    def value(code: int) -> float:  # the level itself, or its position
-                        return float(levels[code]) if numeric[name] else float(code)
-                    low = value(int(t.cut[node]))
-                    if t.right_low is not None and t.right_low[node] >= 0:
-                        high = value(int(t.right_low[node]))
+                    # the split value: the level itself, or its position for an ordered categorical
+                    cut = int(t.cut[node])
+                    out[node] = float(levels[cut]) if numeric[name] else float(cut)
+                    if t.right_low is not None and t.right_low[node] >= 0:  # halfway to the right side
+                        upper = int(t.right_low[node])
+                        high = float(levels[upper]) if numeric[name] else float(upper)
+                        low = out[node]
                         geometric = numeric[name] and low > 0 and high > 0
-                        low = float(np.sqrt(low * high)) if geometric else 0.5 * (low + high)
-                    out[node] = low
+                        out[node] = np.sqrt(low * high) if geometric else 0.5 * (low + high)
             return out
         return self._cached("thresholds", build)
 
@@ -523,6 +523,8 @@ class StarchartTree:
             "arrays": arrays,
             "left_levels": {str(k): v.tolist() for k, v in t.left_levels.items()},
         }
+        if t.right_low is not None:  # a forest's tree: its splits sit halfway between the sides
+            payload["right_low"] = t.right_low.tolist()
         return json.dumps(payload, default=_json_default)
 
     @classmethod
@@ -539,7 +541,9 @@ class StarchartTree:
         tree = cls(**payload["params"])
         arrays = TreeArrays(**{key: np.asarray(payload["arrays"][key]) for key in _ARRAY_FIELDS},
                             left_levels={int(k): np.asarray(v, dtype=np.int64)
-                                         for k, v in payload["left_levels"].items()})
+                                         for k, v in payload["left_levels"].items()},
+                            right_low=(np.asarray(payload["right_low"], dtype=np.int64)
+                                       if "right_low" in payload else None))
         tree._set_fitted(payload["feature_names"], payload["param_kinds"], payload["values"], arrays)
         return tree
 
