@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import importlib
 import json
+import math
 import shutil
 
 import numpy as np
@@ -14,6 +15,7 @@ from shared_data import dataset_path
 
 from starchart.errors import InputError
 from starchart.explore.search import search
+from starchart.explore.search_engine import SearchOptions
 from starchart.io.load import load
 from starchart.measure import PythonEvaluator, ReplayEvaluator
 from starchart.space import Space
@@ -164,6 +166,25 @@ def test_spaces_too_large_to_enumerate_search_a_growing_sample(monkeypatch):
     result = search(PythonEvaluator(objective), SPACE, budget=40, seed=4)
     assert len(set(keys(result.history))) == 40 and SPACE.contains(result.history).all()
     assert result.best.value <= 3.0
+
+
+POWERS_OF_TWO = [2 ** k for k in range(11)]
+THREADS_SPACE = Space({"bx": POWERS_OF_TWO, "by": POWERS_OF_TWO, "unroll": list(range(1, 9))})
+
+
+def threads_per_block(config):
+    """Fastest at 256 threads per block (any bx × by = 256) and unroll 3: a diagonal optimum."""
+    return 1.0 + abs(math.log2(config["bx"] * config["by"]) - 8) + 0.3 * abs(config["unroll"] - 3)
+
+
+def test_trees_that_split_on_parameter_products_find_a_diagonal_optimum():
+    """Same seeds, one run: offered bx × by as a feature, the trees find the optimum every time; without it, not."""
+    found = {}
+    for products in (True, False):
+        options = SearchOptions(pair_products=products)
+        found[products] = sum(search(PythonEvaluator(threads_per_block), THREADS_SPACE, budget=30, seed=seed,
+                                     options=options).best.value == 1.0 for seed in range(8))
+    assert found[True] == 8 and found[False] < 8, found
 
 
 @pytest.fixture(scope="module")

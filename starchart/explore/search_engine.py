@@ -14,6 +14,8 @@ How a proposal is made:
    resamples, random parameter subsets) to the log of the objective — ratios are
    what matter in tuning, and the log keeps one very slow configuration from
    dominating the fit — and a second ensemble to which configurations failed.
+   The trees may also split on the product of any two numeric parameters
+   (:mod:`~starchart.explore.search_features`): threads per block, tile areas.
 3. **Expected improvement.** Each unmeasured candidate is scored by the expected
    improvement over the best value so far, from the trees' mean and spread
    (low-mean leaves and leaves few samples vouch for both score high), times the
@@ -39,6 +41,7 @@ from numba import njit
 
 from starchart.errors import InputError
 from starchart.explore.search_encoding import CandidatePool
+from starchart.explore.search_features import ProductFeatures
 from starchart.explore.search_model import TreeEnsemble
 
 __all__ = ["SearchOptions", "TreeGuidedOptimizer", "expected_improvement"]
@@ -65,6 +68,10 @@ class SearchOptions:
         those are measured), or only one ``"step"`` up or down (any category).
     max_candidates:
         Candidates scored per proposal (a random subset when more are open).
+    pair_products:
+        Let the trees split on the product of every pair of numeric parameters
+        (:class:`~starchart.explore.search_features.ProductFeatures`); turn off for
+        spaces with very many numeric parameters, where the pairs cost time.
     """
 
     initial: int | None = None
@@ -75,6 +82,7 @@ class SearchOptions:
     local_top: int = 1
     local_moves: str = "any"
     max_candidates: int = 20000
+    pair_products: bool = True
 
 
 class TreeGuidedOptimizer:
@@ -111,6 +119,8 @@ class TreeGuidedOptimizer:
         enc = pool.encoding
         self._n_levels = enc.n_levels
         self._categorical = enc.categorical
+        self._products = ProductFeatures.from_encoding(enc) if self.options.pair_products else ProductFeatures.none()
+        self._feature_rows = np.empty((0, 0), dtype=np.int64)
 
     # ------------------------------------------------------------------ state
     @property
@@ -190,8 +200,10 @@ class TreeGuidedOptimizer:
         idx = np.array(self.indices)
         codes = self.pool.codes
         y = self._transform(np.array(self.values)[ok])
+        features = self._features()
         model = TreeEnsemble(opts.n_trees, opts.feature_fraction, opts.min_samples_split)
-        model.fit(codes[idx[ok]], y, self._n_levels, self._categorical, self.rng)
+        model.fit(features[idx[ok]], y, self._products.n_levels(self._n_levels),
+                  self._products.categorical(self._categorical), self.rng)
         cand = self._candidates(open_)
         every = opts.local_every
         if every and (self.n_told - self.initial) % every == every - 1:
@@ -203,7 +215,7 @@ class TreeGuidedOptimizer:
                 if near.any():
                     cand = open_[near]
                     break
-        pred = model.predict_all(codes[cand])
+        pred = model.predict_all(features[cand])
         feasible = np.ones(len(cand))
         if not ok.all():
             fail = TreeEnsemble(opts.n_trees, opts.feature_fraction, opts.min_samples_split)
@@ -214,6 +226,14 @@ class TreeGuidedOptimizer:
         score = expected_improvement(float(y.min()), mu, sigma) * feasible
         top = np.flatnonzero(score >= score.max() - 1e-12 * abs(score.max()))
         return int(cand[top[int(self.rng.integers(len(top)))]])
+
+    def _features(self) -> np.ndarray:
+        """The model's features of every pool row (codes and pair products), extended as the pool grows."""
+        done = len(self._feature_rows)
+        if done < len(self.pool):
+            fresh = self._products.features(self.pool.codes[done:])
+            self._feature_rows = fresh if not done else np.concatenate([self._feature_rows, fresh])
+        return self._feature_rows
 
     def _near(self, rows: np.ndarray, centre: np.ndarray, radius: int) -> np.ndarray:
         """Rows that differ from ``centre`` in at most ``radius`` parameters (by one step, for ``"step"`` moves)."""
