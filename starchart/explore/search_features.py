@@ -8,7 +8,9 @@ splits, which a search with a few dozen samples cannot afford; offered the
 product as one more ordered feature, one split suffices. So every pair of
 parameters whose values are all positive numbers (three or more of them) adds
 a feature: the rank of ``value_a × value_b`` among all the pair's products.
-No parameter is named: the rule applies to any space.
+No parameter is named: the rule applies to any space. Beyond
+:data:`MAX_PAIRED` such parameters, only the ones with the most values are
+paired, which bounds the features at a few hundred.
 
 Measured with ``benchmarks/search.py`` (seven replayed spaces, 30 seeds): the
 share of runs within 5 % of the optimum after 200 evaluations rose from 90 % to
@@ -39,7 +41,10 @@ import numpy as np
 
 from starchart.explore.search_encoding import Encoding
 
-__all__ = ["ProductFeatures"]
+__all__ = ["MAX_PAIRED", "ProductFeatures"]
+
+MAX_PAIRED = 24
+"""Most parameters whose pairwise products are offered (24 give 276 products)."""
 
 
 @dataclass(frozen=True)
@@ -59,11 +64,13 @@ class ProductFeatures:
 
     @classmethod
     def from_encoding(cls, encoding: Encoding) -> ProductFeatures:
-        """The products of every pair of ordered parameters with three or more positive numeric values."""
+        """The products of every pair of ordered parameters with three or more positive numeric values
+        (of the :data:`MAX_PAIRED` with the most values, when there are more)."""
         logs = {j: np.log(np.array(values, dtype=float)) for j, values in enumerate(encoding.values)
                 if not encoding.categorical[j] and _positive_numbers(values)}
         pairs, tables = [], []
-        keys = sorted(logs)
+        widest = sorted(logs, key=lambda j: -len(encoding.values[j]))[:MAX_PAIRED]
+        keys = sorted(widest)
         for i, a in enumerate(keys):
             for b in keys[i + 1:]:
                 # log-sums rounded so that equal products (16·4 and 64·1) share one code
