@@ -4,7 +4,8 @@
 measurements so far says is most worth measuring, until ``budget`` evaluations
 are spent. The model is an ensemble of Starchart trees (bagged, on random
 parameter subsets) fitted to the log of the objective, and a second ensemble
-fitted to which configurations failed:
+fitted to which configurations failed; the first may also split on the product
+of any two numeric parameters, such as threads per block:
 
 1. the first few configurations are drawn uniformly at random (a Starchart
    sample: a map of the space);
