@@ -69,9 +69,9 @@ class SearchOptions:
     max_candidates:
         Candidates scored per proposal (a random subset when more are open).
     pair_products:
-        Let the trees split on the product of every pair of numeric parameters
-        (:class:`~starchart.explore.search_features.ProductFeatures`); turn off for
-        spaces with very many numeric parameters, where the pairs cost time.
+        Let the trees also split on the product of every pair of numeric parameters
+        (:class:`~starchart.explore.search_features.ProductFeatures`); off: the raw
+        parameters only.
     """
 
     initial: int | None = None
@@ -120,6 +120,8 @@ class TreeGuidedOptimizer:
         self._n_levels = enc.n_levels
         self._categorical = enc.categorical
         self._products = ProductFeatures.from_encoding(enc) if self.options.pair_products else ProductFeatures.none()
+        self._feature_levels = self._products.n_levels(self._n_levels)
+        self._feature_categorical = self._products.categorical(self._categorical)
         self._feature_rows = np.empty((0, 0), dtype=np.int64)
 
     # ------------------------------------------------------------------ state
@@ -202,8 +204,7 @@ class TreeGuidedOptimizer:
         y = self._transform(np.array(self.values)[ok])
         features = self._features()
         model = TreeEnsemble(opts.n_trees, opts.feature_fraction, opts.min_samples_split)
-        model.fit(features[idx[ok]], y, self._products.n_levels(self._n_levels),
-                  self._products.categorical(self._categorical), self.rng)
+        model.fit(features[idx[ok]], y, self._feature_levels, self._feature_categorical, self.rng)
         cand = self._candidates(open_)
         every = opts.local_every
         if every and (self.n_told - self.initial) % every == every - 1:
