@@ -386,6 +386,8 @@ def search_command(
     metric: Optional[str] = MetricOption,
     repeats: Optional[int] = RepeatsOption,
     timeout: Optional[float] = TimeoutOption,
+    prior: Optional[Path] = typer.Option(None, "--prior", help="Earlier measurements of the same space "
+                                         "(e.g. another GPU's cache file): a warm start."),
 ) -> None:
     """Tree-guided search for the best configuration within a budget of evaluations."""
     from starchart.explore.search import search
@@ -393,5 +395,5 @@ def search_command(
     options = {k: v for k, v in {"pattern": pattern, "metric": metric, "repeats": repeats,
                                  "timeout": timeout}.items() if v is not None}
     space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options)
-    result = search(evaluator, space, budget, seed=seed, store=store, progress=True)
+    result = search(evaluator, space, budget, seed=seed, store=store, progress=True, prior=prior)
     out.print(str(result), highlight=False, soft_wrap=True)

@@ -25,6 +25,9 @@ How a proposal is made:
    parameters once those are measured): tree splits cannot see the fine
    structure next to the optimum — a block size of 128 can be fast where 112
    and 144 are slow — so it is searched directly, still ranked by the model.
+5. **Warm start** (optional). Given earlier measurements of the space (another
+   GPU), the trees may also split on how fast a model of those ranks each
+   configuration (:mod:`~starchart.explore.search_prior`).
 
 Ties are broken by the seeded generator, so a search is a deterministic function
 of its seed and of the values it is told.
@@ -43,6 +46,7 @@ from starchart.errors import InputError
 from starchart.explore.search_encoding import CandidatePool
 from starchart.explore.search_features import ProductFeatures
 from starchart.explore.search_model import TreeEnsemble
+from starchart.explore.search_prior import PriorFeature
 
 __all__ = ["SearchOptions", "TreeGuidedOptimizer", "expected_improvement"]
 
@@ -103,11 +107,15 @@ class TreeGuidedOptimizer:
     sampler:
         For a pool that does not hold the whole space: ``sampler(rng, n)`` returns
         codes of ``n`` uniformly drawn valid configurations.
+    prior:
+        Earlier measurements of the same space, ``(codes, objective values)``
+        (valid ones only): the trees may split on their model's rank of a candidate.
     """
 
     def __init__(self, pool: CandidatePool, *, seed: int | None = None, minimize: bool = True,
                  budget: int | None = None, options: SearchOptions | None = None,
-                 sampler: Callable[[np.random.Generator, int], np.ndarray] | None = None):
+                 sampler: Callable[[np.random.Generator, int], np.ndarray] | None = None,
+                 prior: tuple[np.ndarray, np.ndarray] | None = None):
         self.pool = pool
         self.minimize = bool(minimize)
         self.budget = budget
@@ -122,6 +130,12 @@ class TreeGuidedOptimizer:
         self._products = ProductFeatures.from_encoding(enc) if self.options.pair_products else ProductFeatures.none()
         self._feature_levels = self._products.n_levels(self._n_levels)
         self._feature_categorical = self._products.categorical(self._categorical)
+        self._prior = None
+        if prior is not None:
+            codes, values = prior
+            self._prior = PriorFeature.fit(enc, codes, self._transform(np.asarray(values, dtype=float)))
+            self._feature_levels = np.append(self._feature_levels, len(self._prior.edges) + 1)
+            self._feature_categorical = np.append(self._feature_categorical, False)
         self._feature_rows = np.empty((0, 0), dtype=np.int64)
 
     # ------------------------------------------------------------------ state
@@ -229,10 +243,12 @@ class TreeGuidedOptimizer:
         return int(cand[top[int(self.rng.integers(len(top)))]])
 
     def _features(self) -> np.ndarray:
-        """The model's features of every pool row (codes and pair products), extended as the pool grows."""
+        """The model's features of every pool row (codes, pair products, prior band), extended as the pool grows."""
         done = len(self._feature_rows)
         if done < len(self.pool):
             fresh = self._products.features(self.pool.codes[done:])
+            if self._prior is not None:
+                fresh = np.column_stack([fresh, self._prior.bands(self.pool.codes[done:])])
             self._feature_rows = fresh if not done else np.concatenate([self._feature_rows, fresh])
         return self._feature_rows
 

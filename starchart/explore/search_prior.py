@@ -1,0 +1,113 @@
+"""Warm start: what earlier measurements of the same space (another GPU, another input) say.
+
+Tuning a kernel on a new GPU rarely starts from nothing: the same space was
+often measured on another one. :class:`PriorFeature` turns those measurements
+into one more feature the search's trees may split on — the configuration's
+rank under a tree model of the earlier data, in :data:`PRIOR_BINS` bands (the
+fastest eighth, the next eighth, …). Where the two platforms agree the trees
+split on it early and the search goes straight to the right region; where they
+disagree the trees simply do not use it. The band is deliberately coarse and the
+earlier best configurations are *not* measured first: on the convolution data a
+prior that pinpoints another GPU's optimum traps the search in that GPU's basin
+(``benchmarks/search_prior.py``).
+
+Examples
+--------
+>>> import numpy as np
+>>> from starchart.explore.search_encoding import Encoding
+>>> enc = Encoding.from_tune_params({"x": list(range(16))})
+>>> codes = np.arange(16).reshape(-1, 1)
+>>> prior = PriorFeature.fit(enc, codes, np.abs(np.arange(16) - 5.0))
+>>> prior.bands(np.array([[5], [15]])).tolist()   # x=5 was fastest before, x=15 slowest
+[0, 7]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from starchart.dataset import Dataset
+from starchart.errors import InputError
+from starchart.explore.search_encoding import Encoding
+from starchart.explore.search_model import TreeEnsemble
+
+__all__ = ["PRIOR_BINS", "PriorFeature", "prior_measurements"]
+
+PRIOR_BINS = 8
+"""Bands of the prior rank: coarse on purpose (finer bands trap the search in the other platform's optimum)."""
+
+MIN_PRIOR_ROWS = 10
+"""Fewest usable earlier measurements for a prior (fewer say nothing a uniform sample would not)."""
+
+
+@dataclass
+class PriorFeature:
+    """A tree model of earlier measurements; :meth:`bands` codes configurations by predicted rank.
+
+    Attributes
+    ----------
+    model:
+        Starchart trees fitted to the earlier responses (smaller is better).
+    edges:
+        The band boundaries: quantiles of the model's predictions for the earlier configurations.
+    """
+
+    model: TreeEnsemble
+    edges: np.ndarray
+
+    @classmethod
+    def fit(cls, encoding: Encoding, codes: np.ndarray, response: np.ndarray) -> PriorFeature:
+        """Fit to earlier configurations ``codes`` and their ``response`` (smaller is better)."""
+        model = TreeEnsemble(n_trees=8, feature_fraction=1.0, bootstrap=False)
+        model.fit(codes, np.asarray(response, dtype=float), encoding.n_levels, encoding.categorical,
+                  np.random.default_rng(0))
+        predicted = model.predict_all(codes).mean(axis=0)
+        edges = np.quantile(predicted, np.arange(1, PRIOR_BINS) / PRIOR_BINS)
+        return cls(model, edges)
+
+    def bands(self, codes: np.ndarray) -> np.ndarray:
+        """Band ``0 … PRIOR_BINS − 1`` of each row of ``codes``: which eighth of the earlier
+        configurations its predicted value ranks in (0: the fastest)."""
+        predicted = self.model.predict_all(codes).mean(axis=0)
+        return np.searchsorted(self.edges, predicted, side="left").astype(np.int64)
+
+
+def prior_measurements(prior: Dataset, encoding: Encoding, objective: str) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and ``objective`` values of the valid configurations of ``prior`` that lie in the space.
+
+    Raises :class:`~starchart.errors.InputError` when ``prior`` lacks one of the
+    space's parameters or the objective, or when fewer than :data:`MIN_PRIOR_ROWS`
+    of its configurations are valid and inside the space.
+    """
+    source = prior.meta.get("source", "the prior dataset")
+    missing = [name for name in encoding.names if name not in prior.params]
+    if missing:
+        raise InputError(f"the prior lacks the parameter(s) {', '.join(missing)}", where=str(source),
+                         hint="give measurements of the same tuning space (same parameter names)")
+    if objective not in prior.metrics:
+        raise InputError(f"the prior has no metric {objective!r} (the search's objective)", where=str(source),
+                         hint=f"its metrics are: {', '.join(prior.metrics) or 'none'}")
+    ok = prior.ok()
+    values = ok.y(objective)
+    frame = ok.X[list(encoding.names)]
+    inside = np.array([_known(frame[name], encoding.values[j]) for j, name in enumerate(encoding.names)]).all(axis=0) \
+        if len(frame) else np.zeros(0, dtype=bool)
+    keep = inside & np.isfinite(values)
+    if keep.sum() < MIN_PRIOR_ROWS:
+        raise InputError(f"only {int(keep.sum())} valid configurations of the prior lie in the space "
+                         f"(at least {MIN_PRIOR_ROWS} are needed)", where=str(source),
+                         hint="measure more of the space on the other platform, or search without a prior")
+    return encoding.encode(frame[keep]), values[keep]
+
+
+def _known(column: pd.Series, values: Any) -> np.ndarray:
+    """Whether each entry of ``column`` is one of the parameter's ``values``."""
+    from starchart.configs import plain_value
+
+    listed = pd.Index(list(values), dtype=object, tupleize_cols=False)
+    entries = pd.Index([plain_value(v) for v in column.tolist()], dtype=object, tupleize_cols=False)
+    return listed.get_indexer(entries) >= 0
