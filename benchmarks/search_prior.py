@@ -31,7 +31,7 @@ import search_options
 GPUS = ("convolution A100", "convolution A4000", "convolution A6000")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _prior(target: str, source: str) -> tuple[np.ndarray, np.ndarray]:
     """The source GPU's valid measurements, coded in the target space's encoding."""
     from starchart.explore.search_prior import prior_measurements

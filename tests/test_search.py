@@ -243,3 +243,7 @@ def test_kernel_tuner_runs_our_strategy_in_simulation_mode(convolution, tmp_path
     assert len(module_results) == 20
     with pytest.raises(ValueError, match="Unrecognized option"):
         tune(StarchartStrategy(), {"max_fevals": 5, "popsize": 3})
+    # warm start from another GPU's measurements of the same space
+    cold, _ = tune(StarchartStrategy(seed=1), {"max_fevals": 20})
+    warm, _ = tune(StarchartStrategy(seed=1), {"max_fevals": 20, "prior": dataset_path("convolution/A6000.json.gz")})
+    assert len(warm) == 20 and [tuple(r[n] for n in names) for r in warm] != [tuple(r[n] for n in names) for r in cold]

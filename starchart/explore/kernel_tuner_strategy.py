@@ -29,13 +29,16 @@ from typing import Any
 
 from starchart.explore.search_encoding import CandidatePool, Encoding
 from starchart.explore.search_engine import SearchOptions, TreeGuidedOptimizer
+from starchart.explore.search_prior import prior_dataset, prior_measurements
 
 __all__ = ["StarchartStrategy", "tune"]
 
 #: strategy_options this strategy reads (besides Kernel Tuner's own ``max_fevals``, ``time_limit``).
 OPTIONS = {"seed": "seed of the search (default: the strategy's, else tune_kernel's seed, else fresh)",
            "initial": "how many uniformly drawn configurations come first (default: from the budget)",
-           "x0": "a configuration (list of values in tune_params order) to evaluate first"}
+           "x0": "a configuration (list of values in tune_params order) to evaluate first",
+           "prior": "earlier measurements of the same space (a starchart Dataset or a file path, e.g. another "
+                    "GPU's cache): a warm start"}
 
 
 class StarchartStrategy:
@@ -79,7 +82,14 @@ class StarchartStrategy:
         configs = [dict(zip(names, c)) for c in searchspace.list]
         pool = CandidatePool(encoding, encoding.encode(configs))
         budget = _budget(tuning_options, searchspace)
-        optimizer = TreeGuidedOptimizer(pool, seed=seed, minimize=minimize, budget=budget, options=options)
+        earlier = None
+        if strategy_options.get("prior") is not None:
+            objective = tuning_options.get("objective", "time")
+            if isinstance(objective, (list, tuple)):  # Kernel Tuner 1.5 may keep a list of objectives
+                objective = objective[0]
+            earlier = prior_measurements(prior_dataset(strategy_options["prior"]), encoding, objective)
+        optimizer = TreeGuidedOptimizer(pool, seed=seed, minimize=minimize, budget=budget, options=options,
+                                        prior=earlier)
         first = []
         if strategy_options.get("x0") is not None:
             index = int(pool.find(encoding.encode([dict(zip(names, strategy_options["x0"]))]))[0])

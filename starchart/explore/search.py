@@ -51,7 +51,7 @@ from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.explore.search_encoding import CandidatePool, Encoding
 from starchart.explore.search_engine import SearchOptions, TreeGuidedOptimizer
-from starchart.explore.search_prior import prior_measurements
+from starchart.explore.search_prior import prior_dataset, prior_measurements
 from starchart.measure.base import Evaluator, Measurement
 from starchart.space import Space
 from starchart.store import Store
@@ -220,7 +220,7 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
     enc = Encoding.from_space(space)
     pool, sampler = _pool(space, enc, seed, count)
     first = _initial_indices(initial, space, enc, pool)
-    earlier = None if prior is None else prior_measurements(_prior_dataset(prior), enc, evaluator.objective)
+    earlier = None if prior is None else prior_measurements(prior_dataset(prior), enc, evaluator.objective)
     optimizer = TreeGuidedOptimizer(pool, seed=seed, minimize=evaluator.minimize, budget=budget,
                                     options=options, sampler=sampler, prior=earlier)
     db.put("search", {"budget": budget, "seed": seed, "objective": evaluator.objective,
@@ -272,18 +272,6 @@ def _pool(space: Space, enc: Encoding, seed: int, count: Any) -> tuple[Candidate
 
     start = enc.encode(space.sample(min(20_000, max(1, count.estimate)), seed=seed))
     return CandidatePool(enc, start, valid=valid, complete=False), sampler
-
-
-def _prior_dataset(prior: Any) -> Dataset:
-    """The prior as a :class:`Dataset` (read from a file when given a path)."""
-    if isinstance(prior, Dataset):
-        return prior
-    if isinstance(prior, (str, Path)):
-        from starchart.io.load import load
-
-        return load(prior)
-    raise InputError(f"prior must be a Dataset or a file path, got {type(prior).__name__}", where="prior",
-                     hint="e.g. prior=starchart.load('A4000.json.gz')")
 
 
 def _initial_indices(initial: Any, space: Space, enc: Encoding, pool: CandidatePool) -> list[int]:

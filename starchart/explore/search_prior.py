@@ -25,6 +25,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,7 +36,7 @@ from starchart.errors import InputError
 from starchart.explore.search_encoding import Encoding
 from starchart.explore.search_model import TreeEnsemble
 
-__all__ = ["PRIOR_BINS", "PriorFeature", "prior_measurements"]
+__all__ = ["PRIOR_BINS", "PriorFeature", "prior_dataset", "prior_measurements"]
 
 PRIOR_BINS = 8
 """Bands of the prior rank: coarse on purpose (finer bands trap the search in the other platform's optimum)."""
@@ -74,6 +75,18 @@ class PriorFeature:
         configurations its predicted value ranks in (0: the fastest)."""
         predicted = self.model.predict_all(codes).mean(axis=0)
         return np.searchsorted(self.edges, predicted, side="left").astype(np.int64)
+
+
+def prior_dataset(prior: Dataset | str | Path) -> Dataset:
+    """The prior as a :class:`~starchart.Dataset`, read with :func:`starchart.load` when given a path."""
+    if isinstance(prior, Dataset):
+        return prior
+    if isinstance(prior, (str, Path)):
+        from starchart.io.load import load
+
+        return load(prior)
+    raise InputError(f"prior must be a Dataset or a file path, got {type(prior).__name__}", where="prior",
+                     hint="e.g. prior=starchart.load('A4000.json.gz')")
 
 
 def prior_measurements(prior: Dataset, encoding: Encoding, objective: str) -> tuple[np.ndarray, np.ndarray]:
