@@ -54,6 +54,11 @@ def run_one(task: tuple[str, int, int, dict]) -> tuple[str, int, int, float]:
     enc, codes, values, optimum = _space(name)
     optimizer = TreeGuidedOptimizer(CandidatePool(enc, codes), seed=seed, budget=budget,
                                     options=SearchOptions(**options))
+    return name, seed, budget, bench._quality(optimum, replay(optimizer, values, budget))
+
+
+def replay(optimizer, values: np.ndarray, budget: int) -> float:
+    """Let ``optimizer`` spend ``budget`` evaluations on a replayed space (NaN: failed); the best value found."""
     best = np.inf
     for _ in range(budget):
         index = optimizer.ask()
@@ -61,7 +66,7 @@ def run_one(task: tuple[str, int, int, dict]) -> tuple[str, int, int, float]:
         optimizer.tell(index, value if np.isfinite(value) else None)
         if np.isfinite(value):
             best = min(best, value)
-    return name, seed, budget, bench._quality(optimum, best)
+    return best
 
 
 def _pooled(qualities: list[float]) -> tuple[float, float]:

@@ -50,14 +50,7 @@ def run_one(task: tuple[str, str | None, int, int]) -> tuple[str, str | None, in
     enc, codes, values, optimum = search_options._space(target)
     prior = None if source is None else _prior(target, source)
     optimizer = TreeGuidedOptimizer(CandidatePool(enc, codes), seed=seed, budget=budget, prior=prior)
-    best = np.inf
-    for _ in range(budget):
-        index = optimizer.ask()
-        value = values[index]
-        optimizer.tell(index, value if np.isfinite(value) else None)
-        if np.isfinite(value):
-            best = min(best, value)
-    return target, source, budget, bench._quality(optimum, best)
+    return target, source, budget, bench._quality(optimum, search_options.replay(optimizer, values, budget))
 
 
 def main() -> None:
