@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from starchart.configs import plain_value
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.explore.search_encoding import Encoding
@@ -63,7 +64,8 @@ class PriorFeature:
     @classmethod
     def fit(cls, encoding: Encoding, codes: np.ndarray, response: np.ndarray) -> PriorFeature:
         """Fit to earlier configurations ``codes`` and their ``response`` (smaller is better)."""
-        model = TreeEnsemble(n_trees=8, feature_fraction=1.0, bootstrap=False)
+        # one tree on all rows and parameters: with nothing drawn at random, more would be copies
+        model = TreeEnsemble(n_trees=1, feature_fraction=1.0, bootstrap=False)
         model.fit(codes, np.asarray(response, dtype=float), encoding.n_levels, encoding.categorical,
                   np.random.default_rng(0))
         predicted = model.predict_all(codes).mean(axis=0)
@@ -119,8 +121,6 @@ def prior_measurements(prior: Dataset, encoding: Encoding, objective: str) -> tu
 
 def _known(column: pd.Series, values: Any) -> np.ndarray:
     """Whether each entry of ``column`` is one of the parameter's ``values``."""
-    from starchart.configs import plain_value
-
     listed = pd.Index(list(values), dtype=object, tupleize_cols=False)
     entries = pd.Index([plain_value(v) for v in column.tolist()], dtype=object, tupleize_cols=False)
     return listed.get_indexer(entries) >= 0
