@@ -15,6 +15,7 @@ from starchart.explore.search_prior import MIN_PRIOR_ROWS, PRIOR_BINS, PriorFeat
 from starchart.io.load import load
 from starchart.measure import PythonEvaluator, ReplayEvaluator
 from starchart.space import Space
+from starchart.store import Store
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +50,11 @@ def test_a_prior_file_path_and_the_command_line(a4000, tmp_path):
 
     space = Space.from_dataset(a4000)
     path = dataset_path("convolution/A100.json.gz")
-    result = search(ReplayEvaluator(a4000, metrics=["time"]), space, budget=12, seed=1, prior=path)
+    store = tmp_path / "warm.db"
+    result = search(ReplayEvaluator(a4000, metrics=["time"]), space, budget=12, seed=1, prior=path, store=store)
     assert len(result.history) == 12
+    with Store.open(store) as db:  # the study says what it was warm-started from
+        assert db.get("search")["prior"] == str(path)
     cli = CliRunner().invoke(app, ["search", "--replay", str(dataset_path("convolution/A4000.json.gz")),
                                    "--prior", str(path), "--budget", "12", "--seed", "1"])
     assert cli.exit_code == 0, cli.output

@@ -220,11 +220,15 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
     enc = Encoding.from_space(space)
     pool, sampler = _pool(space, enc, seed, count)
     first = _initial_indices(initial, space, enc, pool)
-    earlier = None if prior is None else prior_measurements(prior_dataset(prior), enc, evaluator.objective)
+    earlier, source = None, None
+    if prior is not None:
+        prior = prior_dataset(prior)
+        earlier = prior_measurements(prior, enc, evaluator.objective)
+        source = str(prior.meta.get("source", "a Dataset"))
     optimizer = TreeGuidedOptimizer(pool, seed=seed, minimize=evaluator.minimize, budget=budget,
                                     options=options, sampler=sampler, prior=earlier)
     db.put("search", {"budget": budget, "seed": seed, "objective": evaluator.objective,
-                      "minimize": evaluator.minimize})
+                      "minimize": evaluator.minimize, "prior": source})
     db.add_session({"started": time.time(), "evaluator": evaluator.describe(), "search": True})
     stored = _stored(db, space.names)
     diverged = False
