@@ -79,7 +79,7 @@ def test_a_maximised_objective_reads_the_prior_the_same_way():
     from starchart.explore.search_encoding import CandidatePool
     from starchart.explore.search_engine import TreeGuidedOptimizer
 
-    prior = prior_frame(gflops=lambda g: 100.0 / (1.0 + (g["x"] - 11) ** 2 + (g["y"] - 2) ** 2))
+    prior = prior_frame(gflops=lambda grid: 100.0 / bowl(grid))  # bowl works on columns too
     enc = Encoding.from_space(SPACE)
     pool = CandidatePool(enc, enc.encode(SPACE.to_frame()))
     engine = TreeGuidedOptimizer(pool, seed=0, minimize=False, prior=prior_measurements(prior, enc, "gflops"))
