@@ -38,7 +38,7 @@ MetricsOption = typer.Option(None, "--metrics",
 
 @app.command()
 @_friendly
-def info(data: Path = typer.Argument(..., help="Measurements: Kernel Tuner cache, T4, KTT or CSV."),
+def info(data: Path = typer.Argument(..., help="Measurements: Kernel Tuner cache, T4, KTT, CSV or a starchart store (.db)."),
          metrics: Optional[str] = MetricsOption) -> None:
     """Summarise a measurement file: format, device, statuses, parameters and metrics."""
     ds = _load(data, metrics)
@@ -78,7 +78,7 @@ class TreeFormat(str, Enum):
 
 @app.command()
 @_friendly
-def tree(data: Path = typer.Argument(..., help="Measurements: Kernel Tuner cache, T4, KTT or CSV."),
+def tree(data: Path = typer.Argument(..., help="Measurements: Kernel Tuner cache, T4, KTT, CSV or a starchart store (.db)."),
          metric: Optional[str] = typer.Option(None, "--metric", "-m",
                                               help="Response to model (default: the file's objective)."),
          metrics: Optional[str] = MetricsOption,

@@ -387,7 +387,7 @@ def search_command(
     repeats: Optional[int] = RepeatsOption,
     timeout: Optional[float] = TimeoutOption,
     prior: Optional[Path] = typer.Option(None, "--prior", help="Earlier measurements of the same space "
-                                         "(e.g. another GPU's cache file): a warm start."),
+                                         "(another GPU's cache file or store): a warm start."),
 ) -> None:
     """Tree-guided search for the best configuration within a budget of evaluations."""
     from starchart.explore.search import search

@@ -89,3 +89,18 @@ def test_gemm_loads_fast():
     elapsed = time.perf_counter() - start
     assert len(ds) == 17956 and int(ds.valid.sum()) == 17956
     assert elapsed < 4.0, f"loading took {elapsed:.2f} s"  # ~0.4 s here; generous for slow CI
+
+
+def test_a_store_loads_by_its_header_whatever_its_name(tmp_path):
+    import starchart
+    from starchart.measure import PythonEvaluator
+
+    space = starchart.Space({"x": [1, 2, 3, 4], "y": ["a", "b"]})
+    store = tmp_path / "study.results"  # not a .db name: the SQLite header decides
+    starchart.run(space, PythonEvaluator(lambda c: c["x"] * (2 if c["y"] == "b" else 1)), samples=8, store=store,
+                  seed=0, progress=False)
+    ds = load(store)
+    assert len(ds) == 8 and ds.params == ["x", "y"] and ds.meta["format"] == "starchart-store"
+    assert sorted(ds.y().tolist()) == [1, 2, 2, 3, 4, 4, 6, 8]
+    with pytest.raises(InputError, match="takes no format"):
+        load(store, format="csv")

@@ -45,3 +45,18 @@ def test_platform_table_for_merged_data(tmp_path):
     result = CliRunner().invoke(app, ["report", str(csv), "-o", str(tmp_path / "p.html")])
     assert result.exit_code == 0, result.output
     assert any("latform" in h for h in _headings(tmp_path / "p.html"))
+
+
+def test_search_store_report_shows_the_search_settings_and_prior(tmp_path):
+    space = starchart.Space({"x": list(range(20)), "y": [1, 2, 3]})
+    evaluator = PythonEvaluator(lambda c: (c["x"] - 7) ** 2 + c["y"])
+    prior = tmp_path / "earlier.db"
+    starchart.run(space, evaluator, samples=40, store=prior, seed=2, progress=False)
+    store = tmp_path / "s.db"
+    starchart.search(evaluator, space, 15, seed=1, store=store, progress=False, prior=prior)
+    html = write_study_report(store, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "Search settings" in _headings(tmp_path / "r.html")
+    assert "earlier.db" in html and "(minimised)" in html
+    starchart.search(evaluator, space, 15, seed=1, store=tmp_path / "cold.db", progress=False)
+    cold = write_study_report(tmp_path / "cold.db", tmp_path / "c.html").read_text(encoding="utf-8")
+    assert "none (cold start)" in cold

@@ -3,6 +3,8 @@
 The format is detected from the file's content (and a ``.csv`` name), or forced with
 ``format=``. Supported: Kernel Tuner cache JSON (finished or left unfinished by a
 crashed run), T4 results JSON, KTT output JSON and CSV; each may be gzip-compressed.
+A starchart store (the SQLite file of ``starchart run``/``search``) loads too,
+recognised by its SQLite header whatever its name.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ READERS: dict[str, ModuleType] = {"kernel_tuner": kernel_tuner, "t4": t4, "ktt":
 _ALIASES = {"kerneltuner": "kernel_tuner", "kt": "kernel_tuner", "cache": "kernel_tuner"}
 #: How much of the file sniffing looks at: the headers and first entry fit easily.
 _HEAD = 65536
+#: The first bytes of every SQLite database file (a starchart store).
+SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset:
@@ -29,7 +33,8 @@ def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset
     Parameters
     ----------
     path:
-        A Kernel Tuner cache (``.json``/``.json.gz``), T4 results, KTT output or CSV file.
+        A Kernel Tuner cache (``.json``/``.json.gz``), T4 results, KTT output or CSV file,
+        or a starchart store (``study.db``: what was measured so far).
     format:
         Force a reader: ``"kernel_tuner"``, ``"t4"``, ``"ktt"`` or ``"csv"``.
     options:
@@ -51,6 +56,14 @@ def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset
     [1.5, 0.9]
     """
     path = Path(path)
+    if is_store(path):
+        if format is not None or options:
+            raise InputError("a starchart store takes no format or reader options", where=path,
+                             hint="load(store) returns every parameter and metric; select columns afterwards")
+        from starchart.store import Store
+
+        with Store.open(path, create=False) as store:
+            return store.to_dataset()
     text = read_text(path)
     name = _resolve_format(format, path) if format is not None else detect_format(path, text)
     reader = READERS[name]
@@ -60,6 +73,24 @@ def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset
         raise InputError(f"option(s) {unknown} do not apply to the {name} format", where=path,
                          hint=f"options for {name}: {accepted}")
     return reader.read(path, text, **options)
+
+
+def is_store(path: str | Path) -> bool:
+    """Whether ``path`` is a SQLite file (a starchart store), judged by its first bytes.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "k.csv")
+    >>> _ = open(p, "w").write("bx,time\\n16,1.5\\n")
+    >>> is_store(p)
+    False
+    """
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False  # missing or unreadable: read_text says which
 
 
 def detect_format(path: str | Path, text: str) -> str:

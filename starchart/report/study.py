@@ -4,7 +4,8 @@ Always: the tree (SVG), the best region, importance, leaves and measurements
 (:func:`starchart.report.html.write_html_report`). Then, when the data allows:
 
 - *progress* — a store knows the order its configurations were measured in:
-  each value and the best so far;
+  each value and the best so far; a store written by :func:`starchart.search`
+  also shows the search's settings (budget, seed, objective, warm-start source);
 - *accuracy vs samples* — with enough valid configurations, the paper's
   protocol replayed on the data itself (hold out 200, grow the training set);
 - *power/performance* — a time-like and a power-like metric: the trade-off
@@ -30,26 +31,38 @@ Section = tuple[str, Any]
 
 def load_study(source: str | Path) -> tuple[Dataset, list[float] | None]:
     """The dataset of ``source`` and, for a store, its objective values in the order measured."""
-    path = Path(source)
-    if path.suffix.lower() in (".db", ".sqlite", ".sqlite3"):
-        from starchart.store import Store
+    from starchart.io.load import is_store, load
 
-        with Store.open(path, create=False) as store:
-            dataset = store.to_dataset()
-            frame = store.results_frame()
-        metric = dataset.default_metric if dataset.metrics else None
-        order = [summary.get(metric, np.nan) if status == "ok" else np.nan
-                 for summary, status in zip(frame["summary"], frame["status"])] if metric else None
-        return dataset, order
-    from starchart.io.load import load
+    dataset = load(source)
+    if not is_store(source):
+        return dataset, None
+    from starchart.store import Store
 
-    return load(path), None
+    with Store.open(source, create=False) as store:
+        frame = store.results_frame()
+    metric = dataset.default_metric if dataset.metrics else None
+    order = [summary.get(metric, np.nan) if status == "ok" else np.nan
+             for summary, status in zip(frame["summary"], frame["status"])] if metric else None
+    return dataset, order
+
+
+def search_settings(source: str | Path) -> dict[str, Any] | None:
+    """The settings a :func:`starchart.search` recorded in the store ``source``; ``None`` for other sources."""
+    from starchart.io.load import is_store
+
+    if not is_store(source):
+        return None
+    from starchart.store import Store
+
+    with Store.open(source, create=False) as store:
+        return store.get("search")
 
 
 def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None = None,
-                   minimize: bool = True) -> list[Section]:
+                   minimize: bool = True, search: dict[str, Any] | None = None) -> list[Section]:
     """The optional sections that apply to ``dataset`` (see the module docstring)."""
     builders: list[Callable[[], list[Section]]] = [
+        lambda: _search(search),
         lambda: _progress(order, metric, minimize),
         lambda: _accuracy(dataset, metric),
         lambda: _power_performance(dataset, metric),
@@ -87,8 +100,22 @@ def write_study_report(source: str | Path, output: str | Path | None = None, *, 
 
     return write_html_report(output, dataset=dataset, tree=tree, metric=metric,
                              title=title or f"starchart report: {source.name}",
-                             extra_sections=study_sections(dataset, metric, order=order, minimize=minimize),
+                             extra_sections=study_sections(dataset, metric, order=order, minimize=minimize,
+                                                           search=search_settings(source)),
                              minimize=minimize)
+
+
+def _search(settings: dict[str, Any] | None) -> list[Section]:
+    if not settings:
+        return []
+    import pandas as pd
+
+    sense = "minimised" if settings.get("minimize", True) else "maximised"
+    table = pd.DataFrame({"setting": ["budget", "seed", "objective", "warm start from"],
+                          "value": [settings.get("budget"), settings.get("seed"),
+                                    f"{settings.get('objective')} ({sense})",
+                                    settings.get("prior") or "none (cold start)"]})
+    return [("Search settings", table)]
 
 
 def _progress(order: list[float] | None, metric: str, minimize: bool) -> list[Section]:
