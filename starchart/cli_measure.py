@@ -104,7 +104,7 @@ def export_command(
     """Write a study as CSV, a Kernel Tuner cache or a T4 results file."""
     from starchart.store import Store
 
-    with Store.open(store, create=False) as db:
+    with Store.open(store, read_only=True) as db:
         path = db.export(output, fmt)
         n = len(db.to_dataset())
     err.print(f"wrote {n} configurations to {path}")

@@ -82,15 +82,22 @@ class Store:
 
     # ------------------------------------------------------------------ opening
     @classmethod
-    def open(cls, path: str | Path | None, *, create: bool = True, durable: bool = False) -> Store:
+    def open(cls, path: str | Path | None, *, create: bool = True, durable: bool = False,
+             read_only: bool = False) -> Store:
         """Open (or create) the store at ``path``; ``None`` or ``":memory:"`` keeps it in memory.
+
+        ``read_only=True`` opens an existing store for reading only (loading,
+        reporting, exporting): nothing is written to it, so a store in a folder or
+        file without write permission (an archive, a copied result) can still be read.
 
         Raises
         ------
         InputError
             The folder does not exist or is not writable, the file is not a
-            starchart store, or ``create=False`` and there is no such file.
+            starchart store, or ``create=False`` (or ``read_only``) and there is no such file.
         """
+        if read_only:
+            return cls._open_read_only(Path(path or ""))
         if path is None or str(path) == ":memory:":
             db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
             return cls._initialise(db, None, durable)
@@ -118,6 +125,35 @@ class Store:
         except sqlite3.DatabaseError as exc:
             raise InputError(f"not a starchart store ({exc})", where=path,
                              hint="give a .db file written by starchart run") from None
+
+    @classmethod
+    def _open_read_only(cls, path: Path) -> Store:
+        if not path.is_file():
+            raise InputError("no such store", where=path, hint="check the path, or start a study with starchart run")
+        # SQLite reads a WAL-mode file through its -shm/-wal companions, which it creates in a
+        # writable folder; in a read-only folder without a -wal file (nothing uncheckpointed)
+        # the main file alone is the whole study, so it is opened as immutable.
+        wal = path.with_name(path.name + "-wal")
+        immutable = not os.access(path.parent, os.W_OK) and not wal.exists()
+        try:
+            db = sqlite3.connect(f"{path.resolve().as_uri()}?{'immutable=1' if immutable else 'mode=ro'}", uri=True,
+                                 timeout=60.0, isolation_level=None, check_same_thread=False)
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"not a readable starchart store ({exc})", where=path,
+                             hint="give a .db file written by starchart run; a store left with a -wal file "
+                                  "in a read-only folder reads once copied to a writable one") from None
+        if not {"study", "results"} <= tables:
+            db.close()
+            raise InputError("not a starchart store (no study/results tables)", where=path,
+                             hint="give a .db file written by starchart run")
+        store = cls(db, path)
+        version = store.get("schema_version")
+        if version is not None and version != SCHEMA_VERSION:
+            db.close()
+            raise InputError(f"store schema version {version}, this starchart reads {SCHEMA_VERSION}",
+                             where=path, hint="export it with the starchart version that wrote it")
+        return store
 
     @classmethod
     def _initialise(cls, db: sqlite3.Connection, path: Path | None, durable: bool) -> Store:

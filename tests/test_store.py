@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -111,6 +112,42 @@ def test_bad_paths_give_one_clear_error(tmp_path):
         Store.open(junk)
     with pytest.raises(InputError, match="cannot open or create"):
         Store.open("/proc/starchart-test.db")
+
+
+def test_read_only_open_reads_everything_and_writes_nothing(tmp_path):
+    path = tmp_path / "s.db"
+    with Store.open(path) as store:
+        _fill(store)
+    before = (path.stat().st_mtime_ns, path.read_bytes())
+    with Store.open(path, read_only=True) as store:
+        assert len(store) == 3 and store.to_dataset().frame["time"].tolist()[:2] == [3.0, 1.5]
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            store.put("note", "x")
+    assert (path.stat().st_mtime_ns, path.read_bytes()) == before
+    with pytest.raises(InputError, match="no such store"):
+        Store.open(tmp_path / "nope.db", read_only=True)
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
+    with pytest.raises(InputError, match="no study/results tables"):
+        Store.open(other, read_only=True)
+    junk = tmp_path / "junk.db"
+    junk.write_text("not sqlite " * 200)
+    with pytest.raises(InputError, match="not a readable starchart store"):
+        Store.open(junk, read_only=True)
+
+
+def test_read_only_store_in_a_read_only_folder(tmp_path, monkeypatch):
+    # root may write anywhere, so the folder's missing write permission is simulated
+    path = tmp_path / "s.db"
+    with Store.open(path) as store:
+        _fill(store)
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if mode == os.W_OK else real_access(p, mode))
+    with pytest.raises(InputError, match="not writable"):
+        Store.open(path, create=False)
+    with Store.open(path, read_only=True) as store:
+        assert len(store.to_dataset()) == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]  # no -shm or -wal created
 
 
 def test_in_memory_store():

@@ -62,7 +62,7 @@ def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset
                              hint="load(store) returns every parameter and metric; select columns afterwards")
         from starchart.store import Store
 
-        with Store.open(path, create=False) as store:
+        with Store.open(path, read_only=True) as store:
             return store.to_dataset()
     text = read_text(path)
     name = _resolve_format(format, path) if format is not None else detect_format(path, text)

@@ -38,7 +38,7 @@ def load_study(source: str | Path) -> tuple[Dataset, list[float] | None]:
         return dataset, None
     from starchart.store import Store
 
-    with Store.open(source, create=False) as store:
+    with Store.open(source, read_only=True) as store:
         frame = store.results_frame()
     metric = dataset.default_metric if dataset.metrics else None
     order = [summary.get(metric, np.nan) if status == "ok" else np.nan
@@ -54,7 +54,7 @@ def search_settings(source: str | Path) -> dict[str, Any] | None:
         return None
     from starchart.store import Store
 
-    with Store.open(source, create=False) as store:
+    with Store.open(source, read_only=True) as store:
         return store.get("search")
 
 
