@@ -32,13 +32,14 @@ def _load(path: Path, metrics: Optional[str]) -> "Any":
     return load(path, **options)
 
 
+DataHelp = "Measurements: Kernel Tuner cache, T4, KTT, CSV, or a starchart store (study.db)."
 MetricsOption = typer.Option(None, "--metrics",
                              help="CSV only: comma-separated response columns (the rest are parameters).")
 
 
 @app.command()
 @_friendly
-def info(data: Path = typer.Argument(..., help="Measurements: Kernel Tuner cache, T4, KTT, CSV or a starchart store (.db)."),
+def info(data: Path = typer.Argument(..., help=DataHelp),
          metrics: Optional[str] = MetricsOption) -> None:
     """Summarise a measurement file: format, device, statuses, parameters and metrics."""
     ds = _load(data, metrics)
@@ -78,7 +79,7 @@ class TreeFormat(str, Enum):
 
 @app.command()
 @_friendly
-def tree(data: Path = typer.Argument(..., help="Measurements: Kernel Tuner cache, T4, KTT, CSV or a starchart store (.db)."),
+def tree(data: Path = typer.Argument(..., help=DataHelp),
          metric: Optional[str] = typer.Option(None, "--metric", "-m",
                                               help="Response to model (default: the file's objective)."),
          metrics: Optional[str] = MetricsOption,

@@ -148,11 +148,7 @@ class Store:
             raise InputError("not a starchart store (no study/results tables)", where=path,
                              hint="give a .db file written by starchart run")
         store = cls(db, path)
-        version = store.get("schema_version")
-        if version is not None and version != SCHEMA_VERSION:
-            db.close()
-            raise InputError(f"store schema version {version}, this starchart reads {SCHEMA_VERSION}",
-                             where=path, hint="export it with the starchart version that wrote it")
+        store._check_schema_version()
         return store
 
     @classmethod
@@ -163,13 +159,17 @@ class Store:
         db.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
         db.executescript(_SCHEMA)
         store = cls(db, path)
-        version = store.get("schema_version")
-        if version is None:
+        if store.get("schema_version") is None:
             store._put_if_absent("schema_version", SCHEMA_VERSION)
-        elif version != SCHEMA_VERSION:
-            raise InputError(f"store schema version {version}, this starchart reads {SCHEMA_VERSION}",
-                             where=path, hint="export it with the starchart version that wrote it")
+        store._check_schema_version()
         return store
+
+    def _check_schema_version(self) -> None:
+        version = self.get("schema_version")
+        if version is not None and version != SCHEMA_VERSION:
+            self._db.close()
+            raise InputError(f"store schema version {version}, this starchart reads {SCHEMA_VERSION}",
+                             where=self.path, hint="export it with the starchart version that wrote it")
 
     def close(self) -> None:
         """Close the file (everything is already committed)."""

@@ -150,6 +150,15 @@ def test_read_only_store_in_a_read_only_folder(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]  # no -shm or -wal created
 
 
+def test_a_store_of_another_schema_version_is_refused_clearly(tmp_path):
+    path = tmp_path / "s.db"
+    with Store.open(path) as store:
+        store.put("schema_version", 999)
+    for read_only in (False, True):
+        with pytest.raises(InputError, match="schema version 999"):
+            Store.open(path, read_only=read_only)
+
+
 def test_in_memory_store():
     with Store.open(None) as store:
         store.add(Measurement({"x": 1}, values={"time": [1.0]}))
