@@ -29,33 +29,23 @@ from starchart.tree import StarchartTree
 Section = tuple[str, Any]
 
 
-def load_study(source: str | Path) -> tuple[Dataset, list[float] | None]:
-    """The dataset of ``source`` and, for a store, its objective values in the order measured."""
+def load_study(source: str | Path) -> tuple[Dataset, list[float] | None, dict[str, Any] | None]:
+    """The dataset of ``source`` and, for a store, its objective values in the order measured and
+    the settings a :func:`starchart.search` recorded (``None`` where they do not apply)."""
     from starchart.io.load import is_store, load
 
-    dataset = load(source)
     if not is_store(source):
-        return dataset, None
+        return load(source), None, None
     from starchart.store import Store
 
-    with Store.open(source, read_only=True) as store:
+    with Store.open(source, read_only=True) as store:  # one opening for all three
+        dataset = store.to_dataset()
         frame = store.results_frame()
+        search = store.get("search")
     metric = dataset.default_metric if dataset.metrics else None
     order = [summary.get(metric, np.nan) if status == "ok" else np.nan
              for summary, status in zip(frame["summary"], frame["status"])] if metric else None
-    return dataset, order
-
-
-def search_settings(source: str | Path) -> dict[str, Any] | None:
-    """The settings a :func:`starchart.search` recorded in the store ``source``; ``None`` for other sources."""
-    from starchart.io.load import is_store
-
-    if not is_store(source):
-        return None
-    from starchart.store import Store
-
-    with Store.open(source, read_only=True) as store:
-        return store.get("search")
+    return dataset, order, search
 
 
 def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None = None,
@@ -81,7 +71,7 @@ def write_study_report(source: str | Path, output: str | Path | None = None, *, 
     ``output`` defaults to ``<source stem>-report/report.html`` beside the source.
     """
     source = Path(source)
-    dataset, order = load_study(source)
+    dataset, order, search = load_study(source)
     metric = metric or dataset.default_metric
     if metric not in dataset.metrics:
         raise InputError(f"no metric named {metric!r}", where=source,
@@ -101,7 +91,7 @@ def write_study_report(source: str | Path, output: str | Path | None = None, *, 
     return write_html_report(output, dataset=dataset, tree=tree, metric=metric,
                              title=title or f"starchart report: {source.name}",
                              extra_sections=study_sections(dataset, metric, order=order, minimize=minimize,
-                                                           search=search_settings(source)),
+                                                           search=search),
                              minimize=minimize)
 
 
