@@ -135,11 +135,14 @@ class Store:
         # the main file alone is the whole study, so it is opened as immutable.
         wal = path.with_name(path.name + "-wal")
         immutable = not os.access(path.parent, os.W_OK) and not wal.exists()
+        db: sqlite3.Connection | None = None
         try:
             db = sqlite3.connect(f"{path.resolve().as_uri()}?{'immutable=1' if immutable else 'mode=ro'}", uri=True,
                                  timeout=60.0, isolation_level=None, check_same_thread=False)
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.DatabaseError as exc:
+            if db is not None:
+                db.close()  # the file is not left open behind the error
             raise InputError(f"not a readable starchart store ({exc})", where=path,
                              hint="give a .db file written by starchart run; a store left with a -wal file "
                                   "in a read-only folder reads once copied to a writable one") from None
