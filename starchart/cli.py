@@ -12,6 +12,7 @@ Errors print one readable line and a hint, never a traceback.
 from __future__ import annotations
 
 import sys
+import warnings
 from enum import Enum
 from pathlib import Path
 from typing import Any, Optional
@@ -20,7 +21,7 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from starchart.cli_common import app, err, out
+from starchart.cli_common import DirectionOption, app, err, minimize_for, out, seed_option
 from starchart.cli_common import friendly as _friendly
 from starchart.errors import InputError, StarchartError
 
@@ -85,7 +86,7 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
          metrics: Optional[str] = MetricsOption,
          sample: Optional[int] = typer.Option(None, "--sample", "-n", min=1,
                                               help="Fit on N valid configurations drawn uniformly."),
-         seed: Optional[int] = typer.Option(None, "--seed", help="Seed for --sample."),
+         seed: Optional[int] = seed_option(None, "Seed for --sample."),
          threshold: float = typer.Option(0.0, "--threshold", min=0.0,
                                          help="Split only when SSE drops by more than this."),
          min_split: int = typer.Option(10, "--min-split", min=2,
@@ -94,6 +95,7 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
          prune: Optional[str] = typer.Option(None, "--prune",
                                              help="Cost-complexity pruning sized by 10-fold CV: '1se' (rpart's "
                                                   "1-SE rule) or 'relative' (lowest CV median relative error)."),
+         maximize: Optional[bool] = DirectionOption,
          fmt: TreeFormat = typer.Option(TreeFormat.text, "--format", "-f", help="Output format."),
          output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
          ) -> None:
@@ -119,6 +121,9 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
 
         if prune not in ("1se", "relative"):
             raise InputError(f"unknown pruning rule {prune!r}", where="--prune", hint="use 1se or relative")
+        if len(y) < 10:
+            raise InputError(f"pruning is sized by 10-fold cross-validation, which needs 10 valid samples, "
+                             f"got {len(y)}", where="--prune", hint="fit on more (--sample N) or leave out --prune")
         fitted, table = fit_pruned(X, y, cv=10, seed=0, rule=prune, **params)
     else:
         fitted, table = StarchartTree(**params).fit(X, y), None
@@ -131,7 +136,9 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
 
         _emit(dot_to_svg(fitted.to_dot()), output)
     else:
-        _emit(_tree_summary(fitted, metric, int(finite.sum()), str(data), _cv_line(X, y, params, table)), output)
+        minimize = minimize_for(maximize, metric, ds.meta)
+        _emit(_tree_summary(fitted, metric, int(finite.sum()), str(data), _cv_line(X, y, params, table), minimize),
+              output)
 
 
 def _cv_line(X: Any, y: Any, params: dict[str, Any], table: Any) -> str:
@@ -150,15 +157,19 @@ def _cv_line(X: Any, y: Any, params: dict[str, Any], table: Any) -> str:
         return f"cross-validated error not available: {exc.message}"
 
 
-def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str = "") -> str:
-    best = fitted.best_leaf(minimize=True)
+def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str = "",
+                  minimize: bool = True) -> str:
+    from starchart.direction import direction_word
+
+    best = fitted.best_leaf(minimize=minimize)
     importance = fitted.importance(normalize=True).sort_values(ascending=False)
     ranked = ", ".join(f"{name} {share:.1%}" for name, share in importance.items() if share > 0)
     lines = [f"Starchart tree of {metric} — {source}",
              f"{n} samples, {fitted.n_leaves_} leaves, depth {fitted.depth_}",
              *([error_line] if error_line else []),
              f"parameter importance (share of SSE explained): {ranked or 'none'}",
-             f"lowest-mean leaf: {best.description}  (n={best.n_samples}, mean={best.mean:.4g}, "
+             f"{'lowest' if minimize else 'highest'}-mean leaf ({metric}: {direction_word(minimize)}): "
+             f"{best.description}  (n={best.n_samples}, mean={best.mean:.4g}, "
              f"max={best.max:.4g})",
              "", fitted.export_text()]
     return "\n".join(lines) + "\n"
@@ -184,7 +195,7 @@ def space(file: Path = typer.Argument(..., help="Space file (YAML/JSON), T1 inpu
           size: bool = typer.Option(False, "--size", help="Count the valid configurations."),
           sample: Optional[int] = typer.Option(None, "--sample", "-n", min=1,
                                                help="Print N valid configurations drawn uniformly."),
-          seed: Optional[int] = typer.Option(None, "--seed", help="Seed for --sample."),
+          seed: Optional[int] = seed_option(None, "Seed for --sample."),
           output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the sample as CSV here."),
           ) -> None:
     """Describe a tuning space; count it; draw a uniform sample of valid configurations."""
@@ -235,7 +246,13 @@ import starchart.xapp.cli  # noqa: E402,F401  (registers `starchart xapp ...`)
 def main(argv: list[str] | None = None) -> None:
     """The ``starchart`` program: :data:`app` with optional-value options expanded."""
     args = sys.argv[1:] if argv is None else list(argv)
+    warnings.showwarning = _show_warning
     app(args=expand_optional_values(args), prog_name="starchart")
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *_: Any, **__: Any) -> None:
+    """A warning as one line on stderr, like the errors (no file and line of the library)."""
+    err.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)
 
 
 def expand_optional_values(args: list[str]) -> list[str]:

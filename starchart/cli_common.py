@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import wraps
-from typing import Any
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
@@ -15,6 +15,23 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Starchart: understand and tune GPU/CPU kernel tuning spaces with regression trees.")
 out = Console()
 err = Console(stderr=True)
+
+DirectionOption = typer.Option(
+    None, "--maximize/--minimize",
+    help="Whether higher values of the metric are better (default: by its name — rates and efficiencies "
+         "such as GFLOP/s or TFLOPS/J are maximised, times, energies and powers minimised).")
+
+
+def seed_option(default: Optional[int], help: str) -> Any:
+    """A ``--seed`` option limited to what numpy's generators accept (0 … 2³² − 1)."""
+    return typer.Option(default, "--seed", min=0, max=2**32 - 1, help=help)
+
+
+def minimize_for(maximize: Optional[bool], metric: str, meta: Mapping[str, Any] | None = None) -> bool:
+    """The direction of ``metric``: ``--maximize``/``--minimize`` if given, else as the data or name says."""
+    from starchart.direction import lower_is_better
+
+    return lower_is_better(metric, meta) if maximize is None else not maximize
 
 
 def friendly(command: Callable[..., Any]) -> Callable[..., Any]:

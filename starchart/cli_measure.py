@@ -24,7 +24,7 @@ from typing import Any, Optional
 
 import typer
 
-from starchart.cli_common import app, err, friendly, out
+from starchart.cli_common import DirectionOption, app, err, friendly, minimize_for, out, seed_option
 from starchart.errors import InputError
 
 RayOption = typer.Option(None, "--ray", metavar="[ADDRESS]",
@@ -48,7 +48,7 @@ def run_command(
     space_file: Optional[Path] = typer.Argument(None, help="Space file (YAML/JSON, T1); optional with --replay."),
     samples: Optional[int] = typer.Option(None, "--samples", "-n", min=1, help="Configurations to measure."),
     store: Path = typer.Option(Path("study.db"), "--store", "-s", help="SQLite store of the study."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the uniform sample (kept in the store)."),
+    seed: Optional[int] = seed_option(None, "Seed of the uniform sample (kept in the store)."),
     command: Optional[str] = CommandOption,
     c_source: Optional[Path] = CSourceOption,
     evaluator_file: Optional[Path] = EvaluatorOption,
@@ -63,13 +63,15 @@ def run_command(
                                                 "(e.g. what starchart carve kept)."),
     workers: int = WorkersOption,
     ray: Optional[str] = RayOption,
+    maximize: Optional[bool] = DirectionOption,
 ) -> None:
     """Measure a uniform sample of a space (or given configurations), storing every result as it arrives."""
     from starchart.runner import run
 
     options = {"pattern": pattern, "metric": metric, "repeats": repeats, "warmup": warmup, "timeout": timeout}
     options = {k: v for k, v in options.items() if v is not None}
-    space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options)
+    space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options,
+                                            maximize)
     chosen = _read_configs(configs, space) if configs is not None else None
     if chosen is None and samples is None and not store.exists():
         raise InputError("how many configurations to measure is not known", hint="pass --samples N (or --configs)")
@@ -86,11 +88,22 @@ def resume_command(
     workers: int = WorkersOption,
     ray: Optional[str] = RayOption,
 ) -> None:
-    """Continue a study: measure what its plan still lacks, never re-measuring anything stored."""
+    """Continue a study or a search: measure what it still lacks, never re-measuring anything stored."""
     from starchart.runner import run
     from starchart.store import Store
 
-    Store.open(store, create=False).close()  # a clear error for a mistyped path, before anything else
+    with Store.open(store, create=False) as db:  # a clear error for a mistyped path, before anything else
+        searched = db.get("search")
+    if searched:
+        if samples is not None:
+            raise InputError("the store holds a search, which has a budget, not a sample size", where="--samples",
+                             hint=f"continue it with: starchart resume {store}; to spend more, run the search "
+                                  f"command again with a larger --budget and --store {store}")
+        from starchart.explore.search import resume_search
+
+        result = _interruptible(lambda: resume_search(store, progress=True), store)
+        out.print(str(result), highlight=False, soft_wrap=True)
+        return
     _measure(lambda: run(store=store, samples=samples, workers=workers, ray=ray), store)
 
 
@@ -118,7 +131,7 @@ def demo_command(
     repeats: int = typer.Option(5, "--repeats", min=1, help="Timed repeats per configuration."),
     workers: int = typer.Option(1, "--workers", "-w", min=1,
                                 help="Configurations measured at a time (more is faster but noisier)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the uniform sample."),
+    seed: int = seed_option(0, "Seed of the uniform sample."),
 ) -> None:
     """Tune the bundled C matrix-multiply kernel on this CPU, then explain it with a Starchart tree."""
     from starchart.demo.job import run_demo
@@ -131,14 +144,22 @@ def demo_command(
 # ---------------------------------------------------------------------- helpers
 def _space_and_evaluator(space_file: Optional[Path], command: Optional[str], c_source: Optional[Path],
                          evaluator_file: Optional[Path], replay: Optional[Path],
-                         options: dict[str, Any]) -> tuple[Any, Any]:
-    """The space (from the file, or a replayed dataset's configurations) and the evaluator of a command."""
+                         options: dict[str, Any], maximize: Optional[bool] = None) -> tuple[Any, Any]:
+    """The space (from the file, or a replayed dataset's configurations) and the evaluator of a command.
+
+    The objective's direction: ``maximize`` if given, else the evaluator's own
+    ``minimize`` setting if its description has one, else what the data or the
+    metric's name says (GFLOP/s and TFLOPS/J are maximised).
+    """
     from starchart.measure import evaluator_from_dict
 
     space, section = _read_study_file(space_file) if space_file else (None, None)
     description = _evaluator_description(command, c_source, evaluator_file, replay, section, options)
     evaluator = evaluator_from_dict(description, where=_evaluator_source(command, c_source, evaluator_file,
                                                                          replay, space_file))
+    if maximize is not None or "minimize" not in description:
+        data = getattr(evaluator, "dataset", None)
+        evaluator.minimize = minimize_for(maximize, evaluator.objective, data.meta if data is not None else None)
     if space is None:
         if replay is None:
             raise InputError("no space file given", hint="pass SPACE_FILE (only --replay can do without)")
@@ -150,14 +171,24 @@ def _space_and_evaluator(space_file: Optional[Path], command: Optional[str], c_s
 
 def _measure(job: Any, store: Path, summary: bool = True) -> Any:
     """Run ``job``; on Ctrl-C say what was kept and how to continue (exit 130)."""
+    result = _interruptible(job, store)
+    if summary:
+        _print_summary(result, store)
+    return result
+
+
+def _interruptible(job: Any, store: Optional[Path]) -> Any:
+    """Run ``job``; on Ctrl-C say what was kept and how to continue (exit 130)."""
     try:
         result = job()
     except KeyboardInterrupt:
-        err.print(f"\n[yellow]stopped.[/] Every finished measurement is in {store}; "
-                  f"continue with: starchart resume {store}", highlight=False)
+        if store is None:
+            err.print("\n[yellow]stopped.[/] Nothing was stored; pass --store FILE to make a search resumable.",
+                      highlight=False)
+        else:
+            err.print(f"\n[yellow]stopped.[/] Every finished measurement is in {store}; "
+                      f"continue with: starchart resume {store}", highlight=False)
         raise typer.Exit(130) from None
-    if summary:
-        _print_summary(result, store)
     return result
 
 
@@ -171,7 +202,7 @@ def _print_summary(dataset: Any, store: Path) -> None:
     if len(ok) and dataset.metrics:
         metric = dataset.default_metric
         values = ok.frame[metric]
-        best = values.idxmin() if dataset.meta.get("minimize", True) else values.idxmax()
+        best = values.idxmin() if minimize_for(None, metric, dataset.meta) else values.idxmax()
         from starchart.configs import plain_config
 
         config = plain_config({p: ok.frame.loc[best, p] for p in dataset.params})
@@ -278,11 +309,12 @@ def report_command(
     source: Path = typer.Argument(..., help="A study store (.db) or a measurement file (cache, T4, KTT, CSV)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="HTML file to write."),
     metric: Optional[str] = typer.Option(None, "--metric", "-m", help="Metric to explain (default: objective)."),
+    maximize: Optional[bool] = DirectionOption,
 ) -> None:
     """Write one self-contained HTML report: tree, importance, best region, and whatever else applies."""
     from starchart.report.study import write_study_report
 
-    path = write_study_report(source, output, metric=metric)
+    path = write_study_report(source, output, metric=metric, minimize=None if maximize is None else not maximize)
     err.print(f"wrote {path}")
 
 
@@ -376,7 +408,7 @@ def _defines(items: list[str]) -> dict[str, Any]:
 def search_command(
     space_file: Optional[Path] = typer.Argument(None, help="Space file (YAML/JSON, T1); optional with --replay."),
     budget: int = typer.Option(..., "--budget", "-b", min=1, help="Evaluations to spend (failures included)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of every random choice."),
+    seed: Optional[int] = seed_option(None, "Seed of every random choice."),
     store: Optional[Path] = typer.Option(None, "--store", "-s", help="SQLite store (resumable)."),
     command: Optional[str] = CommandOption,
     c_source: Optional[Path] = CSourceOption,
@@ -388,12 +420,15 @@ def search_command(
     timeout: Optional[float] = TimeoutOption,
     prior: Optional[Path] = typer.Option(None, "--prior", help="Earlier measurements of the same space "
                                          "(another GPU's cache file or store): a warm start."),
+    maximize: Optional[bool] = DirectionOption,
 ) -> None:
     """Tree-guided search for the best configuration within a budget of evaluations."""
     from starchart.explore.search import search
 
     options = {k: v for k, v in {"pattern": pattern, "metric": metric, "repeats": repeats,
                                  "timeout": timeout}.items() if v is not None}
-    space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options)
-    result = search(evaluator, space, budget, seed=seed, store=store, progress=True, prior=prior)
+    space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options,
+                                            maximize)
+    result = _interruptible(lambda: search(evaluator, space, budget, seed=seed, store=store, progress=True,
+                                           prior=prior), store)
     out.print(str(result), highlight=False, soft_wrap=True)

@@ -164,7 +164,7 @@ class Dataset:
         for m in metrics:
             out[m] = _numeric_metric(df[m], m, where, row_name)
         out["status"] = _statuses(df, status, where, row_name)
-        out["reason"] = (df["reason"].fillna("").astype(str) if "reason" in df.columns
+        out["reason"] = (df["reason"].astype(object).fillna("").astype(str) if "reason" in df.columns
                          else pd.Series("", index=df.index, dtype=str))
         for m in metrics:
             if REPEATS_PREFIX + m in df.columns:
@@ -271,10 +271,13 @@ class Dataset:
     def to_csv(self, path: str | Path) -> None:
         """Write params, metrics, status and reason as CSV (gzip if ``path`` ends in ``.gz``).
 
-        Per-repeat lists are not written; :func:`starchart.load` reads the file back
-        (pass ``metrics=ds.metrics`` unless they have default names).
+        Per-repeat lists are not written. The first line names the parameters and
+        metrics, so :func:`starchart.load` reads the file back as it was; see
+        :func:`starchart.io.csv.write`.
         """
-        self.to_frame().to_csv(path, index=False)
+        from starchart.io.csv import write
+
+        write(self, path)
 
     def to_kernel_tuner(self, path: str | Path, **options: Any) -> None:
         """Write a Kernel Tuner cache file; see :func:`starchart.io.kernel_tuner.write_cache`."""

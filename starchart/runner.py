@@ -238,14 +238,16 @@ def _threaded(evaluator: Evaluator, todo: Sequence[dict[str, Any]], workers: int
 class Progress:
     """A rich progress bar: done/total, failures, best so far, ETA (silent when disabled)."""
 
-    def __init__(self, plan: RunPlan, evaluator: Evaluator, store: Store, enabled: bool):
+    def __init__(self, plan: RunPlan, evaluator: Evaluator, store: Store, enabled: bool, from_store: bool = True):
+        """``from_store``: start the failures and best from what ``store`` holds (a resumed run counts
+        only what it measures itself); off for a caller that advances the bar for stored results too."""
         self.enabled = enabled and plan.total > 0
         self.minimize = evaluator.minimize
         self.objective = evaluator.objective
         self.failures = 0
         self.best: float | None = None
         self._total, self._done = plan.total, plan.done
-        if self.enabled:  # start from what is stored: a resumed run shows the study's best
+        if self.enabled and from_store:  # start from what is stored: a resumed run shows the study's best
             for m in store.measurements():
                 self._note(m)
 

@@ -186,3 +186,79 @@ def test_search_command_on_a_replayed_space(tmp_path):
     assert result.exit_code == 0, result.output
     assert "30 evaluations of 30" in result.output
     assert len(Store.open(tmp_path / "s.db").to_dataset()) == 30
+
+
+def test_search_maximises_a_rate_and_minimise_overrides(tmp_path):
+    """GFLOP/s is maximised by its name; --minimize turns that round, on the same seed."""
+    from shared_data import dataset_path
+
+    data = dataset_path("convolution/A100.json.gz")
+    found = {}
+    for flag in ([], ["--minimize"]):
+        store = tmp_path / f"s{len(flag)}.db"
+        result = invoke("search", "--replay", data, "--metric", "GFLOP/s", "--budget", "15", "--seed", "2",
+                        "--store", store, *flag)
+        assert result.exit_code == 0, result.output
+        values = Store.open(store).to_dataset().ok().y("GFLOP/s")
+        found[bool(flag)] = values
+        assert ("(maximised)" in result.output) is not bool(flag)
+    assert found[False].max() > found[True].max() and found[True].min() < found[False].min()
+
+
+def test_search_store_keeps_its_seed_and_resume_continues_the_search(tmp_path):
+    """Without --seed a stored search goes on with its own seed; `resume` finishes it; --samples is refused."""
+    from shared_data import dataset_path
+
+    data = dataset_path("gemm/RTX_3090.json.gz")
+    whole = invoke("search", "--replay", data, "--budget", "12", "--seed", "7")
+    store = tmp_path / "s.db"
+    first = invoke("search", "--replay", data, "--budget", "5", "--seed", "7", "--store", store)
+    assert first.exit_code == 0, first.output
+    with Store.open(store) as db:  # as if the 12-evaluation search had been stopped after 5
+        db.put("search", {**db.get("search"), "budget": 12})
+    refused = invoke("resume", store, "--samples", "40")
+    assert refused.exit_code == 2 and "holds a search" in refused.output
+    resumed = invoke("resume", store)
+    assert resumed.exit_code == 0, resumed.output
+    assert "seed 7" in resumed.output
+    assert whole.output.splitlines()[-1] == resumed.output.splitlines()[-1]
+    again = invoke("search", "--replay", data, "--budget", "12", "--store", store)  # no --seed: the stored one
+    assert "seed 7" in again.output and again.output.splitlines()[-1] == whole.output.splitlines()[-1]
+
+
+def test_a_starchart_csv_reads_back_with_its_metrics(tmp_path):
+    """`export -o x.csv` names its metrics in its first line: a tree on it does not split on benchmark_time."""
+    from shared_data import dataset_path
+
+    store, csv = tmp_path / "s.db", tmp_path / "s.csv"
+    invoke("search", "--replay", dataset_path("dedispersion/A100.json.gz"), "--budget", "25", "--seed", "1",
+           "--store", store)
+    assert invoke("export", store, "-o", csv).exit_code == 0
+    back = starchart.load(csv)
+    original = Store.open(store).to_dataset()
+    assert back.params == original.params and back.metrics == original.metrics
+    tree = invoke("tree", csv, "--metrics", "time")
+    assert tree.exit_code == 0 and "benchmark_time" not in tree.output
+
+
+def test_replaying_a_space_the_data_does_not_hold_is_refused(tmp_path):
+    from shared_data import dataset_path
+
+    space = tmp_path / "k.yaml"
+    space.write_text("parameters:\n  ppb: [100, 200]\n  tpp: [100, 200]\n  consec: [5]\n")
+    result = invoke("search", space, "--replay", dataset_path("starchart_kmeans/kmeans_hd7970.csv"), "--budget", "2")
+    assert result.exit_code == 2 and "none of 4 configurations" in result.output
+
+
+def test_bad_seeds_and_unwritable_report_paths_are_one_line_errors(tmp_path):
+    from shared_data import dataset_path
+
+    data = dataset_path("convolution/A100.json.gz")
+    for args in (("search", "--replay", data, "--budget", "3", "--seed", "-1"),
+                 ("tree", data, "--sample", "20", "--seed", str(2**32))):
+        result = invoke(*args)
+        assert result.exit_code == 2 and "--seed" in result.output and "Traceback" not in result.output
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    result = invoke("report", data, "-o", blocked / "r.html")
+    assert result.exit_code == 2 and "cannot create the report's folder" in result.output

@@ -161,6 +161,24 @@ def test_a_store_from_another_search_is_learnt_from_not_measured_again(tmp_path)
     assert len(set(keys(result.history))) == 25
 
 
+def test_a_store_keeps_the_settings_of_an_earlier_search_and_its_seed_by_default(tmp_path):
+    path = tmp_path / "s.db"
+    search(PythonEvaluator(objective), SPACE, budget=10, seed=1, store=path)
+    search(PythonEvaluator(objective), SPACE, budget=25, seed=2, store=path)
+    again = search(PythonEvaluator(objective), SPACE, budget=25, store=path)  # no seed: the stored one
+    assert again.seed == 2
+    with Store.open(path) as db:
+        settings = db.get("search")
+    assert (settings["seed"], settings["budget"]) == (2, 25)
+    assert [(e["seed"], e["budget"]) for e in settings["earlier"]] == [(1, 10)]
+
+
+@pytest.mark.parametrize("seed", [-1, 2**32, 1.5, True])
+def test_a_bad_seed_is_a_clear_error(seed):
+    with pytest.raises(InputError, match="seed must be a whole number"):
+        search(PythonEvaluator(objective), SPACE, budget=5, seed=seed)
+
+
 def test_spaces_too_large_to_enumerate_search_a_growing_sample(monkeypatch):
     monkeypatch.setattr(search_module, "ENUMERATE_LIMIT", 100)
     result = search(PythonEvaluator(objective), SPACE, budget=40, seed=4)

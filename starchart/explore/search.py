@@ -56,7 +56,7 @@ from starchart.measure.base import Evaluator, Measurement
 from starchart.space import Space
 from starchart.store import Store
 
-__all__ = ["Best", "SearchResult", "search"]
+__all__ = ["Best", "SearchResult", "resume_search", "search"]
 
 #: Spaces with at most this many valid configurations are enumerated and scored whole.
 ENUMERATE_LIMIT = 200_000
@@ -127,8 +127,9 @@ class SearchResult:
     def __repr__(self) -> str:
         best = self.best
         shown = "none valid" if best is None else f"{best.value:.6g} at step {best.step}: {best.config}"
-        return (f"SearchResult({len(self.history)} evaluations of {self.budget}, {self.failures} failed, "
-                f"best {self.objective} {shown})")
+        sense = "" if self.minimize else " (maximised)"
+        return (f"SearchResult({len(self.history)} evaluations of {self.budget}, seed {self.seed}, "
+                f"{self.failures} failed, best {self.objective}{sense} {shown})")
 
 
 def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = None, *,
@@ -148,7 +149,8 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
         Evaluations to spend, failures included (≥ 1, at most the number of
         valid configurations).
     seed:
-        Seed of every random choice; default: a fresh one, kept in the result.
+        Seed of every random choice (0 … 2³² − 1); default: the seed of the search
+        ``store`` holds, else a fresh one, kept in the result.
     initial:
         Configurations to measure first (e.g. a known good default); they count
         against the budget.
@@ -189,18 +191,76 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
         raise InputError(f"evaluator must be a starchart evaluator, got {type(evaluator).__name__}",
                          where="evaluator", hint="e.g. PythonEvaluator(f) or ReplayEvaluator(dataset)")
     count = space.size_estimate(seed=0)
+    if count.exact and count.estimate == 0:
+        raise InputError("the space has no valid configurations", where="space",
+                         hint="loosen its restrictions (starchart space FILE --size counts them)")
     if count.exact and budget > count.estimate:
         raise InputError(f"budget {budget} is more than the {count.estimate} valid configurations of the space",
                          where="budget", hint=f"use budget={count.estimate} to measure the whole space, or less")
-    if seed is None:
-        seed = int(np.random.SeedSequence().entropy % 2**32)
+    seed = _check_seed(seed)
     owns_store = not isinstance(store, Store)
     db = Store.open(store) if owns_store else store
     try:
-        return _search(evaluator, space, budget, int(seed), initial, db, progress, options, count, prior)
+        recorded = db.get("search")
+        if seed is None:  # continuing a stored search: its seed, so the rerun repeats the proposals
+            seed = int(recorded["seed"]) if recorded else int(np.random.SeedSequence().entropy % 2**32)
+        return _search(evaluator, space, budget, seed, initial, db, progress, options, count, prior, recorded)
     finally:
         if owns_store:
             db.close()
+
+
+def resume_search(store: str | Path, *, progress: bool = False) -> SearchResult:
+    """Continue the search ``store`` holds, with the space, evaluator, budget, seed and
+    warm start it recorded; what it measured is not measured again.
+
+    Examples
+    --------
+    >>> from starchart.measure import CommandEvaluator
+    >>> space = Space({"n": list(range(1, 30))})
+    >>> ev = CommandEvaluator(["python", "-c", "print('time_ms:', abs({n} - 17) + 1)"], pattern=r"time_ms: (\\S+)")
+    >>> import tempfile, os; path = os.path.join(tempfile.mkdtemp(), "s.db")
+    >>> first = search(ev, space, budget=8, seed=2, store=path)
+    >>> resume_search(path).history.equals(first.history)   # nothing left to measure: the same search
+    True
+    """
+    from starchart.runner import study_evaluator, study_space
+
+    with Store.open(store, create=False) as db:
+        recorded = db.get("search")
+        if not recorded:
+            raise InputError("the store holds no search", where=str(store),
+                             hint=f"a uniform study continues with: starchart resume {store} --samples N")
+        space = study_space(db, None)
+        evaluator = study_evaluator(db, None)
+    prior = recorded.get("prior")
+    if prior is not None and not Path(prior).exists():
+        raise InputError(f"the search was warm-started from {prior}, which is not a file here", where=str(store),
+                         hint="run the search command again from the folder it was started in, with the same --prior")
+    return search(evaluator, space, int(recorded["budget"]), seed=int(recorded["seed"]), store=store,
+                  progress=progress, prior=prior)
+
+
+def _check_seed(seed: Any) -> int | None:
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+        raise InputError(f"seed must be a whole number from 0 to 2**32 - 1, got {seed!r}", where="seed",
+                         hint="e.g. seed=1, or leave it out for a fresh one (kept in the result)")
+    return int(seed)
+
+
+def _settings(budget: int, seed: int, evaluator: Evaluator, prior: str | None,
+              recorded: dict[str, Any] | None) -> dict[str, Any]:
+    """What the store records of this search; a store first searched with other settings keeps those too."""
+    settings: dict[str, Any] = {"budget": budget, "seed": seed, "objective": evaluator.objective,
+                                "minimize": evaluator.minimize, "prior": prior}
+    earlier = list(recorded.get("earlier", [])) if recorded else []
+    if recorded:
+        before = {k: v for k, v in recorded.items() if k != "earlier"}
+        if before != settings and before not in earlier:
+            earlier.append(before)
+    return {**settings, "earlier": earlier} if earlier else settings
 
 
 def _check_budget(budget: Any) -> int:
@@ -211,7 +271,8 @@ def _check_budget(budget: Any) -> int:
 
 
 def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial: Any, db: Store,
-            progress: bool, options: SearchOptions | None, count: Any, prior: Any) -> SearchResult:
+            progress: bool, options: SearchOptions | None, count: Any, prior: Any,
+            recorded: dict[str, Any] | None) -> SearchResult:
     from starchart.runner import RunPlan, Progress, study_evaluator, study_space
 
     space = study_space(db, space)
@@ -227,14 +288,13 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
         source = str(prior.meta.get("source", "a Dataset"))
     optimizer = TreeGuidedOptimizer(pool, seed=seed, minimize=evaluator.minimize, budget=budget,
                                     options=options, sampler=sampler, prior=earlier)
-    db.put("search", {"budget": budget, "seed": seed, "objective": evaluator.objective,
-                      "minimize": evaluator.minimize, "prior": source})
+    db.put("search", _settings(budget, seed, evaluator, source, recorded))
     db.add_session({"started": time.time(), "evaluator": evaluator.describe(), "search": True})
     stored = _stored(db, space.names)
     diverged = False
     measurements: list[Measurement] = []
     plan = RunPlan(todo=[{}] * budget, done=0, total=budget)
-    with Progress(plan, evaluator, db, enabled=progress) as bar:
+    with Progress(plan, evaluator, db, enabled=progress, from_store=False) as bar:  # stored results advance it
         while len(measurements) < budget:
             index = first.pop(0) if first else optimizer.ask()
             if pool.evaluated[index]:  # an initial configuration already learnt from a stored study

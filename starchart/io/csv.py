@@ -1,7 +1,10 @@
 """CSV tables of measured configurations: one row per configuration, one column per
 parameter or metric, with an optional ``status`` (and ``reason``) column.
 
-Which columns are metrics is the user's call: pass ``metrics=[...]``. Without it, columns
+Which columns are metrics is the user's call: pass ``metrics=[...]``. A file starchart
+wrote (:meth:`Dataset.to_csv`, ``starchart export study.db -o study.csv``) says it in its
+first line, ``# starchart: {"params": [...], "metrics": [...]}``, so it reads back as it
+was (skip that line elsewhere: ``pandas.read_csv(path, skiprows=1)``). Otherwise columns
 named ``time``, ``runtime``, ``wattage``, ``power`` or ``energy`` (any case) are taken as
 the metrics, and a file with none of them is an error asking for ``metrics=``. All other
 columns (except ``status``/``reason``) are parameters unless ``params=[...]`` says otherwise.
@@ -9,7 +12,9 @@ columns (except ``status``/``reason``) are parameters unless ``params=[...]`` sa
 
 from __future__ import annotations
 
+import gzip
 import io
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +25,8 @@ from starchart.io.files import read_text
 
 FORMAT = "csv"
 OPTIONS: frozenset[str] = frozenset({"metrics", "params", "sep"})
+#: The first line of a CSV file starchart wrote: which columns are parameters and which metrics.
+HEADER_PREFIX = "# starchart:"
 
 
 def sniff(head: str) -> bool:
@@ -31,6 +38,8 @@ def sniff(head: str) -> bool:
     (True, False)
     """
     first = head.lstrip().split("\n", 1)[0]
+    if first.startswith(HEADER_PREFIX):
+        return True
     return not first.startswith(("{", "[")) and ("," in first or "\t" in first or ";" in first)
 
 
@@ -58,6 +67,10 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
     """
     path = Path(path)
     text = read_text(path) if text is None else text
+    declared, text, skipped = _declared_columns(text, path)
+    if declared:
+        metrics = declared["metrics"] if metrics is None else metrics
+        params = [p for p in declared["params"] if p not in metrics] if params is None else params
     sep = sep or _guess_sep(text)
     try:
         frame = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True)
@@ -68,7 +81,48 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
         raise InputError("CSV file has a header but no rows", where=path, hint="add measured configurations")
     frame.columns = [str(c).strip() for c in frame.columns]
     meta = {"source": str(path), "format": FORMAT}
-    return Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta, lines=_data_lines(text))
+    lines = [n + skipped for n in _data_lines(text)]
+    return Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta, lines=lines)
+
+
+def write(dataset: Dataset, path: str | Path) -> None:
+    """Write ``dataset`` as CSV (gzip if ``path`` ends in ``.gz``), first line naming its
+    parameters and metrics so that :func:`read` takes them back as they were.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> ds = Dataset.from_frame(pd.DataFrame({"bx": [8, 16], "GFLOP/s": [1.0, 2.0]}), metrics=["GFLOP/s"])
+    >>> p = os.path.join(tempfile.mkdtemp(), "k.csv")
+    >>> write(ds, p)
+    >>> open(p).readline().strip()
+    '# starchart: {"params": ["bx"], "metrics": ["GFLOP/s"]}'
+    >>> read(p).metrics
+    ['GFLOP/s']
+    """
+    path = Path(path)
+    header = f"{HEADER_PREFIX} {json.dumps({'params': list(dataset.params), 'metrics': list(dataset.metrics)})}\n"
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "wt", encoding="utf-8", newline="") as handle:
+        handle.write(header)
+        dataset.to_frame().to_csv(handle, index=False)
+
+
+def _declared_columns(text: str, path: Path) -> tuple[dict[str, list[str]] | None, str, int]:
+    """The parameters and metrics a ``# starchart:`` first line declares, the text after it, and how
+    many lines were taken off (0 or 1)."""
+    stripped = text.lstrip()
+    if not stripped.startswith(HEADER_PREFIX):
+        return None, text, 0
+    skipped = text[: len(text) - len(stripped)].count("\n") + 1
+    first, _, rest = stripped.partition("\n")
+    try:
+        declared = json.loads(first[len(HEADER_PREFIX):])
+        columns = {key: [str(c) for c in declared[key]] for key in ("params", "metrics")}
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"line {skipped}: a broken '{HEADER_PREFIX}' line", where=path,
+                         hint='it must read # starchart: {"params": [...], "metrics": [...]}, or delete it') from exc
+    return columns, rest, skipped
 
 
 def _guess_sep(text: str) -> str:

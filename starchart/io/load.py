@@ -110,8 +110,8 @@ def detect_format(path: str | Path, text: str) -> str:
         return "csv"
     raise InputError("unknown file format", where=path,
                      hint="supported formats: Kernel Tuner cache JSON, T4 results JSON, KTT output JSON, "
-                          "CSV (each optionally .gz); or force one with "
-                          f"format= one of {', '.join(READERS)}")
+                          "CSV (each optionally .gz), a starchart store; from Python, force a reader with "
+                          f"load(path, format=...), one of {', '.join(READERS)}")
 
 
 def _resolve_format(format: str, path: Path) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,11 @@ class ReplayEvaluator(Evaluator):
                  minimize: bool = True):
         if isinstance(dataset, (str, Path)):
             from starchart.io.load import load
-            dataset = load(dataset)
+
+            # a CSV says which columns are metrics only if asked (or in its starchart header line)
+            is_csv = Path(dataset).name.lower().removesuffix(".gz").endswith((".csv", ".tsv"))
+            chosen = [metrics] if isinstance(metrics, str) else metrics
+            dataset = load(dataset, **({"metrics": list(chosen)} if is_csv and chosen is not None else {}))
         if not isinstance(dataset, Dataset):
             raise InputError(f"ReplayEvaluator needs a Dataset or a file, got {type(dataset).__name__}",
                              hint="e.g. ReplayEvaluator(starchart.load('cache.json'))")
@@ -90,11 +95,27 @@ class ReplayEvaluator(Evaluator):
         return rows
 
     def prepare(self, space: Any) -> None:
+        """Check that ``space`` is (mostly) what the dataset holds: a configuration it lacks is a failure."""
         missing = [p for p in self._params if p not in getattr(space, "names", self._params)]
         if missing:
             raise InputError(f"the space lacks the dataset's parameter(s) {missing}",
                              where=self.dataset.meta.get("source"),
                              hint="use Space.from_dataset(dataset) for the replayed space")
+        if not hasattr(space, "sample"):
+            return
+        count = space.size_estimate(seed=0)
+        n = min(2000, count.estimate) if count.exact else 2000
+        drawn = space.sample(n, seed=0).to_dict("records") if n else []
+        absent = sum(config_key(c, self._params) not in self._rows for c in drawn)
+        if drawn and absent == len(drawn):
+            raise InputError(f"none of {len(drawn)} configurations drawn from the space is in the replayed dataset",
+                             where=self.dataset.meta.get("source"),
+                             hint="the space's parameter values must be the data's; leave the space file out "
+                                  "to replay the data's own configurations")
+        if absent:
+            warnings.warn(f"{absent / len(drawn):.0%} of the space's configurations are not in the replayed "
+                          f"dataset {self.dataset.meta.get('source') or ''}; each counts as a failed evaluation",
+                          UserWarning, stacklevel=2)
 
     def _measure(self, config: dict[str, Any]) -> Measurement:
         try:

@@ -20,7 +20,7 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from starchart.cli_common import app, friendly, out
+from starchart.cli_common import app, friendly, out, seed_option
 from starchart.errors import InputError
 
 __all__ = ["msp_command", "parse_config", "parse_sizes"]
@@ -94,7 +94,7 @@ def msp_command(
     stable: bool = typer.Option(False, "--stable", help="Require every larger size to stay saturated."),
     search: str = typer.Option("exhaustive", "--search", help="exhaustive or uniform."),
     budget: Optional[int] = typer.Option(None, "--budget", min=1, help="Evaluations of a uniform search."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the search."),
+    seed: int = seed_option(0, "Seed of the search."),
     baseline: str = typer.Option("search", "--baseline",
                                  help="Reference at the target: search (the same), exhaustive, or none."),
     transfer: bool = typer.Option(False, "--transfer", help="Search at every size (the transfer curve)."),

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
+from starchart.direction import direction_word, lower_is_better
 from starchart.errors import InputError, StarchartError
 from starchart.report.plots import (
     depth_to_fit,
@@ -230,7 +231,7 @@ def _summary(dataset: Dataset, metric: str, space: Space | None, minimize: bool)
 
     about = [(k, dataset.meta[k]) for k in ("kernel_name", "device_name", "problem_size", "source", "format")
              if dataset.meta.get(k) not in (None, "")]
-    about.append(("metric", f"{metric_label(metric)}, {'lower' if minimize else 'higher'} is better"))
+    about.append(("metric", f"{metric_label(metric)}, {direction_word(minimize)}"))
     about.append(("parameters", ", ".join(dataset.params)))
     parts = [f'<div class="cards">{"".join(cards)}</div>', "<h3>Data</h3>", _key_values(about + space_rows)]
     parts += ["<h3>Failures by status</h3>", _failures_table(dataset)]
@@ -361,7 +362,8 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         content is a matplotlib Figure, a DataFrame, or an HTML string inserted as
         it is (escape any text in it yourself); headings are escaped.
     minimize:
-        Whether lower values are better; default ``dataset.meta.get("minimize", True)``.
+        Whether lower values are better; default: as the dataset records it, else by the
+        metric's name (:func:`starchart.direction.lower_is_better`: GFLOP/s is maximised).
     save_figures:
         Also write ``tree.svg``, ``importance.svg``, ``leaves.svg`` and
         ``measurements.svg`` beside the HTML file.
@@ -382,7 +384,7 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
                          hint=f"the metrics are: {', '.join(dataset.metrics)}")
     tree._check_fitted()
     if minimize is None:
-        minimize = bool(dataset.meta.get("minimize", True))
+        minimize = lower_is_better(metric, dataset.meta)
     path.parent.mkdir(parents=True, exist_ok=True)
 
     if tree_max_depth == "auto":

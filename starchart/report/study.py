@@ -23,15 +23,17 @@ from typing import Any
 import numpy as np
 
 from starchart.dataset import Dataset
+from starchart.direction import lower_is_better
 from starchart.errors import InputError
 from starchart.tree import StarchartTree
 
 Section = tuple[str, Any]
 
 
-def load_study(source: str | Path) -> tuple[Dataset, list[float] | None, dict[str, Any] | None]:
-    """The dataset of ``source`` and, for a store, its objective values in the order measured and
-    the settings a :func:`starchart.search` recorded (``None`` where they do not apply)."""
+def load_study(source: str | Path) -> tuple[Dataset, list[tuple[str, dict[str, float]]] | None,
+                                            dict[str, Any] | None]:
+    """The dataset of ``source`` and, for a store, the (status, metric values) of its results in the
+    order measured and the settings a :func:`starchart.search` recorded (``None`` where they do not apply)."""
     from starchart.io.load import is_store, load
 
     if not is_store(source):
@@ -42,10 +44,14 @@ def load_study(source: str | Path) -> tuple[Dataset, list[float] | None, dict[st
         dataset = store.to_dataset()
         frame = store.results_frame()
         search = store.get("search")
-    metric = dataset.default_metric if dataset.metrics else None
-    order = [summary.get(metric, np.nan) if status == "ok" else np.nan
-             for summary, status in zip(frame["summary"], frame["status"])] if metric else None
-    return dataset, order, search
+    return dataset, list(zip(frame["status"], frame["summary"])), search
+
+
+def measured_order(results: list[tuple[str, dict[str, float]]] | None, metric: str) -> list[float] | None:
+    """``metric``'s value of each result in the order measured (NaN for a failure)."""
+    if results is None:
+        return None
+    return [summary.get(metric, np.nan) if status == "ok" else np.nan for status, summary in results]
 
 
 def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None = None,
@@ -65,13 +71,15 @@ def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None =
 
 
 def write_study_report(source: str | Path, output: str | Path | None = None, *, metric: str | None = None,
-                       title: str | None = None) -> Path:
+                       title: str | None = None, minimize: bool | None = None) -> Path:
     """Write the HTML report of a store or measurement file; returns its path.
 
-    ``output`` defaults to ``<source stem>-report/report.html`` beside the source.
+    ``output`` defaults to ``<source stem>-report/report.html`` beside the source;
+    ``minimize`` (whether lower values are better) to what the data records, else
+    to what the metric's name says (:func:`starchart.direction.lower_is_better`).
     """
     source = Path(source)
-    dataset, order, search = load_study(source)
+    dataset, results, search = load_study(source)
     metric = metric or dataset.default_metric
     if metric not in dataset.metrics:
         raise InputError(f"no metric named {metric!r}", where=source,
@@ -82,16 +90,21 @@ def write_study_report(source: str | Path, output: str | Path | None = None, *, 
     if finite.sum() < 2:
         raise InputError(f"fewer than 2 valid measurements of {metric!r}", where=source,
                          hint="measure more configurations first")
-    minimize = bool(dataset.meta.get("minimize", True))
+    if minimize is None:
+        minimize = lower_is_better(metric, dataset.meta)
     tree = StarchartTree().fit(ok.X[finite], y[finite])
     output = Path(output) if output is not None else source.parent / f"{source.name.split('.')[0]}-report" / "report.html"
-    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the report's folder ({exc.strerror})", where=output.parent,
+                         hint="choose a writable path with -o") from exc
     from starchart.report.html import write_html_report
 
+    sections = study_sections(dataset, metric, order=measured_order(results, metric), minimize=minimize,
+                              search=search)
     return write_html_report(output, dataset=dataset, tree=tree, metric=metric,
-                             title=title or f"starchart report: {source.name}",
-                             extra_sections=study_sections(dataset, metric, order=order, minimize=minimize,
-                                                           search=search),
+                             title=title or f"starchart report: {source.name}", extra_sections=sections,
                              minimize=minimize)
 
 

@@ -22,7 +22,7 @@ import pandas as pd
 import typer
 from rich.table import Table
 
-from starchart.cli_common import app, err, friendly, out
+from starchart.cli_common import app, err, friendly, out, seed_option
 from starchart.errors import InputError
 
 __all__ = ["xapp_app", "parse_cutoffs"]
@@ -41,7 +41,7 @@ Cutoffs = typer.Option("3", "--cutoffs", help="speedup range boundaries, e.g. 3 
 Levels = typer.Option("2", "--levels", help="discretisation levels per feature: 2, 3 or auto")
 Trees = typer.Option(1000, "--trees", min=1, help="trees in the random forest (thesis: 1000)")
 Learners = typer.Option(100, "--learners", min=1, help="stepwise regression learners (dynamic; thesis: 100)")
-Seed = typer.Option(0, "--seed", help="random seed (results are deterministic for a seed)")
+Seed = seed_option(0, "random seed (results are deterministic for a seed)")
 
 
 def parse_cutoffs(text: str) -> tuple[float, ...]:

@@ -1,0 +1,43 @@
+"""Which way a metric is better: lower (time, energy, power) or higher (GFLOP/s, TFLOPS/J).
+
+Kernel Tuner caches name their objective (``"time"``, ``"TFLOPS/J"``) but not its
+direction, and a CSV names nothing; a tool that minimised ``GFLOP/s`` would call the
+slowest kernel best. So a metric named like a rate or an efficiency is maximised
+unless told otherwise, everything else minimised; a stored search or study says
+its direction itself (``meta["minimize"]``), and that wins.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["direction_word", "lower_is_better"]
+
+# A rate (…/s, GB/s), work per energy or power (…/J, …/W), flops, throughput, bandwidth, speed-up.
+_HIGHER = re.compile(r"flop|/s(?:ec)?$|/[jw]$|_per_(?:s|sec|second|j|joule|w|watt)$|throughput|bandwidth|"
+                     r"speed_?up|efficiency|gbps|mbps", re.IGNORECASE)
+
+
+def lower_is_better(metric: str, meta: Mapping[str, Any] | None = None) -> bool:
+    """Whether smaller values of ``metric`` are better.
+
+    ``meta`` (a dataset's metadata) decides when it records ``minimize`` for this
+    metric (its ``objective``); otherwise the name does.
+
+    Examples
+    --------
+    >>> [lower_is_better(m) for m in ("time", "ps_energy", "GFLOP/s", "TFLOPS/J", "GB/s")]
+    [True, True, False, False, False]
+    >>> lower_is_better("score", {"objective": "score", "minimize": False})
+    False
+    """
+    if meta and "minimize" in meta and meta.get("objective", metric) == metric:
+        return bool(meta["minimize"])
+    return _HIGHER.search(str(metric)) is None
+
+
+def direction_word(minimize: bool) -> str:
+    """``"lower is better"`` or ``"higher is better"``."""
+    return "lower is better" if minimize else "higher is better"
