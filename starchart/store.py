@@ -293,6 +293,7 @@ class Store:
                 "evaluator": evaluator, "space": space or None, "plan": self.get("plan"),
                 "environment": sessions[-1].get("environment") if sessions else None,
                 "duplicates": len(measurements) - len(rows)}
+        meta.update(_names_for_caches(evaluator, meta["environment"]))
         if metrics:
             meta["objective"] = metrics[0]
         if "minimize" in evaluator:
@@ -352,3 +353,26 @@ def _format_from_name(path: Path) -> str:
         return "kernel_tuner"
     raise InputError("cannot tell the export format from the file name", where=path,
                      hint="end it in .csv, .json (Kernel Tuner cache) or .t4.json, or pass --format")
+
+
+def _names_for_caches(evaluator: Mapping[str, Any], environment: Mapping[str, Any] | None) -> dict[str, str]:
+    """``kernel_name`` and ``device_name`` (Kernel Tuner's cache header) where the study knows them:
+    a CUDA evaluator's kernel and GPU, a C evaluator's source file and CPU.
+
+    >>> _names_for_caches({"kind": "c", "source": "/k/matmul.c"}, {"cpu": "Xeon"})
+    {'kernel_name': 'matmul', 'device_name': 'Xeon'}
+    """
+    names: dict[str, str] = {}
+    kind, environment = evaluator.get("kind"), environment or {}
+    if evaluator.get("kernel_name"):
+        names["kernel_name"] = str(evaluator["kernel_name"])
+    elif kind == "c" and evaluator.get("source"):
+        names["kernel_name"] = Path(str(evaluator["source"])).stem
+    if kind == "cuda":
+        gpus, index = environment.get("gpus") or [], evaluator.get("device")
+        index = index if isinstance(index, int) and not isinstance(index, bool) else 0
+        if index < len(gpus) and gpus[index].get("name"):
+            names["device_name"] = str(gpus[index]["name"])
+    elif kind == "c" and environment.get("cpu"):
+        names["device_name"] = str(environment["cpu"])
+    return names

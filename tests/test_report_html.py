@@ -107,6 +107,7 @@ def test_report_with_failures_space_and_extras(fitted, with_failures, tmp_path):
     assert f"{space.size():,}" in text
     assert "Xeon &lt;E5&gt;" in text and "kmeans &lt;edited&gt;.csv" in text
     assert "Notes &lt;1&gt;" in text and "<p>kept as <b>HTML</b></p>" in text and "&lt;y&gt;" in text
+    assert '<a href="#extra-0">Notes &lt;1&gt;</a>' in html and '<a href="#extra-2">A plot</a>' in html  # linked
     assert html.count("<svg") == 5
     assert not (tmp_path / "tree.svg").exists()
 

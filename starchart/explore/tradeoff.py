@@ -370,8 +370,8 @@ class TradeoffResult:
         lims = ", ".join(f"{m} {'≤' if self.minimize[m] else '≥'} {v:g}" for m, v in self.limits.items())
         lines = [f"targets: {lims} (judged by node {self.stat}, level {self.level})",
                  f"{len(self.subspaces)} subspaces; {self.coverage['inside']} measured designs inside, "
-                 f"{self.coverage['precision']:.0%} of them meet the targets; they hold "
-                 f"{self.coverage['recall']:.0%} of the {self.coverage['meeting']} designs that do"]
+                 f"{_share(self.coverage['precision'])} of them meet the targets; they hold "
+                 f"{_share(self.coverage['recall'])} of the {self.coverage['meeting']} designs that do"]
         for _, row in self.subspaces.head(8).iterrows():
             stats = ", ".join(f"{m} mean {row[f'mean_{m}']:.4g} worst {row[f'worst_{m}']:.4g}" for m in self.metrics)
             lines.append(f"  {row['description']}  (n={row['n']}, {row['share_meeting']:.0%} meet; {stats})")
@@ -669,3 +669,8 @@ def plot_tradeoff(result: TradeoffResult, *, x: str | None = None, y: str | None
 
 def _wrap(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _share(value: float) -> str:
+    """A share as a percentage; "none" where there was nothing to divide (NaN)."""
+    return "none" if value != value else f"{value:.0%}"

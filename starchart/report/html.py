@@ -309,7 +309,8 @@ def _leaves(tree: StarchartTree, minimize: bool) -> str:
     return f'<p class="note">{escape(note)}</p><div class="scroll">{_table(frame, highlight=highlight)}</div>'
 
 
-def _extra(sections: Mapping[str, Any] | Sequence[tuple[str, Any]]) -> list[str]:
+def _extra(sections: Mapping[str, Any] | Sequence[tuple[str, Any]]) -> list[tuple[str, str, str]]:
+    """``(anchor, heading, html)`` of each extra section."""
     from matplotlib.figure import Figure
 
     items = sections.items() if isinstance(sections, Mapping) else sections
@@ -324,7 +325,7 @@ def _extra(sections: Mapping[str, Any] | Sequence[tuple[str, Any]]) -> list[str]
         else:
             raise InputError(f"extra section {heading!r} is a {type(content).__name__}",
                              hint="pass an HTML string, a pandas DataFrame or a matplotlib Figure")
-        out.append(_section(f"extra-{i}", str(heading), body))
+        out.append((f"extra-{i}", str(heading), _section(f"extra-{i}", str(heading), body)))
     return out
 
 
@@ -413,13 +414,13 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
                  _figure(svgs["leaves"]) + _figure(svgs["measurements"])),
         _section("text-tree", "The tree as text", f"<pre>{escape(tree.export_text())}</pre>"),
     ]
-    if extra_sections:
-        sections += _extra(extra_sections)
+    extras = _extra(extra_sections) if extra_sections else []
+    sections += [html for _, _, html in extras]
 
     links = "".join(f'<a href="#{a}">{escape(h)}</a>' for a, h in
                     (("summary", "Summary"), ("tree", "Tree"), ("best", "Best subspace"),
                      ("importance", "Importance"), ("leaves", "Leaves"), ("measurements", "Measurements"),
-                     ("text-tree", "Text tree")))
+                     ("text-tree", "Text tree"), *((a, h) for a, h, _ in extras)))
     fitted = (f"Tree fitted on {tree.n_samples_:,} samples: {tree.n_leaves_} leaves, depth {tree.depth_}, "
               f"threshold {_num(tree.threshold)}, min_samples_split {tree.min_samples_split}"
               + (f", max_depth {tree.max_depth}" if tree.max_depth is not None else "") + ".")
