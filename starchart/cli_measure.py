@@ -309,12 +309,17 @@ def report_command(
     source: Path = typer.Argument(..., help="A study store (.db) or a measurement file (cache, T4, KTT, CSV)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="HTML file to write."),
     metric: Optional[str] = typer.Option(None, "--metric", "-m", help="Metric to explain (default: objective)."),
+    metrics: Optional[str] = typer.Option(None, "--metrics",
+                                          help="CSV only: comma-separated response columns (the rest are "
+                                               "parameters)."),
     maximize: Optional[bool] = DirectionOption,
 ) -> None:
     """Write one self-contained HTML report: tree, importance, best region, and whatever else applies."""
     from starchart.report.study import write_study_report
 
-    path = write_study_report(source, output, metric=metric, minimize=None if maximize is None else not maximize)
+    columns = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    path = write_study_report(source, output, metric=metric, minimize=None if maximize is None else not maximize,
+                              metrics=columns)
     err.print(f"wrote {path}")
 
 

@@ -310,7 +310,8 @@ def _pick_metrics(columns: list[str], params: Sequence[str] | None, metrics: Seq
     found = [c for c in columns if c.lower() in DEFAULT_METRIC_NAMES]
     if not found:
         raise InputError("cannot tell which columns are metrics", where=where,
-                         hint=f"pass metrics=[...] naming the measured columns among: {', '.join(columns)}")
+                         hint=f"name the measured columns (metrics=[...]; --metrics a,b on the command line) "
+                                  f"among: {', '.join(columns)}")
     return found
 
 

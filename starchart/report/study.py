@@ -30,14 +30,15 @@ from starchart.tree import StarchartTree
 Section = tuple[str, Any]
 
 
-def load_study(source: str | Path) -> tuple[Dataset, list[tuple[str, dict[str, float]]] | None,
-                                            dict[str, Any] | None]:
+def load_study(source: str | Path, metrics: list[str] | None = None
+               ) -> tuple[Dataset, list[tuple[str, dict[str, float]]] | None, dict[str, Any] | None]:
     """The dataset of ``source`` and, for a store, the (status, metric values) of its results in the
-    order measured and the settings a :func:`starchart.search` recorded (``None`` where they do not apply)."""
+    order measured and the settings a :func:`starchart.search` recorded (``None`` where they do not apply).
+    ``metrics``: a CSV's measured columns (see :func:`starchart.load`)."""
     from starchart.io.load import is_store, load
 
     if not is_store(source):
-        return load(source), None, None
+        return load(source, **({"metrics": metrics} if metrics else {})), None, None
     from starchart.store import Store
 
     with Store.open(source, read_only=True) as store:  # one opening for all three
@@ -71,15 +72,17 @@ def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None =
 
 
 def write_study_report(source: str | Path, output: str | Path | None = None, *, metric: str | None = None,
-                       title: str | None = None, minimize: bool | None = None) -> Path:
+                       title: str | None = None, minimize: bool | None = None,
+                       metrics: list[str] | None = None) -> Path:
     """Write the HTML report of a store or measurement file; returns its path.
 
     ``output`` defaults to ``<source stem>-report/report.html`` beside the source;
     ``minimize`` (whether lower values are better) to what the data records, else
-    to what the metric's name says (:func:`starchart.direction.lower_is_better`).
+    to what the metric's name says (:func:`starchart.direction.lower_is_better`);
+    ``metrics`` names a CSV's measured columns when it does not say them itself.
     """
     source = Path(source)
-    dataset, results, search = load_study(source)
+    dataset, results, search = load_study(source, metrics)
     metric = metric or dataset.default_metric
     if metric not in dataset.metrics:
         raise InputError(f"no metric named {metric!r}", where=source,
