@@ -16,6 +16,8 @@ Run: ``nice python benchmarks/bench_carve_resources.py`` (about a minute on 2 co
 
 from __future__ import annotations
 
+import argparse
+
 import itertools
 import os
 import random
@@ -148,4 +150,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

@@ -10,7 +10,8 @@ Run: python benchmarks/bench_tree_fit.py [--quick]
 
 from __future__ import annotations
 
-import sys
+import argparse
+
 import time
 
 import numpy as np
@@ -71,4 +72,6 @@ def main(quick: bool = False) -> None:
 
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer sizes and repeats (a smoke run)")
+    main(quick=parser.parse_args().quick)

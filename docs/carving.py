@@ -19,6 +19,8 @@ uniform random sampling (exact order statistics), and writes
 
 from __future__ import annotations
 
+import argparse
+
 import gzip
 import json
 import sys
@@ -339,4 +341,5 @@ On this kernel {verdict}: the paper's recipe measures {len(main_result.kept)} co
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

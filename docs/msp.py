@@ -32,6 +32,8 @@ It writes
 
 from __future__ import annotations
 
+import argparse
+
 import datetime as dt
 import math
 import os
@@ -359,4 +361,5 @@ def write_markdown(r: MSPTuningResult, u: MSPTuningResult, sweep: pd.DataFrame, 
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

@@ -22,6 +22,8 @@ It loads ``corpus/`` and writes ``docs/xapp.md`` with, every number computed her
 
 from __future__ import annotations
 
+import argparse
+
 import datetime as dt
 import json
 import platform
@@ -198,7 +200,7 @@ def accuracy_section(static: pd.DataFrame, dynamic: pd.DataFrame, table: pd.Data
     return lines
 
 
-def main() -> None:
+def main(recorded: bool = False) -> None:
     corpus = Corpus.load(ROOT / "corpus")
     table = corpus.table()
     lines = ["# XAPP on the starchart corpus", "",
@@ -207,7 +209,7 @@ def main() -> None:
     lines += corpus_section(corpus, table)
     static_lines, static = static_section(corpus)
     lines += static_lines
-    dynamic_lines, dynamic = dynamic_section(corpus, "--recorded" in sys.argv[1:])
+    dynamic_lines, dynamic = dynamic_section(corpus, recorded)
     lines += dynamic_lines
     lines += agreement_section(static, dynamic)
     lines += accuracy_section(static, dynamic, table)
@@ -216,4 +218,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--recorded", action="store_true",
+                        help="dynamic features only of the kernels already recorded (seconds, not hours)")
+    main(recorded=parser.parse_args().recorded)

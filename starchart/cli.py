@@ -21,7 +21,7 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from starchart.cli_common import DirectionOption, app, err, minimize_for, out, seed_option
+from starchart.cli_common import DirectionOption, app, err, minimize_for, out, print_failure_reasons, seed_option
 from starchart.cli_common import friendly as _friendly
 from starchart.errors import InputError, StarchartError
 
@@ -52,6 +52,7 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
     counts = ds.status.value_counts()
     out.print(f"  configurations: {len(ds)}  valid: {int(ds.valid.sum())}  "
               + "  ".join(f"{k}: {v}" for k, v in counts.items() if k != "ok"))
+    print_failure_reasons(ds)
     params = Table(title="parameters", show_edge=False)
     for column in ("name", "values", "distinct"):
         params.add_column(column)
@@ -112,8 +113,10 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
     y = ds.y(metric)
     finite = np.isfinite(y)
     if not finite.any():
+        others = [m for m in ds.metrics if m != metric]
         raise InputError(f"metric {metric!r} has no measured values", where=str(data),
-                         hint="choose another --metric")
+                         hint=f"choose another --metric ({', '.join(others)})" if others and len(ds) else
+                         f"no configuration succeeded; `starchart info {data}` shows why they failed")
     X, y = ds.X[finite], y[finite]
     params = {"threshold": threshold, "min_samples_split": min_split, "max_depth": max_depth}
     if prune is not None:
@@ -213,9 +216,25 @@ def space(file: Path = typer.Argument(..., help="Space file (YAML/JSON), T1 inpu
 
 
 def _read_space(file: Path, restrictions: list[str]) -> Any:
+    """The space a file describes: a space file, a T1 input, a Kernel Tuner cache (+ restrictions),
+    a starchart store (its study's space) or a CSV (the configurations it holds)."""
     from starchart.io.files import read_json
+    from starchart.io.load import is_store, load
     from starchart.space import Space
 
+    if is_store(file) or file.name.lower().removesuffix(".gz").endswith((".csv", ".tsv")):
+        if restrictions:
+            raise InputError("--restriction applies to Kernel Tuner caches only", where=str(file),
+                             hint="filter the configurations before, or write a space file")
+        if not is_store(file):
+            return Space.from_dataset(load(file))
+        from starchart.store import Store
+
+        with Store.open(file, read_only=True) as db:
+            stored = db.space
+        if stored is None:
+            raise InputError("the store holds no space yet", where=str(file), hint="give the study's space file")
+        return stored
     if file.suffix.lower() in (".yaml", ".yml"):
         if restrictions:
             raise InputError("--restriction applies to Kernel Tuner caches only", where=str(file),

@@ -35,7 +35,7 @@ def minimize_for(maximize: Optional[bool], metric: str, meta: Mapping[str, Any] 
 
 
 def friendly(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn a StarchartError into one line on stderr and exit status 2 (no traceback)."""
+    """Turn a StarchartError or an OSError (a path) into one line on stderr and exit status 2 (no traceback)."""
     @wraps(command)
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -46,4 +46,21 @@ def friendly(command: Callable[..., Any]) -> Callable[..., Any]:
             if exc.hint:
                 err.print(f"[yellow]hint:[/] {exc.hint}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
+        except OSError as exc:  # a file we were told to read or write: one line, not a traceback
+            where = f"{exc.filename}: " if exc.filename else ""
+            err.print(f"[bold red]error:[/] {where}{exc.strerror or exc}", highlight=False, soft_wrap=True)
+            err.print("[yellow]hint:[/] check the path, that its folder exists and that you may write there",
+                      highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
     return run
+
+
+def print_failure_reasons(dataset: Any, width: int = 160) -> None:
+    """The most common reason of each failure status, one line each (what to fix first)."""
+    counts = dataset.status.value_counts()
+    for status, reasons in dataset.failure_reasons(top=1).items():
+        for reason, n in reasons:
+            text = " ".join(reason.split())
+            text = text if len(text) <= width else text[: width - 1] + "…"
+            out.print(f"  {status}: most common reason ({n} of {counts[status]}): {text}", highlight=False,
+                      soft_wrap=True)

@@ -24,7 +24,8 @@ from typing import Any, Optional
 
 import typer
 
-from starchart.cli_common import DirectionOption, app, err, friendly, minimize_for, out, seed_option
+from starchart.cli_common import (DirectionOption, app, err, friendly, minimize_for, out, print_failure_reasons,
+                                  seed_option)
 from starchart.errors import InputError
 
 RayOption = typer.Option(None, "--ray", metavar="[ADDRESS]",
@@ -198,6 +199,7 @@ def _print_summary(dataset: Any, store: Path) -> None:
     failures = "  ".join(f"{status}: {n}" for status, n in counts.items() if status != "ok")
     out.print(f"[bold]{store}[/]: {len(frame)} configurations, {int(counts.get('ok', 0))} ok"
               + (f"  ({failures})" if failures else ""), highlight=False, soft_wrap=True)
+    print_failure_reasons(dataset)
     ok = dataset.ok()
     if len(ok) and dataset.metrics:
         metric = dataset.default_metric
@@ -213,7 +215,7 @@ def _read_configs(path: Path, space: Any) -> list[dict[str, Any]]:
     """The configurations of a CSV file (one column per parameter of ``space``)."""
     import pandas as pd
 
-    from starchart.configs import frame_configs
+    from starchart.configs import frame_configs, plain_config
 
     try:
         frame = pd.read_csv(path)
@@ -224,6 +226,13 @@ def _read_configs(path: Path, space: Any) -> list[dict[str, Any]]:
     if missing:
         raise InputError(f"no column for parameter(s) {missing}", where=path,
                          hint=f"the space's parameters are {list(space.names)}")
+    inside = space.contains(frame[list(space.names)])
+    if not inside.all():
+        row = int(inside.argmin())
+        shown = plain_config({name: frame[name].iloc[row] for name in space.names})
+        raise InputError(f"line {row + 2}: configuration {shown} is not in the space (a value it does not list, "
+                         "or a restriction it breaks)", where=path,
+                         hint="fix or delete that line; `starchart space SPACE_FILE` lists the values and restrictions")
     return list(frame_configs(frame, space.names))
 
 

@@ -218,6 +218,25 @@ class Dataset:
                              hint="load it with metrics=[...]")
         return self.metrics[0]
 
+    def failure_reasons(self, top: int = 3) -> dict[str, list[tuple[str, int]]]:
+        """The most common reasons of each failure status (largest status first), as (reason, count).
+
+        Examples
+        --------
+        >>> ds = Dataset.from_frame(pd.DataFrame({"a": [1, 2, 3], "time": [1.0, None, None],
+        ...                                       "status": ["ok", "runtime", "runtime"],
+        ...                                       "reason": ["", "no match", "no match"]}))
+        >>> ds.failure_reasons()
+        {'runtime': [('no match', 2)]}
+        """
+        failed = self.status != "ok"
+        reasons: dict[str, list[tuple[str, int]]] = {}
+        for status in self.status[failed].value_counts().index:
+            text = self.reason[self.status == status].astype(str).str.strip()
+            common = text[text != ""].value_counts().head(top)
+            reasons[str(status)] = [(str(reason), int(n)) for reason, n in common.items()]
+        return reasons
+
     def y(self, metric: str | None = None) -> np.ndarray:
         """The values of ``metric`` (default: :attr:`default_metric`) as a float array."""
         metric = self.default_metric if metric is None else metric

@@ -142,11 +142,11 @@ def plan_run(store: Store, space: Space, *, samples: int | None = None, seed: in
     seed = stored_plan.get("seed") if seed is None else seed
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)
-    store.put("plan", {"samples": samples, "seed": int(seed)})
     need = samples - len(done)
+    drawn = frame_configs(space.sample(samples, seed=int(seed)), space.names) if need > 0 else []
+    store.put("plan", {"samples": samples, "seed": int(seed)})  # only a plan that can be drawn
     if need <= 0:
         return RunPlan([], len(done), len(done))
-    drawn = frame_configs(space.sample(samples, seed=int(seed)), space.names)
     todo = [c for c in drawn if config_key(c) not in done][:need]
     return RunPlan(todo, len(done), len(done) + len(todo))
 

@@ -982,7 +982,8 @@ def _check_count(value: Any, label: str, minimum: int = 0) -> int:
 
 def _not_enough(n: int, valid: int) -> SpaceError:
     return SpaceError(f"asked for {n:,} distinct configurations but the space has only {valid:,} valid ones",
-                      hint=f"ask for at most {valid:,}, or use to_frame() to get them all")
+                      hint=f"ask for at most {valid} (--samples {valid}), or take them all with to_frame()"
+                      if valid else "the restrictions exclude every configuration: loosen them")
 
 
 def _too_many(count: int, limit: int, at_least: bool = False) -> SpaceError:

@@ -116,6 +116,9 @@ class Store:
                                  hint="choose a store path in a folder you can write to")
         elif not os.access(path, os.W_OK):
             raise InputError("store file is not writable", where=path, hint="fix its permissions or copy it")
+        elif not create and path.stat().st_size == 0:  # SQLite would quietly make it a new, empty store
+            raise InputError("is an empty file, not a starchart store", where=path,
+                             hint="check the path, or start a study with starchart run")
         try:
             db = sqlite3.connect(str(path), timeout=60.0, isolation_level=None, check_same_thread=False)
             return cls._initialise(db, path, durable)

@@ -262,3 +262,51 @@ def test_bad_seeds_and_unwritable_report_paths_are_one_line_errors(tmp_path):
     blocked.write_text("")
     result = invoke("report", data, "-o", blocked / "r.html")
     assert result.exit_code == 2 and "cannot create the report's folder" in result.output
+
+
+def test_replaying_one_metric_of_a_csv_keeps_the_others_out_of_the_parameters(tmp_path):
+    from shared_data import dataset_path
+
+    store = tmp_path / "k.db"
+    result = invoke("run", "--replay", dataset_path("starchart_kmeans/kmeans_hd7970.csv"), "--samples", "8",
+                    "--seed", "1", "--store", store, "--metric", "wattage")
+    assert result.exit_code == 0, result.output
+    ds = Store.open(store).to_dataset()
+    assert ds.params == ["ppb", "tpp", "consec"] and ds.metrics == ["wattage"]
+
+
+def test_a_run_that_cannot_be_planned_leaves_no_plan_and_bad_configs_are_refused(space_file, tmp_path):
+    store = tmp_path / "p.db"
+    too_many = invoke("run", space_file, "--samples", "1000", "--store", store)
+    assert too_many.exit_code == 2 and "--samples" in too_many.output
+    with Store.open(store) as db:
+        assert db.get("plan") is None and len(db) == 0
+    configs = tmp_path / "c.csv"
+    configs.write_text("x,y\n1,1\n12,4\n")  # 12 * 4 > 24 breaks the restriction
+    refused = invoke("run", space_file, "--configs", configs, "--store", tmp_path / "c.db")
+    assert refused.exit_code == 2 and "line 3" in refused.output and "not in the space" in refused.output
+
+
+def test_failures_are_explained_and_paths_are_one_line_errors(space_file, tmp_path):
+    store = tmp_path / "f.db"
+    result = invoke("run", space_file, "--samples", "3", "--seed", "1", "--store", store,
+                    "--command", f"{sys.executable} -c print(1)", "--pattern", r"nomatch: (\S+)")
+    assert result.exit_code == 0 and "most common reason" in result.output and "matched nothing" in result.output
+    assert "starchart info" in invoke("tree", store).output
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    refused = invoke("resume", empty)
+    assert refused.exit_code == 2 and "empty file" in refused.output and empty.stat().st_size == 0
+    missing = invoke("export", store, "-o", tmp_path / "no" / "such" / "x.csv")
+    assert missing.exit_code == 2 and "Traceback" not in missing.output and "error:" in missing.output
+
+
+def test_space_describes_a_store_and_a_csv(space_file, tmp_path):
+    from shared_data import dataset_path
+
+    store = tmp_path / "s.db"
+    assert invoke("run", space_file, "--samples", "4", "--seed", "1", "--store", store).exit_code == 0
+    described = invoke("space", store, "--size")
+    assert described.exit_code == 0 and "x * y <= 24" in described.output
+    kmeans = invoke("space", dataset_path("starchart_kmeans/kmeans_hd7970.csv"), "--size")
+    assert kmeans.exit_code == 0 and "500" in kmeans.output

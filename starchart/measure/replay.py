@@ -54,10 +54,14 @@ class ReplayEvaluator(Evaluator):
         if isinstance(dataset, (str, Path)):
             from starchart.io.load import load
 
-            # a CSV says which columns are metrics only if asked (or in its starchart header line)
-            is_csv = Path(dataset).name.lower().removesuffix(".gz").endswith((".csv", ".tsv"))
             chosen = [metrics] if isinstance(metrics, str) else metrics
-            dataset = load(dataset, **({"metrics": list(chosen)} if is_csv and chosen is not None else {}))
+            try:
+                dataset = load(dataset)
+            except InputError:
+                if chosen is None:
+                    raise
+                # a CSV whose metric columns have no usual names: the chosen ones are its metrics
+                dataset = load(dataset, metrics=list(chosen))
         if not isinstance(dataset, Dataset):
             raise InputError(f"ReplayEvaluator needs a Dataset or a file, got {type(dataset).__name__}",
                              hint="e.g. ReplayEvaluator(starchart.load('cache.json'))")

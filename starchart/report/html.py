@@ -190,10 +190,9 @@ def _failures_table(dataset: Dataset, examples: int = 3, width: int = 300) -> st
     if not counts:
         return '<p class="note">No configuration failed.</p>'
     rows = []
+    reasons = dataset.failure_reasons(examples)
     for status, count in counts.items():
-        reasons = dataset.reason[dataset.status == status].astype(str).str.strip()
-        common = reasons[reasons != ""].value_counts().head(examples)
-        shown = "\n".join(f"{n}× {_shorten(reason, width)}" for reason, n in common.items())
+        shown = "\n".join(f"{n}× {_shorten(reason, width)}" for reason, n in reasons.get(status, []))
         rows.append({"status": status, "configurations": count, "most common reasons": shown or "(none given)"})
     # Reasons are multi-line text: the "reason" class keeps their line breaks.
     return _table(pd.DataFrame(rows), column_classes={"most common reasons": "reason"})
