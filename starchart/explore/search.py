@@ -216,9 +216,10 @@ def resume_search(store: str | Path, *, progress: bool = False) -> SearchResult:
 
     Examples
     --------
+    >>> import sys
     >>> from starchart.measure import CommandEvaluator
     >>> space = Space({"n": list(range(1, 30))})
-    >>> ev = CommandEvaluator(["python", "-c", "print('time_ms:', abs({n} - 17) + 1)"], pattern=r"time_ms: (\\S+)")
+    >>> ev = CommandEvaluator([sys.executable, "-c", "print('time_ms:', abs({n} - 17) + 1)"], pattern=r"time_ms: (\\S+)")
     >>> import tempfile, os; path = os.path.join(tempfile.mkdtemp(), "s.db")
     >>> first = search(ev, space, budget=8, seed=2, store=path)
     >>> resume_search(path).history.equals(first.history)   # nothing left to measure: the same search
