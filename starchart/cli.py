@@ -222,11 +222,12 @@ def _read_space(file: Path, restrictions: list[str]) -> Any:
     from starchart.io.load import is_store, load
     from starchart.space import Space
 
-    if is_store(file) or file.name.lower().removesuffix(".gz").endswith((".csv", ".tsv")):
+    store = is_store(file)
+    if store or file.name.lower().removesuffix(".gz").endswith((".csv", ".tsv")):
         if restrictions:
             raise InputError("--restriction applies to Kernel Tuner caches only", where=str(file),
                              hint="filter the configurations before, or write a space file")
-        if not is_store(file):
+        if not store:
             return Space.from_dataset(load(file))
         from starchart.store import Store
 

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from starchart.errors import StarchartError
+from starchart.text import shorten
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Starchart: understand and tune GPU/CPU kernel tuning spaces with regression trees.")
@@ -60,7 +61,6 @@ def print_failure_reasons(dataset: Any, width: int = 160) -> None:
     counts = dataset.status.value_counts()
     for status, reasons in dataset.failure_reasons(top=1).items():
         for reason, n in reasons:
-            text = " ".join(reason.split())
-            text = text if len(text) <= width else text[: width - 1] + "…"
+            text = shorten(reason, width, collapse=True)
             out.print(f"  {status}: most common reason ({n} of {counts[status]}): {text}", highlight=False,
                       soft_wrap=True)

@@ -52,6 +52,7 @@ from matplotlib.figure import Figure
 
 from starchart.dataset import Dataset
 from starchart.errors import InputError
+from starchart.text import shorten
 from starchart.tree import StarchartTree
 
 __all__ = ["TradeoffResult", "node_regions", "node_stats", "pareto_mask", "plot_tradeoff", "power_savings",
@@ -640,7 +641,7 @@ def plot_tradeoff(result: TradeoffResult, *, x: str | None = None, y: str | None
         shown |= mask
         ax.scatter(xs[mask], ys[mask], s=22, marker=_MARKERS[i % len(_MARKERS)], facecolors="none",
                    edgecolors=_COLORS[i % len(_COLORS)], linewidths=1.0, zorder=3,
-                   label=_wrap(f"{row['description']} (n={row['n']}, {row['share_meeting']:.0%} meet)"))
+                   label=shorten(f"{row['description']} (n={row['n']}, {row['share_meeting']:.0%} meet)", 60))
     rest = len(result.regions) - max_subspaces
     if rest > 0:
         mask = result.inside() & ~shown
@@ -665,10 +666,6 @@ def plot_tradeoff(result: TradeoffResult, *, x: str | None = None, y: str | None
     ax.legend(fontsize=7, frameon=False, loc="best")
     fig.tight_layout()
     return fig
-
-
-def _wrap(text: str, width: int = 60) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _share(value: float) -> str:

@@ -47,6 +47,7 @@ from starchart.report.plots import (
     metric_label,
     metric_unit,
 )
+from starchart.text import shorten
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -192,15 +193,12 @@ def _failures_table(dataset: Dataset, examples: int = 3, width: int = 300) -> st
     rows = []
     reasons = dataset.failure_reasons(examples)
     for status, count in counts.items():
-        shown = "\n".join(f"{n}× {_shorten(reason, width)}" for reason, n in reasons.get(status, []))
+        # a one-line reason is tidied; a multi-line one (a compiler log) keeps its lines
+        shown = "\n".join(f"{n}× {shorten(reason, width, collapse=len(reason.splitlines()) < 2)}"
+                          for reason, n in reasons.get(status, []))
         rows.append({"status": status, "configurations": count, "most common reasons": shown or "(none given)"})
     # Reasons are multi-line text: the "reason" class keeps their line breaks.
     return _table(pd.DataFrame(rows), column_classes={"most common reasons": "reason"})
-
-
-def _shorten(text: str, limit: int) -> str:
-    text = " ".join(text.split()) if "\n" not in text else text.strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _summary(dataset: Dataset, metric: str, space: Space | None, minimize: bool) -> str:

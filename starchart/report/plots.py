@@ -41,6 +41,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLoca
 from starchart.dataset import REPEATS_PREFIX
 from starchart.errors import InputError
 from starchart.report.text import split_labels
+from starchart.text import shorten
 
 if TYPE_CHECKING:
     from starchart.dataset import Dataset
@@ -213,7 +214,7 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
             for child, text in ((node.left, left_text), (node.right, right_text)):
                 cx, cy = x[child], -nodes[child].depth
                 ax.plot([xpos, cx], [-node.depth, cy], color="#888888", lw=0.9, zorder=1)
-                ax.text(xpos + 0.5 * (cx - xpos), -node.depth - 0.5, _shorten(text, 28), ha="center",
+                ax.text(xpos + 0.5 * (cx - xpos), -node.depth - 0.5, shorten(text, 28), ha="center",
                         va="center", fontsize=_FONT - 1.5, color="#333333", zorder=2,
                         bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.9})
     for node_id, xpos in x.items():
@@ -251,10 +252,6 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
                   fontsize=_FONT - 1, labelpad=1)
     bar.ax.xaxis.set_label_position("top")
     return fig
-
-
-def _shorten(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def depth_to_fit(tree: StarchartTree, max_boxes: int = 120) -> int | None:
@@ -334,7 +331,7 @@ def plot_leaf_distributions(tree: StarchartTree, dataset: Dataset, metric: str |
         leaves = leaves[:max_leaves]
     best = tree.best_leaf(minimize=minimize).node_id
 
-    labels = [f"#{k}  {_shorten(leaf.description, label_chars)}  (n={leaf.n_samples})"
+    labels = [f"#{k}  {shorten(leaf.description, label_chars)}  (n={leaf.n_samples})"
               for k, leaf in leaves]
     # Room for the longest label (about 0.55 em per character) plus a 6-inch plot.
     label_inches = max(map(len, labels)) * (_FONT - 0.5) * 0.55 / 72

@@ -1,0 +1,21 @@
+"""Short text for terminals, tables and plot labels."""
+
+from __future__ import annotations
+
+__all__ = ["shorten"]
+
+
+def shorten(text: str, limit: int, *, collapse: bool = False) -> str:
+    """``text`` cut to at most ``limit`` characters, ending in "…" when cut; with
+    ``collapse``, every run of whitespace (line breaks included) first becomes one space.
+
+    Examples
+    --------
+    >>> shorten("block_size_x > 32 ∧ tile = 2", 12)
+    'block_size_…'
+    >>> shorten("pattern  matched\\n nothing", 40, collapse=True)
+    'pattern matched nothing'
+    """
+    if collapse:
+        text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
