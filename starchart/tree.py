@@ -79,8 +79,17 @@ class Subspace:
     """A leaf of the tree read as a region of the design space.
 
     ``allowed`` lists, per parameter that the path restricts, the values seen in
-    training that fall inside the region; ``description`` is the readable form,
-    e.g. ``"tpp > 8 ∧ consec = 1"``.
+    training that fall inside the region; ``bounds`` gives, per numeric parameter
+    the path restricts, the interval ``(low, high]`` its splits leave (``None``: open),
+    so that values never sampled are placed as :meth:`StarchartTree.apply` places them;
+    ``description`` is the readable form, e.g. ``"tpp > 8 ∧ consec = 1"``.
+
+    Examples
+    --------
+    >>> region = Subspace(3, 10, 1.0, 0.1, 0.9, 1.2, allowed={"tpp": [16, 32], "consec": [1]},
+    ...                   bounds={"tpp": (8.0, None)}, description="tpp > 8 ∧ consec = 1")
+    >>> region.contains(pd.DataFrame({"tpp": [8, 12, 64], "consec": [1, 1, 1]})).tolist()
+    [False, True, True]
     """
 
     node_id: int
@@ -91,12 +100,26 @@ class Subspace:
     max: float
     allowed: dict[str, list[Any]] = field(default_factory=dict)
     description: str = "all designs"
+    bounds: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
 
     def contains(self, X: pd.DataFrame) -> np.ndarray:
-        """Boolean mask of the rows of ``X`` whose values lie inside this region."""
+        """Boolean mask of the rows of ``X`` whose values lie inside this region.
+
+        A numeric parameter is judged by the interval its splits leave (a value the
+        training sample lacked is in if it lies between the thresholds), any other by
+        the values the region lists.
+        """
         mask = np.ones(len(X), dtype=bool)
         for name, values in self.allowed.items():
-            mask &= X[name].isin(values).to_numpy()
+            if name in self.bounds:
+                low, high = self.bounds[name]
+                column = pd.to_numeric(X[name], errors="coerce").to_numpy(dtype=float)
+                if low is not None:
+                    mask &= column > low
+                if high is not None:
+                    mask &= column <= high
+            else:
+                mask &= X[name].isin(values).to_numpy()
         return mask
 
 
@@ -400,15 +423,24 @@ class StarchartTree:
         t = self.tree_
         # Allowed value codes per parameter, propagated top-down (children follow parents).
         regions: list[dict[int, np.ndarray]] = [dict() for _ in range(t.node_count)]
-        for node in np.flatnonzero(t.feature >= 0):
+        # Numeric parameters also keep the interval (low, high] the thresholds leave, as apply() routes.
+        intervals: list[dict[str, tuple[float | None, float | None]]] = [dict() for _ in range(t.node_count)]
+        thresholds = self._thresholds()
+        for node in np.flatnonzero(t.feature >= 0):  # parents come before their children
             j = int(t.feature[node])
-            codes = regions[node].get(j, np.arange(len(self.values_[self.feature_names_in_[j]])))
+            name = self.feature_names_in_[j]
+            codes = regions[node].get(j, np.arange(len(self.values_[name])))
             if node in t.left_levels:
                 left_mask = np.isin(codes, t.left_levels[node])
             else:
                 left_mask = codes <= t.cut[node]
             for child, mask in ((t.left[node], left_mask), (t.right[node], ~left_mask)):
                 regions[child] = {**regions[node], j: codes[mask]}
+                intervals[child] = dict(intervals[node])
+            if node not in t.left_levels and _is_numeric_levels(self.values_[name]):
+                low, high = intervals[node].get(name, (None, None))
+                intervals[t.left[node]][name] = (low, float(thresholds[node]))
+                intervals[t.right[node]][name] = (float(thresholds[node]), high)
         nodes = self.nodes_
         leaves = []
         for node in self._leaf_order():
@@ -417,7 +449,7 @@ class StarchartTree:
                        for j in sorted(regions[node])}
             info = nodes[node]
             leaves.append(Subspace(int(node), info.n_samples, info.mean, info.std, info.min,
-                                   info.max, allowed, self._describe(allowed)))
+                                   info.max, allowed, self._describe(allowed), intervals[node]))
         return leaves
 
     def _leaf_order(self, node_id: int = 0) -> list[int]:
@@ -490,7 +522,7 @@ class StarchartTree:
 
     def leaves_frame(self) -> pd.DataFrame:
         """The leaves as a table: description, sample count and statistics."""
-        return pd.DataFrame([{k: v for k, v in asdict(leaf).items() if k != "allowed"}
+        return pd.DataFrame([{k: v for k, v in asdict(leaf).items() if k not in ("allowed", "bounds")}
                              for leaf in self.leaves_])
 
     # --------------------------------------------------------------- exporting

@@ -222,3 +222,19 @@ def test_sections_go_into_the_html_report(kmeans, tmp_path):
     for heading, _ in result.report_sections():
         assert heading in html
     assert "tpp &gt; 10" in html or "tpp > 10" in html
+
+
+def test_coverage_on_the_whole_space_routes_unsampled_values_as_the_trees_do(kmeans):
+    """Fitted on a sample, judged on every design: a design belongs where every tree sends it."""
+    sample = kmeans.sample(100, seed=3)
+    result = tradeoff(sample, ("runtime", "wattage"), {"runtime": 0.2, "wattage": 210})
+    frame = kmeans.frame
+    leaf = {m: result.trees[m].apply(frame[result.trees[m].feature_names_in_]) for m in result.metrics}
+    routed = np.zeros(len(frame), dtype=bool)
+    for nodes in result.subspaces["nodes"]:
+        routed |= np.logical_and.reduce([np.isin(leaf[m], result.trees[m]._leaf_order(n))
+                                         for m, n in zip(result.metrics, nodes)])
+    assert (~frame["tpp"].isin(sample.frame["tpp"]) & routed).any()  # unsampled values are inside too
+    np.testing.assert_array_equal(result.inside(frame), routed)
+    whole = result.coverage_on(frame)
+    assert whole["inside"] == routed.sum() and whole["recall"] > 0.85

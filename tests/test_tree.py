@@ -192,6 +192,19 @@ def test_predict_apply_and_leaves_agree():
     assert np.isfinite(tree.predict(pd.DataFrame({"tpp": [3, 1000], "consec": [0, 1]}))).all()
 
 
+def test_leaf_regions_hold_what_apply_routes_there_including_unsampled_values(kmeans):
+    """A tree fitted on a sample describes regions of the whole space: 'tpp > 12' holds tpp = 13 too."""
+    X = kmeans[["ppb", "tpp", "consec"]]
+    sample = kmeans.sample(100, random_state=1)
+    tree = StarchartTree().fit(sample[["ppb", "tpp", "consec"]], sample["runtime"])
+    unsampled = ~X["tpp"].isin(sample["tpp"])
+    assert unsampled.any()
+    leaf_ids = tree.apply(X)
+    for leaf in tree.leaves_:
+        np.testing.assert_array_equal(leaf.contains(X), leaf_ids == leaf.node_id, err_msg=leaf.description)
+    assert sum(leaf.contains(X[unsampled]).sum() for leaf in tree.leaves_) == unsampled.sum()
+
+
 def test_leaf_descriptions_are_readable():
     X = pd.DataFrame({"tpp": [1, 1, 2, 2, 4, 4, 8, 8, 16, 16, 16, 1], "consec": [0, 1] * 6})
     y = [9.0, 9.2, 5.0, 5.1, 3.0, 3.2, 2.9, 3.1, 3.0, 3.1, 2.9, 9.1]

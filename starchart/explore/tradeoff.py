@@ -215,11 +215,22 @@ def _intersect(a: Region, b: Region) -> Region | None:
     return out
 
 
-def _region_mask(X: pd.DataFrame, region: Region) -> np.ndarray:
-    mask = np.ones(len(X), dtype=bool)
-    for name, values in region.items():
-        mask &= X[name].isin(values).to_numpy()
-    return mask
+def _cell_masks(frame: pd.DataFrame, trees: Mapping[str, StarchartTree], metrics: Sequence[str],
+                cells: Sequence[Sequence[int]]) -> np.ndarray:
+    """Which rows of ``frame`` lie in each cell (one chosen node per metric's tree), routed as the trees
+    route them: a value no training design had is placed by the split thresholds, as ``apply`` does.
+
+    >>> X = pd.DataFrame({"a": [1, 1, 2, 2, 8, 8]})
+    >>> tree = StarchartTree(min_samples_split=2).fit(X, [1, 1, 5, 5, 9, 9])
+    >>> _cell_masks(pd.DataFrame({"a": [1, 5, 8]}), {"t": tree}, ["t"], [(2,)]).astype(int).tolist()
+    [[0, 1, 1]]
+    """
+    leaf = {m: trees[m].apply(frame[trees[m].feature_names_in_]) for m in metrics}
+    out = np.ones((len(cells), len(frame)), dtype=bool)
+    for i, nodes in enumerate(cells):
+        for m, node in zip(metrics, nodes):
+            out[i] &= np.isin(leaf[m], trees[m]._leaf_order(int(node)))
+    return out
 
 
 # ---------------------------------------------------------------------- Pareto fronts
@@ -302,11 +313,8 @@ class TradeoffResult:
     def inside(self, frame: pd.DataFrame | None = None, which: Sequence[int] | None = None) -> np.ndarray:
         """Which designs (default: the measured ones) lie in the chosen subspaces (or in those listed)."""
         frame = self.data.frame if frame is None else frame
-        regions = self.regions if which is None else [self.regions[i] for i in which]
-        mask = np.zeros(len(frame), dtype=bool)
-        for region in regions:
-            mask |= _region_mask(frame, region)
-        return mask
+        cells = list(self.subspaces["nodes"]) if which is None else [self.subspaces["nodes"].iloc[i] for i in which]
+        return _cell_masks(frame, self.trees, self.metrics, cells).any(axis=0)
 
     def coverage_on(self, frame: pd.DataFrame) -> dict[str, float]:
         """:attr:`coverage` measured on other designs (e.g. the whole space, when the trees
@@ -532,9 +540,7 @@ def _analyse(data: Dataset, trees: Mapping[str, StarchartTree], metrics: list[st
     order = np.lexsort((-table["n"].to_numpy(), -table["share_meeting"].to_numpy())) if len(table) else []
     table = table.iloc[order].reset_index(drop=True)
     regions = [regions[i] for i in order]
-    inside = np.zeros(len(frame), dtype=bool)
-    for region in regions:
-        inside |= _region_mask(frame, region)
+    inside = _cell_masks(frame, trees, metrics, list(table["nodes"])).any(axis=0)
     coverage = {"meeting": int(meeting.sum()), "inside": int(inside.sum()),
                 "precision": float(meeting[inside].mean()) if inside.any() else float("nan"),
                 "recall": float(inside[meeting].mean()) if meeting.any() else float("nan")}
@@ -634,10 +640,9 @@ def plot_tradeoff(result: TradeoffResult, *, x: str | None = None, y: str | None
     ax = fig.add_subplot()
     ax.scatter(xs, ys, s=9, c="#c8c8c8", edgecolors="none", label=f"all measured ({len(frame)})", zorder=1)
     shown = np.zeros(len(frame), dtype=bool)
-    for i, (region, (_, row)) in enumerate(zip(result.regions, result.subspaces.iterrows())):
-        if i >= max_subspaces:
-            break
-        mask = _region_mask(frame, region) & ~shown
+    cells = _cell_masks(frame, result.trees, result.metrics, list(result.subspaces["nodes"][:max_subspaces]))
+    for i, (_, row) in enumerate(result.subspaces.iloc[:max_subspaces].iterrows()):
+        mask = cells[i] & ~shown
         shown |= mask
         ax.scatter(xs[mask], ys[mask], s=22, marker=_MARKERS[i % len(_MARKERS)], facecolors="none",
                    edgecolors=_COLORS[i % len(_COLORS)], linewidths=1.0, zorder=3,
