@@ -8,9 +8,19 @@ The public API:
 - :class:`StarchartForest`, :func:`fit_pruned`, :func:`prune`, :func:`cross_validated_error` — bagged trees,
   cost-complexity pruning sized by cross-validation, and how well a tree predicts unseen configurations;
 - :func:`run` and :class:`Store` — resumable measurement studies (evaluators in :mod:`starchart.measure`);
-- :mod:`starchart.explore` (search, sample size, trade-offs, platforms, inputs), :mod:`starchart.carve`
-  (optimization carving), :mod:`starchart.msp` (minimum-saturation-point tuning).
+- :func:`search` — the tree-guided search for the best configuration;
+- the paper's analyses, loaded on first use: :func:`choose_sample_size` (accuracy vs samples),
+  :func:`tradeoff` (power/performance), :func:`merge_platforms` and :func:`compare_platforms`,
+  :func:`input_sensitivity` (all in :mod:`starchart.explore`);
+- :mod:`starchart.carve` (optimization carving), :mod:`starchart.msp` (minimum-saturation-point tuning).
+
+>>> import starchart
+>>> starchart.tradeoff.__module__, starchart.compare_platforms.__module__
+('starchart.explore.tradeoff', 'starchart.explore.platforms')
 """
+
+import importlib
+from typing import Any
 
 from starchart.dataset import Dataset
 from starchart.ensemble import StarchartForest
@@ -23,6 +33,17 @@ from starchart.space import Space
 from starchart.store import Store
 from starchart.tree import StarchartTree
 
+# The analyses import matplotlib; they load when first used, so that `import starchart` stays quick.
+_LAZY = {"choose_sample_size": "starchart.explore.sample_size", "tradeoff": "starchart.explore.tradeoff",
+         "merge_platforms": "starchart.explore.platforms", "compare_platforms": "starchart.explore.platforms",
+         "input_sensitivity": "starchart.explore.inputs"}
+
 __all__ = ["Dataset", "InputError", "Space", "SpaceError", "StarchartError", "StarchartForest", "StarchartTree",
-           "Store", "cross_validated_error", "fit_pruned", "load", "prune", "run", "search"]
+           "Store", "cross_validated_error", "fit_pruned", "load", "prune", "run", "search", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'starchart' has no attribute {name!r}")
 __version__ = "0.1.0"

@@ -10,10 +10,10 @@ its direction itself (``meta["minimize"]``), and that wins.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["direction_word", "lower_is_better"]
+__all__ = ["direction_word", "lower_is_better", "resolve_directions"]
 
 # A rate (…/s, GB/s), work per energy or power (…/J, …/W), flops, throughput, bandwidth, speed-up.
 _HIGHER = re.compile(r"flop|/s(?:ec)?$|/[jw]$|_per_(?:s|sec|second|j|joule|w|watt)$|throughput|bandwidth|"
@@ -36,6 +36,22 @@ def lower_is_better(metric: str, meta: Mapping[str, Any] | None = None) -> bool:
     if meta and "minimize" in meta and meta.get("objective", metric) == metric:
         return bool(meta["minimize"])
     return _HIGHER.search(str(metric)) is None
+
+
+def resolve_directions(metrics: Sequence[str], minimize: Mapping[str, bool] | bool | None = None,
+                       meta: Mapping[str, Any] | None = None) -> dict[str, bool]:
+    """Per metric, whether lower is better: ``minimize`` for all (a bool) or per metric (a
+    mapping, which may name only some), the rest decided by :func:`lower_is_better`.
+
+    >>> resolve_directions(["time", "TFLOPS/J"])
+    {'time': True, 'TFLOPS/J': False}
+    >>> resolve_directions(["time", "score"], {"score": False}), resolve_directions(["time"], False)
+    ({'time': True, 'score': False}, {'time': False})
+    """
+    if isinstance(minimize, bool):
+        return {str(m): minimize for m in metrics}
+    given = dict(minimize or {})
+    return {str(m): bool(given[m]) if m in given else lower_is_better(str(m), meta) for m in metrics}
 
 
 def direction_word(minimize: bool) -> str:

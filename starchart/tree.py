@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import numpy as np
@@ -620,3 +621,21 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     raise TypeError(f"cannot serialise {type(value).__name__}")
+
+
+def check_tree_options(options: Mapping[str, Any] | None, where: str = "tree_options") -> dict[str, Any]:
+    """Keyword arguments for :class:`StarchartTree`, checked: an unknown name is a clear error.
+
+    >>> check_tree_options({"min_samples_split": 2})
+    {'min_samples_split': 2}
+    >>> check_tree_options({"max_deph": 3})
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: tree_options: unknown tree option 'max_deph' (hint: the options are threshold, min_samples_split, max_depth)
+    """
+    options = dict(options or {})
+    known = ("threshold", "min_samples_split", "max_depth")
+    for name in options:
+        if name not in known:
+            raise InputError(f"unknown tree option {name!r}", where=where, hint=f"the options are {', '.join(known)}")
+    return options

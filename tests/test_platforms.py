@@ -137,3 +137,25 @@ def test_compare_errors():
         compare_platforms(data, samples=100)
     with pytest.raises(InputError, match="no metric named 'power'"):
         compare_platforms(data, "power")
+    with pytest.raises(InputError, match=r"\{platform: dataset\}, got list"):
+        compare_platforms(list(data.values()), "time")
+    with pytest.raises(InputError, match="unknown tree option"):
+        compare_platforms(data, "time", tree_options={"max_deph": 3})
+
+
+def test_a_rate_is_maximised_by_default_and_a_filtered_merge_compares_the_platforms_left(convolution):
+    comparison = compare_platforms(convolution, "GFLOP/s", samples=200, seed=1)
+    assert not comparison.minimize
+    own = comparison.speedups().set_index("platform")["own_best"]
+    for p in comparison.platforms:  # the own best is the highest GFLOP/s, not the lowest
+        assert own[p] == comparison.values[p].max()
+    merged = merge_platforms(convolution)
+    two = Dataset(frame=merged.frame[merged.frame["platform"] != "A6000"], params=list(merged.params),
+                  metrics=list(merged.metrics), meta=dict(merged.meta))
+    assert compare_platforms(two, "time", samples=50).platforms == ["A100", "A4000"]
+    one = Dataset(frame=merged.frame[merged.frame["platform"] == "A100"], params=list(merged.params),
+                  metrics=list(merged.metrics), meta=dict(merged.meta))
+    with pytest.raises(InputError, match="only one platform"):
+        compare_platforms(one, "time")
+    from starchart.report.study import study_sections
+    assert not [h for h, _ in study_sections(one, "time") if h.startswith("Platforms")]  # skipped, no error

@@ -102,6 +102,10 @@ def test_bad_requests_are_clear_errors():
     ev = PythonEvaluator(objective)
     with pytest.raises(InputError, match="target"):
         choose_sample_size(SPACE, ev, target=0)
+    with pytest.raises(InputError, match="a fraction: target=0.08"):
+        choose_sample_size(SPACE, ev, target=8)  # meant 8 %
+    with pytest.raises(InputError, match="unknown tree option 'max_deph'"):
+        choose_sample_size(SPACE, ev, validation=10, budget=20, tree_options={"max_deph": 3})
     with pytest.raises(InputError, match="too few"):
         choose_sample_size(SPACE, ev, validation=SPACE.size())
     with pytest.raises(InputError, match="does not measure 'power'"):

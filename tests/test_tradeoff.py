@@ -13,7 +13,7 @@ import starchart
 from starchart import Dataset, StarchartTree
 from starchart.errors import InputError
 from starchart.explore.tradeoff import (node_regions, node_stats, pareto_mask, power_savings, select_nodes,
-                                        tradeoff)
+                                        suggest_limits, tradeoff)
 
 from shared_data import dataset_path
 
@@ -238,3 +238,37 @@ def test_coverage_on_the_whole_space_routes_unsampled_values_as_the_trees_do(kme
     np.testing.assert_array_equal(result.inside(frame), routed)
     whole = result.coverage_on(frame)
     assert whole["inside"] == routed.sum() and whole["recall"] > 0.85
+
+
+def test_rates_and_efficiencies_are_maximised_unless_told_and_savings_refuses_them():
+    ds = starchart.load(dataset_path(ENERGY)).ok().sample(400, seed=4)
+    result = tradeoff(ds, ("time", "TFLOPS/J"), {"time": 14, "TFLOPS/J": 0.05})
+    assert result.minimize == {"time": True, "TFLOPS/J": False} and len(result.subspaces) > 0
+    assert (result.data.frame.loc[result.inside(), "TFLOPS/J"].mean()
+            > result.data.frame["TFLOPS/J"].mean())  # the chosen subspaces hold the efficient designs
+    assert tradeoff(ds, ("time", "TFLOPS/J"), minimize={"time": True}).minimize["TFLOPS/J"] is False
+    limits = suggest_limits(ds, ["time", "TFLOPS/J"], quantile=0.25)
+    assert limits["TFLOPS/J"] == pytest.approx(np.quantile(ds.y("TFLOPS/J"), 0.75))
+    with pytest.raises(InputError, match="'TFLOPS/J' is maximised"):
+        result.savings()
+    assert tradeoff(ds, ("time", "ps_power")).savings()["candidates"] >= 1
+
+
+def test_tradeoff_bad_requests_are_clear_errors(kmeans):
+    result = tradeoff(kmeans, "runtime", {"runtime": 0.2})  # one metric given as a string
+    assert result.metrics == ["runtime"]
+    with pytest.raises(InputError, match="target for 'runtime' must be a number"):
+        tradeoff(kmeans, ("runtime", "wattage"), {"runtime": "fast"})
+    full = tradeoff(kmeans, ("runtime", "wattage"), {"runtime": 0.2})
+    with pytest.raises(InputError, match="target for 'wattage' must be a number"):
+        full.tighten(wattage="x")
+    with pytest.raises(InputError, match="power='power' is not a metric"):
+        full.savings(power="power")
+    with pytest.raises(InputError, match="x='time' is not a metric"):
+        full.plot(x="time")
+    with pytest.raises(InputError, match="no column 'time'"):
+        power_savings(kmeans.frame)
+    with pytest.raises(InputError, match="max_slowdown must be"):
+        power_savings(kmeans.frame, time="runtime", power="wattage", max_slowdown=-1)
+    with pytest.raises(InputError, match="unknown tree option"):
+        tradeoff(kmeans, ("runtime", "wattage"), tree_options={"max_deph": 3})

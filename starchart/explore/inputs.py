@@ -48,10 +48,11 @@ from matplotlib.figure import Figure
 
 from starchart.configs import config_key, plain_config
 from starchart.dataset import Dataset
+from starchart.direction import lower_is_better
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, FreshLockOnUnpickle, Measurement
 from starchart.throughput import WorkSpec, throughput_column
-from starchart.tree import StarchartTree
+from starchart.tree import StarchartTree, check_tree_options
 
 __all__ = ["InputSensitivity", "PerInputEvaluator", "add_throughput", "input_sensitivity", "interaction_test",
            "plot_input_sensitivity"]
@@ -253,7 +254,8 @@ def input_sensitivity(dataset: Dataset, inputs: Sequence[str], metric: str | Non
     size:
         The size parameter for named work functions; default the first input.
     minimize:
-        Whether smaller is better; default False for throughput, True otherwise.
+        Whether smaller is better; default by the metric's name
+        (:func:`starchart.direction.lower_is_better`: throughput and GFLOP/s are maximised, time minimised).
     alpha, min_share:
         A parameter's effect *depends on the input* when its interaction explains at
         least ``min_share`` of the variance of the log metric and its F test has
@@ -268,6 +270,10 @@ def input_sensitivity(dataset: Dataset, inputs: Sequence[str], metric: str | Non
     if not inputs or missing:
         raise InputError(f"input parameter(s) {missing or inputs} not among the parameters {dataset.params}",
                          where="inputs", hint="name the parameters that describe the input, e.g. inputs=['n']")
+    for label, value in (("alpha", alpha), ("min_share", min_share)):
+        if not 0 < value < 1:
+            raise InputError(f"{label} must be between 0 and 1, got {value}", where=label,
+                             hint="alpha is a p-value threshold (0.01), min_share a share of variance (0.02)")
     params = [p for p in dataset.params if p not in inputs]
     if not params:
         raise InputError("every parameter is an input: nothing is tuned", where="inputs",
@@ -275,9 +281,8 @@ def input_sensitivity(dataset: Dataset, inputs: Sequence[str], metric: str | Non
     if work is not None:
         dataset = add_throughput(dataset, work, size=size or inputs[0], time=time)
         metric = "throughput" if metric is None else metric
-        minimize = False if minimize is None else minimize
     metric = dataset.default_metric if metric is None else metric
-    minimize = True if minimize is None else minimize
+    minimize = lower_is_better(metric, dataset.meta) if minimize is None else bool(minimize)
     y_all = dataset.y(metric)
     keep = dataset.valid.to_numpy() & np.isfinite(y_all)
     frame = dataset.frame[keep]
@@ -286,7 +291,7 @@ def input_sensitivity(dataset: Dataset, inputs: Sequence[str], metric: str | Non
                          hint="measure more configurations at each input")
     data = Dataset(frame=frame, params=list(dataset.params), metrics=list(dataset.metrics), meta=dict(dataset.meta))
     y = frame[metric].to_numpy(float)
-    options = dict(tree_options or {})
+    options = check_tree_options(tree_options)
     tree = StarchartTree(**options).fit(frame[dataset.params], y)
 
     groups = frame.groupby(inputs, sort=True, observed=True).indices

@@ -44,8 +44,9 @@ from matplotlib.figure import Figure
 
 from starchart.configs import config_key, frame_configs, plain_config
 from starchart.dataset import Dataset
+from starchart.direction import lower_is_better
 from starchart.errors import InputError
-from starchart.tree import StarchartTree
+from starchart.tree import StarchartTree, check_tree_options
 
 __all__ = ["PlatformComparison", "compare_platforms", "merge_platforms", "plot_platforms",
            "relative_performance"]
@@ -316,7 +317,7 @@ def _without(description: str, name: str) -> str:
 
 
 def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None = None, *,
-                      name: str = "platform", minimize: bool = True, samples: int | None = None, seed: int = 0,
+                      name: str = "platform", minimize: bool | None = None, samples: int | None = None, seed: int = 0,
                       tolerance: float = 0.05, tree_options: Mapping[str, Any] | None = None) -> PlatformComparison:
     """Compare platforms: merged tree, per-platform trees and bests, general settings, portable settings.
 
@@ -329,7 +330,8 @@ def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None 
     name:
         The platform parameter's name.
     minimize:
-        Whether smaller values are better.
+        Whether smaller values are better; default by the metric's name
+        (:func:`starchart.direction.lower_is_better`: ``GFLOP/s`` is maximised, ``time`` minimised).
     samples:
         Use only this many configurations, drawn uniformly (``seed``) among those
         measured on every platform (the paper: 200); default all.
@@ -338,6 +340,9 @@ def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None 
     tree_options:
         Keyword arguments of :class:`~starchart.StarchartTree`.
     """
+    if not isinstance(data, (Mapping, Dataset)):
+        raise InputError(f"compare_platforms takes a merged dataset or {{platform: dataset}}, got {type(data).__name__}",
+                         where="data", hint="e.g. compare_platforms({'A100': a100, 'A6000': a6000}, 'time')")
     merged = merge_platforms(data, name=name) if isinstance(data, Mapping) else data
     if name not in merged.params:
         raise InputError(f"the dataset has no {name!r} parameter", where=merged.meta.get("source") or "dataset",
@@ -346,11 +351,13 @@ def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None 
     if metric not in merged.metrics:
         raise InputError(f"no metric named {metric!r}", where="metric",
                          hint=f"the metrics are: {', '.join(merged.metrics)}")
+    minimize = lower_is_better(metric, merged.meta) if minimize is None else bool(minimize)
     params = [p for p in merged.params if p != name]
     frame = merged.frame
     column = frame[name]
-    platforms = list(column.cat.categories) if isinstance(column.dtype, pd.CategoricalDtype) else \
-        list(dict.fromkeys(column.astype(str)))
+    # the platforms present (a filtered merge keeps its other categories, which hold no rows)
+    platforms = [p for p in column.cat.categories if (column == p).any()] \
+        if isinstance(column.dtype, pd.CategoricalDtype) else list(dict.fromkeys(column.astype(str)))
     if len(platforms) < 2:
         raise InputError(f"only one platform ({platforms}) in the data", where=name, hint="compare at least two")
 
@@ -372,7 +379,7 @@ def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None 
         raise InputError("fewer than two valid measurements in common", where="data",
                          hint="the platforms must share measured configurations")
     ok_data = Dataset(frame=ok, params=[name, *params], metrics=list(merged.metrics), meta=dict(merged.meta))
-    options = dict(tree_options or {})
+    options = check_tree_options(tree_options)
     tree = StarchartTree(**options).fit(ok[[name, *params]], ok[metric].to_numpy(float))
     trees = {}
     for p in platforms:

@@ -43,7 +43,7 @@ from starchart.measure.base import Evaluator
 from starchart.runner import run
 from starchart.space import Space
 from starchart.store import Store
-from starchart.tree import StarchartTree
+from starchart.tree import StarchartTree, check_tree_options
 
 __all__ = ["SampleSizeResult", "choose_sample_size", "plot_sample_size", "relative_errors", "training_sizes"]
 
@@ -199,9 +199,9 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
         The curve, the chosen size, and the tree fitted on it.
     """
     metric = evaluator.objective if metric is None else metric
-    if not 0 < target < np.inf:
-        raise InputError(f"target must be a positive relative error, got {target}", where="target",
-                         hint="e.g. target=0.08 for 8 % median relative error")
+    if not 0 < target < 1:
+        raise InputError(f"target must be a relative error between 0 and 1, got {target}", where="target",
+                         hint="a fraction: target=0.08 for 8 % median relative error")
     validation = int(validation)
     if validation < 1:
         raise InputError(f"validation must be at least 1 design, got {validation}", where="validation",
@@ -212,7 +212,7 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
                          where="validation", hint=f"hold out fewer than {size - 1} designs")
     budget = min(int(budget), size - validation)
     sizes = training_sizes(start, growth, budget)
-    options = dict(tree_options or {})
+    options = check_tree_options(tree_options)
 
     drawn = space.sample(validation + sizes[-1], seed=seed)
     configs = list(frame_configs(drawn, space.names))

@@ -51,9 +51,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from starchart.dataset import Dataset
+from starchart.direction import resolve_directions
 from starchart.errors import InputError
 from starchart.text import shorten
-from starchart.tree import StarchartTree
+from starchart.tree import StarchartTree, check_tree_options
 
 __all__ = ["TradeoffResult", "node_regions", "node_stats", "pareto_mask", "plot_tradeoff", "power_savings",
            "select_nodes", "suggest_limits", "tradeoff"]
@@ -334,6 +335,7 @@ class TradeoffResult:
         if unknown:
             raise InputError(f"no tree for metric(s) {unknown}", where="limits",
                              hint=f"the metrics are: {', '.join(self.trees)}")
+        limits = _numeric_limits(limits, "tighten")
         return _analyse(self.data, self.trees, self.metrics, {**self.limits, **limits}, self.minimize,
                         self.stat, self.level, self.min_samples)
 
@@ -362,9 +364,21 @@ class TradeoffResult:
 
     def savings(self, time: str | None = None, power: str | None = None, max_slowdown: float = 0.10,
                 inside_only: bool = False) -> dict[str, Any]:
-        """:func:`power_savings` on the measured designs (``time``/``power``: the first two metrics)."""
+        """:func:`power_savings` on the measured designs (``time``/``power``: the first two metrics).
+
+        Both must be metrics where lower is better (a time; a power or an energy).
+        """
         time = self.metrics[0] if time is None else time
-        power = self.metrics[1] if power is None else power
+        power = (self.metrics[1] if len(self.metrics) > 1 else None) if power is None else power
+        for role, metric in (("time", time), ("power", power)):
+            if metric not in self.data.metrics:
+                raise InputError(f"{role}={metric!r} is not a metric of this trade-off's data", where=role,
+                                 hint=f"name one of: {', '.join(self.metrics)}")
+            if not self.minimize.get(metric, True):
+                raise InputError(f"savings() compares a time with a power, both lower-is-better, but {metric!r} "
+                                 "is maximised here", where=role,
+                                 hint="name a time and a power or energy metric, e.g. savings(time='time', "
+                                      "power='ps_power')")
         within = self.inside() if inside_only else None
         return power_savings(self.data.frame, time=time, power=power, max_slowdown=max_slowdown, within=within,
                              params=self.data.params)
@@ -394,7 +408,7 @@ class TradeoffResult:
 
 
 def tradeoff(dataset: Dataset, metrics: Sequence[str] = ("time", "power"), limits: Mapping[str, float] | None = None,
-             *, minimize: Mapping[str, bool] | bool = True, stat: Stat = 0.9, level: Level = "topmost",
+             *, minimize: Mapping[str, bool] | bool | None = None, stat: Stat = 0.9, level: Level = "topmost",
              min_samples: int = 1, log: bool | Sequence[str] = False,
              tree_options: Mapping[str, Any] | None = None,
              trees: Mapping[str, StarchartTree] | None = None) -> TradeoffResult:
@@ -410,7 +424,9 @@ def tradeoff(dataset: Dataset, metrics: Sequence[str] = ("time", "power"), limit
         Targets ``{metric: value}``: ≤ for a metric to minimise, ≥ for one to maximise.
         A metric without a target is not constrained (its tree still serves the Pareto view).
     minimize:
-        Per metric (or for all): whether smaller is better.
+        Per metric (or for all): whether smaller is better. Metrics not named are judged by
+        their name (:func:`starchart.direction.lower_is_better`: rates and efficiencies
+        such as ``GFLOP/s`` or ``TFLOPS/J`` are maximised, times, powers and energies minimised).
     stat:
         Judge a node by its ``"mean"``, by its ``"worst"`` measured value, or by the value
         that a share of its designs meet (``0.9``: 90 % of them must meet the target).
@@ -428,7 +444,7 @@ def tradeoff(dataset: Dataset, metrics: Sequence[str] = ("time", "power"), limit
     trees:
         Already fitted trees by metric (fitted on the same rows), instead of fitting.
     """
-    metrics = [str(m) for m in metrics]
+    metrics = [metrics] if isinstance(metrics, str) else [str(m) for m in metrics]
     if len(metrics) < 1 or len(set(metrics)) != len(metrics):
         raise InputError(f"metrics must name distinct metrics, got {metrics}", where="metrics",
                          hint="e.g. metrics=('time', 'power')")
@@ -436,13 +452,12 @@ def tradeoff(dataset: Dataset, metrics: Sequence[str] = ("time", "power"), limit
     if missing:
         raise InputError(f"no metric named {missing[0]!r}", where=dataset.meta.get("source") or "dataset",
                          hint=f"the metrics are: {', '.join(dataset.metrics)}")
-    limits = {str(k): float(v) for k, v in (limits or {}).items()}
+    limits = _numeric_limits(limits or {}, "limits")
     stray = [m for m in limits if m not in metrics]
     if stray:
         raise InputError(f"a target is given for {stray[0]!r}, which is not among the metrics {metrics}",
                          where="limits", hint="add it to metrics=, or drop the target")
-    directions = ({m: bool(minimize) for m in metrics} if isinstance(minimize, bool)
-                  else {m: bool(minimize.get(m, True)) for m in metrics})
+    directions = resolve_directions(metrics, minimize, dataset.meta)
     ok = dataset.ok()
     keep = np.isfinite(ok.frame[metrics].to_numpy(float)).all(axis=1)
     data = Dataset(frame=ok.frame[keep], params=list(ok.params), metrics=list(ok.metrics), meta=dict(ok.meta))
@@ -450,7 +465,7 @@ def tradeoff(dataset: Dataset, metrics: Sequence[str] = ("time", "power"), limit
         raise InputError(f"only {len(data)} designs have every metric {metrics}",
                          where=dataset.meta.get("source") or "dataset", hint="measure more designs")
     if trees is None:
-        options = dict(tree_options or {})
+        options = check_tree_options(tree_options)
         logged = set(metrics) if log is True else set() if log is False else {str(m) for m in log}
         for m in logged:
             if m not in metrics or not (data.y(m) > 0).all():
@@ -549,8 +564,20 @@ def _analyse(data: Dataset, trees: Mapping[str, StarchartTree], metrics: list[st
                           min_samples=min_samples)
 
 
+def _numeric_limits(limits: Mapping[str, Any], where: str) -> dict[str, float]:
+    """Targets as floats, or a clear error naming the metric whose target is not a number."""
+    out = {}
+    for metric, value in limits.items():
+        try:
+            out[str(metric)] = float(value)
+        except (TypeError, ValueError):
+            raise InputError(f"the target for {metric!r} must be a number, got {value!r}", where=where,
+                             hint=f"e.g. {{{str(metric)!r}: 0.2}}") from None
+    return out
+
+
 def suggest_limits(dataset: Dataset, metrics: Sequence[str], quantile: float = 0.25,
-                   minimize: Mapping[str, bool] | bool = True) -> dict[str, float]:
+                   minimize: Mapping[str, bool] | bool | None = None) -> dict[str, float]:
     """Targets for a first look when the user gave none: per metric, the value that the best
     ``quantile`` of the valid designs reach (e.g. the fastest quarter's time, the most frugal
     quarter's power), so that the subspaces meeting all of them are the interesting corner.
@@ -564,13 +591,13 @@ def suggest_limits(dataset: Dataset, metrics: Sequence[str], quantile: float = 0
         raise InputError(f"quantile must be in (0, 1], got {quantile}", where="quantile", hint="e.g. 0.25")
     ok = dataset.ok()
     out = {}
+    directions = resolve_directions(metrics, minimize, dataset.meta)
     for m in metrics:
         values = ok.y(m)
         values = values[np.isfinite(values)]
         if not values.size:
             raise InputError(f"no valid value of {m!r}", where=dataset.meta.get("source") or "dataset")
-        small = minimize if isinstance(minimize, bool) else minimize.get(m, True)
-        out[str(m)] = float(np.quantile(values, quantile if small else 1 - quantile))
+        out[str(m)] = float(np.quantile(values, quantile if directions[str(m)] else 1 - quantile))
     return out
 
 
@@ -591,6 +618,13 @@ def power_savings(frame: pd.DataFrame, *, time: str = "time", power: str = "powe
     >>> s["saved_w"], round(s["slowdown"], 2), s["saved_up_to_w"]
     (20.0, 0.05, 30.0)
     """
+    if max_slowdown < 0:
+        raise InputError(f"max_slowdown must be ≥ 0, got {max_slowdown}", where="max_slowdown",
+                         hint="0.10 accepts designs up to 10 % slower than the fastest")
+    absent = [m for m in (time, power) if m not in frame.columns]
+    if absent:
+        raise InputError(f"no column {absent[0]!r} among the designs", where="frame",
+                         hint=f"pass time= and power= naming columns of: {', '.join(map(str, frame.columns))}")
     t = frame[time].to_numpy(float)
     p = frame[power].to_numpy(float)
     good = np.isfinite(t) & np.isfinite(p)
@@ -632,6 +666,10 @@ def plot_tradeoff(result: TradeoffResult, *, x: str | None = None, y: str | None
     """
     x = result.metrics[0] if x is None else x
     y = (result.metrics[1] if len(result.metrics) > 1 else result.metrics[0]) if y is None else y
+    for axis, metric in (("x", x), ("y", y)):
+        if metric not in result.data.metrics:
+            raise InputError(f"{axis}={metric!r} is not a metric of this trade-off's data", where=axis,
+                             hint=f"name one of: {', '.join(result.data.metrics)}")
     from starchart.report.plots import metric_label
 
     frame = result.data.frame

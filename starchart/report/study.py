@@ -166,8 +166,8 @@ def _power_performance(dataset: Dataset, metric: str) -> list[Section]:
 
 
 def _platforms(dataset: Dataset, metric: str, minimize: bool) -> list[Section]:
-    if "platform" not in dataset.params:
-        return []
+    if "platform" not in dataset.params or dataset.ok().frame["platform"].nunique() < 2:
+        return []  # one platform alone has nothing to compare with
     from starchart.explore.platforms import compare_platforms
 
     return compare_platforms(dataset, metric, minimize=minimize).report_sections()
