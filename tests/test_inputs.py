@@ -169,3 +169,15 @@ def test_demo_kernel_measured_at_two_sizes_checks_each_size_against_its_own_refe
                for n in (16, 32) for order, t in ((1, 0), (0, 1))]
     ds = run(space, PerInputEvaluator(make, ["N"]), configs=configs, progress=False)
     assert (ds.frame["status"] == "ok").all(), ds.frame["reason"].tolist()
+
+
+def test_a_best_configuration_that_fails_at_another_input_transfers_as_zero():
+    data = stencil_like()
+    best = input_sensitivity(data, inputs=["n"], work="n^2").best.set_index("n").loc[2048, "best_config"]
+    frame = data.frame.copy()
+    at_small = (frame["n"] == 256) & np.logical_and.reduce([frame[k] == v for k, v in best.items()])
+    frame.loc[at_small, ["status", "time"]] = ["runtime", np.nan]
+    broken = Dataset.from_frame(frame, metrics=["time"])
+    transfer = input_sensitivity(broken, inputs=["n"], work="n^2").transfer
+    assert transfer.loc["n=2048", "n=256"] == 0.0  # failed there: worth nothing, not "not measured"
+    assert transfer.loc["n=2048", "n=2048"] == 1.0

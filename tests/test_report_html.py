@@ -110,6 +110,11 @@ def test_report_with_failures_space_and_extras(fitted, with_failures, tmp_path):
     assert '<a href="#extra-0">Notes &lt;1&gt;</a>' in html and '<a href="#extra-2">A plot</a>' in html  # linked
     assert html.count("<svg") == 5
     assert not (tmp_path / "tree.svg").exists()
+    # Saved, every figure has its file, an extra one named after its heading.
+    write_html_report(tmp_path / "saved" / "report.html", dataset=with_failures, tree=tree, metric="runtime",
+                      extra_sections={"Power/performance trade-off": extra, "A table": pd.DataFrame({"x": [1]})})
+    assert sorted(p.name for p in (tmp_path / "saved").glob("*.svg")) == sorted(
+        [f"{name}.svg" for name in FIGURE_NAMES] + ["power-performance-trade-off.svg"])
 
 
 def test_report_rejects_unknown_metric(fitted, tmp_path):

@@ -176,7 +176,8 @@ class InputSensitivity:
         Per input: the best measured configuration and value, and the best leaf of its tree.
     transfer:
         Inputs × inputs: the performance, relative to the best measured at the column's
-        input, of the best configuration of the row's input (NaN where it was not measured there).
+        input, of the best configuration of the row's input (0 where it failed there, as a
+        failure is worth nothing; NaN where it was not measured there).
     """
 
     data: Dataset
@@ -335,7 +336,7 @@ def input_sensitivity(dataset: Dataset, inputs: Sequence[str], metric: str | Non
     interactions = pd.DataFrame(rows).sort_values("interaction_share", ascending=False, kind="stable")
     interactions = interactions.reset_index(drop=True)
 
-    transfer = _transfer(frame, inputs, params, y, minimize, best_rows)
+    transfer = _transfer(frame, inputs, params, y, minimize, best_rows, failed=dataset.frame[~keep])
     return InputSensitivity(data=data, metric=metric, minimize=minimize, inputs=inputs, params=params, tree=tree,
                             trees=trees, importance=importance, interactions=interactions,
                             best=pd.DataFrame(best_rows), transfer=transfer,
@@ -345,9 +346,13 @@ def input_sensitivity(dataset: Dataset, inputs: Sequence[str], metric: str | Non
 
 
 def _transfer(frame: pd.DataFrame, inputs: list[str], params: list[str], y: np.ndarray, minimize: bool,
-              best_rows: list[dict[str, Any]]) -> pd.DataFrame:
+              best_rows: list[dict[str, Any]], failed: pd.DataFrame) -> pd.DataFrame:
     keys = pd.Series([config_key(dict(zip(params, r))) for r in frame[params].itertuples(index=False)],
                      index=frame.index)
+    failed_at: dict[str, set[str]] = {}  # input label -> configurations that failed there
+    for row in failed[inputs + params].itertuples(index=False):
+        label = ", ".join(f"{k}={_plain(v)}" for k, v in zip(inputs, row[:len(inputs)]))
+        failed_at.setdefault(label, set()).add(config_key(dict(zip(params, row[len(inputs):]))))
     labels, table = [], {}
     groups = frame.groupby(inputs, sort=True, observed=True).indices
     for key, rows in groups.items():
@@ -362,6 +367,8 @@ def _transfer(frame: pd.DataFrame, inputs: list[str], params: list[str], y: np.n
             if config in there:
                 best_there = min(there.values()) if minimize else max(there.values())
                 out.loc[row_label, col] = best_there / there[config] if minimize else there[config] / best_there
+            elif config in failed_at.get(col, ()):
+                out.loc[row_label, col] = 0.0
     return out
 
 

@@ -391,10 +391,17 @@ class TradeoffResult:
     def summary(self) -> str:
         """A few lines: targets, chosen subspaces and how well they cover the target region."""
         lims = ", ".join(f"{m} {'≤' if self.minimize[m] else '≥'} {v:g}" for m, v in self.limits.items())
-        lines = [f"targets: {lims} (judged by node {self.stat}, level {self.level})",
+        lines = [f"targets: {lims or 'none (every design qualifies)'} (judged by node {self.stat}, "
+                 f"level {self.level})",
                  f"{len(self.subspaces)} subspaces; {self.coverage['inside']} measured designs inside, "
                  f"{_share(self.coverage['precision'])} of them meet the targets; they hold "
                  f"{_share(self.coverage['recall'])} of the {self.coverage['meeting']} designs that do"]
+        if not self.coverage["meeting"] and self.limits:
+            frame = self.data.frame
+            best = ", ".join(f"{m} {frame[m].min() if self.minimize[m] else frame[m].max():.4g}"
+                             for m in self.limits)
+            lines.append(f"no measured design meets every target; the best reached, each on its own: {best} "
+                         "— loosen the targets (tighten() takes new ones)")
         for _, row in self.subspaces.head(8).iterrows():
             stats = ", ".join(f"{m} mean {row[f'mean_{m}']:.4g} worst {row[f'worst_{m}']:.4g}" for m in self.metrics)
             lines.append(f"  {row['description']}  (n={row['n']}, {row['share_meeting']:.0%} meet; {stats})")

@@ -3,7 +3,8 @@
 :func:`write_html_report` writes a single ``.html`` file that needs nothing else
 to be read (figures are inline SVG, the style sheet is inline, nothing is
 fetched from the network) and, beside it, the figures as separate SVG files
-(``tree.svg``, ``importance.svg``, ``leaves.svg``, ``measurements.svg``) for
+(``tree.svg``, ``importance.svg``, ``leaves.svg``, ``measurements.svg``, and each
+extra section's figure under its heading, e.g. ``power-performance-trade-off.svg``) for
 papers and slides. Every piece of text that comes from the data (parameter
 names and values, failure reasons, file names, environment) is HTML-escaped.
 
@@ -30,6 +31,7 @@ import datetime as _dt
 import io
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from pathlib import Path
@@ -306,15 +308,17 @@ def _leaves(tree: StarchartTree, minimize: bool) -> str:
     return f'<p class="note">{escape(note)}</p><div class="scroll">{_table(frame, highlight=highlight)}</div>'
 
 
-def _extra(sections: Mapping[str, Any] | Sequence[tuple[str, Any]]) -> list[tuple[str, str, str]]:
-    """``(anchor, heading, html)`` of each extra section."""
+def _extra(sections: Mapping[str, Any] | Sequence[tuple[str, Any]]) -> list[tuple[str, str, str, str | None]]:
+    """``(anchor, heading, html, svg)`` of each extra section (``svg``: its figure, if it is one)."""
     from matplotlib.figure import Figure
 
     items = sections.items() if isinstance(sections, Mapping) else sections
     out = []
     for i, (heading, content) in enumerate(items):
+        svg = None
         if isinstance(content, Figure):
-            body = _figure(figure_svg(content, salt=f"extra{i}"))
+            svg = figure_svg(content, salt=f"extra{i}")
+            body = _figure(svg)
         elif isinstance(content, pd.DataFrame):
             body = _table(content)
         elif isinstance(content, str):
@@ -322,8 +326,17 @@ def _extra(sections: Mapping[str, Any] | Sequence[tuple[str, Any]]) -> list[tupl
         else:
             raise InputError(f"extra section {heading!r} is a {type(content).__name__}",
                              hint="pass an HTML string, a pandas DataFrame or a matplotlib Figure")
-        out.append((f"extra-{i}", str(heading), _section(f"extra-{i}", str(heading), body)))
+        out.append((f"extra-{i}", str(heading), _section(f"extra-{i}", str(heading), body), svg))
     return out
+
+
+def figure_file_name(heading: str) -> str:
+    """The file name an extra section's figure is saved under, from its heading.
+
+    >>> figure_file_name("Power/performance trade-off")
+    'power-performance-trade-off.svg'
+    """
+    return "-".join(re.findall(r"[a-z0-9]+", heading.lower())) + ".svg"
 
 
 # ------------------------------------------------------------------------ the report
@@ -363,8 +376,9 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         Whether lower values are better; default: as the dataset records it, else by the
         metric's name (:func:`starchart.direction.lower_is_better`: GFLOP/s is maximised).
     save_figures:
-        Also write ``tree.svg``, ``importance.svg``, ``leaves.svg`` and
-        ``measurements.svg`` beside the HTML file.
+        Also write ``tree.svg``, ``importance.svg``, ``leaves.svg``,
+        ``measurements.svg`` and each extra figure (:func:`figure_file_name` of its
+        heading) beside the HTML file.
     tree_max_depth:
         Draw the tree figure only down to this depth (the text tree stays complete);
         ``"auto"`` draws it whole unless it has more than 120 leaves, else as deep as
@@ -390,10 +404,13 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
     figs = figures(tree, dataset, metric, minimize=minimize,
                    tree_options={"max_depth": tree_max_depth} if tree_max_depth is not None else None)
     svgs = {name: figure_svg(fig, salt=name) for name, fig in figs.items()}
+    extras = _extra(extra_sections) if extra_sections else []
     if save_figures:
-        for name in FIGURE_NAMES:
-            header = '<?xml version="1.0" encoding="utf-8" standalone="no"?>\n'
-            (path.parent / f"{name}.svg").write_text(header + svgs[name], encoding="utf-8")
+        header = '<?xml version="1.0" encoding="utf-8" standalone="no"?>\n'
+        files = {f"{name}.svg": svgs[name] for name in FIGURE_NAMES}
+        files |= {figure_file_name(heading): svg for _, heading, _, svg in extras if svg is not None}
+        for name, svg in files.items():
+            (path.parent / name).write_text(header + svg, encoding="utf-8")
 
     sections = [
         _section("summary", "Summary", _summary(dataset, metric, space, minimize)),
@@ -411,13 +428,12 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
                  _figure(svgs["leaves"]) + _figure(svgs["measurements"])),
         _section("text-tree", "The tree as text", f"<pre>{escape(tree.export_text())}</pre>"),
     ]
-    extras = _extra(extra_sections) if extra_sections else []
-    sections += [html for _, _, html in extras]
+    sections += [html for _, _, html, _ in extras]
 
     links = "".join(f'<a href="#{a}">{escape(h)}</a>' for a, h in
                     (("summary", "Summary"), ("tree", "Tree"), ("best", "Best subspace"),
                      ("importance", "Importance"), ("leaves", "Leaves"), ("measurements", "Measurements"),
-                     ("text-tree", "Text tree"), *((a, h) for a, h, _ in extras)))
+                     ("text-tree", "Text tree"), *((a, h) for a, h, _, _ in extras)))
     fitted = (f"Tree fitted on {tree.n_samples_:,} samples: {tree.n_leaves_} leaves, depth {tree.depth_}, "
               f"threshold {_num(tree.threshold)}, min_samples_split {tree.min_samples_split}"
               + (f", max_depth {tree.max_depth}" if tree.max_depth is not None else "") + ".")
