@@ -42,6 +42,7 @@ Examples
 from __future__ import annotations
 
 import itertools
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -677,11 +678,11 @@ def plot_tradeoff(result: TradeoffResult, *, x: str | None = None, y: str | None
         if metric not in result.data.metrics:
             raise InputError(f"{axis}={metric!r} is not a metric of this trade-off's data", where=axis,
                              hint=f"name one of: {', '.join(result.data.metrics)}")
-    from starchart.report.plots import metric_label
+    from starchart.report.plots import metric_label, plain_log_ticks
 
     frame = result.data.frame
     xs, ys = frame[x].to_numpy(float), frame[y].to_numpy(float)
-    fig = Figure(figsize=(7.2, 4.8))
+    fig = Figure(figsize=(10.5, 4.8), layout="constrained")
     ax = fig.add_subplot()
     ax.scatter(xs, ys, s=9, c="#c8c8c8", edgecolors="none", label=f"all measured ({len(frame)})", zorder=1)
     shown = np.zeros(len(frame), dtype=bool)
@@ -691,7 +692,8 @@ def plot_tradeoff(result: TradeoffResult, *, x: str | None = None, y: str | None
         shown |= mask
         ax.scatter(xs[mask], ys[mask], s=22, marker=_MARKERS[i % len(_MARKERS)], facecolors="none",
                    edgecolors=_COLORS[i % len(_COLORS)], linewidths=1.0, zorder=3,
-                   label=shorten(f"{row['description']} (n={row['n']}, {row['share_meeting']:.0%} meet)", 60))
+                   label=textwrap.fill(shorten(f"{row['description']} (n={row['n']}, "
+                                               f"{row['share_meeting']:.0%} meet)", 150), 60))
     rest = len(result.regions) - max_subspaces
     if rest > 0:
         mask = result.inside() & ~shown
@@ -708,13 +710,14 @@ def plot_tradeoff(result: TradeoffResult, *, x: str | None = None, y: str | None
         log_x = bool(finite.size and finite.max() / finite.min() > 20)
     if log_x:
         ax.set_xscale("log")
+        plain_log_ticks(ax.xaxis)
     ax.set_xlabel(metric_label(x))
     ax.set_ylabel(metric_label(y))
     lims = ", ".join(f"{m} {'≤' if result.minimize[m] else '≥'} {v:g}" for m, v in result.limits.items())
     ax.set_title(title or f"{y} vs {x}: subspaces likely to meet {lims}", loc="left", fontsize=10)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(fontsize=7, frameon=False, loc="best")
-    fig.tight_layout()
+    # beside the axes: subspace conditions are long, and inside they would hide the designs
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
 

@@ -110,9 +110,12 @@ def _use_log(values: np.ndarray, log: bool | None) -> bool:
     return isinstance(_norm(values), LogNorm)
 
 
-def _plain_log_ticks(axis: Any) -> None:
-    """Label a log axis 1, 2, 5, 10, 20... instead of powers of ten."""
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+def plain_log_ticks(axis: Any) -> None:
+    """Label a log axis 1, 2, 5, 10, 20... instead of powers of ten (every 1…9 on a short axis,
+    e.g. 0.6, 0.7, 0.8, 0.9, 1 for 0.55–1.1, where 1-2-5 would label a single tick)."""
+    low, high = sorted(abs(float(v)) for v in axis.get_view_interval())
+    short = low > 0 and high / low < 5
+    axis.set_major_locator(LogLocator(base=10, subs=tuple(range(1, 10)) if short else (1.0, 2.0, 5.0)))
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     axis.set_minor_formatter(NullFormatter())
 
@@ -373,7 +376,7 @@ def plot_leaf_distributions(tree: StarchartTree, dataset: Dataset, metric: str |
     all_values = np.concatenate([values, [leaf.mean for _, leaf in leaves]])
     if _use_log(all_values, log):
         ax.set_xscale("log")
-        _plain_log_ticks(ax.xaxis)
+        plain_log_ticks(ax.xaxis)
     ax.set_xlabel(metric_label(metric, unit))
     ax.grid(axis="x", color="#dddddd", lw=0.6, zorder=0)
     ax.set_axisbelow(True)
@@ -454,7 +457,7 @@ def plot_measurements(dataset: Dataset, metric: str | None = None, *, unit: str 
                    label=f"best: {_fmt(shown[0], 4)}")
         if _use_log(shown, log):
             ax.set_yscale("log")
-            _plain_log_ticks(ax.yaxis)
+            plain_log_ticks(ax.yaxis)
         ax.legend(fontsize=_FONT, loc="upper left" if minimize else "upper right")
     else:
         ax.text(0.5, 0.5, "no valid measurements", transform=ax.transAxes, ha="center", va="center",
@@ -497,7 +500,7 @@ def plot_progress(values: Any, *, metric: str = "time", unit: str | None = None,
         ax.step(step[shown], best[shown], where="post", color=_BEST_COLOR, lw=1.8, label="best so far", zorder=3)
         if _use_log(y[~bad], None):
             ax.set_yscale("log")
-            _plain_log_ticks(ax.yaxis)
+            plain_log_ticks(ax.yaxis)
     if bad.any():
         bottom = np.nanmin(y[~bad]) if (~bad).any() else 0.0
         ax.scatter(step[bad], np.full(int(bad.sum()), bottom), marker="x", s=14, color="#aa3333",
