@@ -18,7 +18,9 @@ The evaluator can also be a section of the space file::
 from __future__ import annotations
 
 import shlex
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any, Optional
 
@@ -100,6 +102,10 @@ def resume_command(
             raise InputError("the store holds a search, which has a budget, not a sample size", where="--samples",
                              hint=f"continue it with: starchart resume {store}; to spend more, run the search "
                                   f"command again with a larger --budget and --store {store}")
+        if workers != 1 or ray is not None:
+            raise InputError("a search measures one configuration at a time: each choice needs the results "
+                             "before it", where="--workers" if workers != 1 else "--ray",
+                             hint=f"continue it with: starchart resume {store}")
         from starchart.explore.search import resume_search
 
         result = _interruptible(lambda: resume_search(store, progress=True), store)
@@ -178,11 +184,32 @@ def _measure(job: Any, store: Path, summary: bool = True) -> Any:
     return result
 
 
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _is_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was raised while handling, a KeyboardInterrupt (compiled code that is
+    interrupted mid-call surfaces it as a SystemError with the interrupt as its context)."""
+    seen: set[int] = set()
+    at: BaseException | None = exc
+    while at is not None and id(at) not in seen:
+        if isinstance(at, KeyboardInterrupt):
+            return True
+        seen.add(id(at))
+        at = at.__cause__ or at.__context__
+    return False
+
+
 def _interruptible(job: Any, store: Optional[Path]) -> Any:
-    """Run ``job``; on Ctrl-C say what was kept and how to continue (exit 130)."""
+    """Run ``job``; on Ctrl-C or SIGTERM stop its processes, say what was kept and how to continue (exit 130)."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt) if main else None
     try:
         result = job()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemError) as exc:
+        if not _is_interrupt(exc):
+            raise
         if store is None:
             err.print("\n[yellow]stopped.[/] Nothing was stored; pass --store FILE to make a search resumable.",
                       highlight=False)
@@ -190,6 +217,9 @@ def _interruptible(job: Any, store: Optional[Path]) -> Any:
             err.print(f"\n[yellow]stopped.[/] Every finished measurement is in {store}; "
                       f"continue with: starchart resume {store}", highlight=False)
         raise typer.Exit(130) from None
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
     return result
 
 
@@ -272,7 +302,12 @@ def _evaluator_description(command: Optional[str], c_source: Optional[Path], eva
     if len(given) > 1:
         raise InputError(f"choose one evaluator, got {' and '.join(given)}", hint="pass exactly one of them")
     if command:
-        description: dict[str, Any] = {"kind": "command", "argv": shlex.split(command)}
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:  # e.g. "No closing quotation"
+            raise InputError(f"--command cannot be split into words: {exc}", where="--command",
+                             hint="balance the quotes, e.g. --command \"./bench {n} 'a b'\"") from None
+        description: dict[str, Any] = {"kind": "command", "argv": argv}
     elif c_source:
         description = {"kind": "c", "source": str(c_source.resolve())}
     elif replay:

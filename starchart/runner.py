@@ -92,8 +92,7 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
     db = Store.open(store) if owns_store else store
     try:
         space = study_space(db, space)
-        evaluator = study_evaluator(db, evaluator)
-        evaluator.prepare(space)
+        evaluator = study_evaluator(db, evaluator, space)
         plan = plan_run(db, space, samples=samples, seed=seed, configs=configs)
         db.add_session({"started": time.time(), "evaluator": evaluator.describe(), "workers": workers,
                         "ray": ray if ray else None, "argv": sys.argv,
@@ -176,17 +175,57 @@ def study_space(store: Store, space: Space | None) -> Space:
     return space
 
 
-def study_evaluator(store: Store, evaluator: Evaluator | None) -> Evaluator:
-    """The study's evaluator: ``evaluator`` (described in the store if new) or rebuilt from the store."""
+def study_evaluator(store: Store, evaluator: Evaluator | None, space: Space | None = None) -> Evaluator:
+    """The study's evaluator: ``evaluator`` (described in the store if new) or rebuilt from the store.
+
+    With ``space``, the evaluator is checked against it (:meth:`Evaluator.prepare`)
+    before the store records it, so a mistyped command is never stored as the study's.
+    """
     stored = store.get("evaluator")
     if evaluator is None:
         if stored is None:
             raise InputError("no evaluator given and none stored", where=str(store.path or "store"),
                              hint="pass an evaluator")
-        return evaluator_from_dict(stored, where=f"{store.path}: stored evaluator")
+        evaluator = evaluator_from_dict(stored, where=f"{store.path}: stored evaluator")
+        if space is not None:
+            evaluator.prepare(space)
+        return evaluator
+    if stored is not None:
+        check_same_evaluator(store, stored, evaluator)
+    if space is not None:
+        evaluator.prepare(space)
     if stored is None:
         store.put("evaluator", evaluator.describe())
     return evaluator
+
+
+#: Parts of an evaluator's description that may change between sessions of one study.
+INFORMATIONAL_KEYS = ("compiler_version",)
+
+
+def check_same_evaluator(store: Store, stored: Mapping[str, Any], evaluator: Evaluator) -> None:
+    """Refuse to add measurements of another program (or metric, options, source) to a study.
+
+    Results already stored would otherwise be mixed with new ones, or a fixed
+    program's old failures kept as if they were still true.
+    """
+    import json
+
+    def plain(description: Mapping[str, Any]) -> dict[str, Any]:
+        return json.loads(json.dumps(dict(description), default=str))
+
+    old, new = plain(stored), plain(evaluator.describe())
+    for key in sorted(set(old) | set(new)):
+        if key in INFORMATIONAL_KEYS or old.get(key) == new.get(key):
+            continue
+        from starchart.text import shorten
+
+        what = "the C source changed" if key == "source_sha256" else \
+            f"{key} was {shorten(repr(old.get(key)), 80)}, now {shorten(repr(new.get(key)), 80)}"
+        raise InputError(f"{store.path or 'the store'} holds measurements of another evaluator: {what}",
+                         where=str(store.path or "store"),
+                         hint="measure into a new store (--store new.db), or continue the stored study as it "
+                              f"was with: starchart resume {store.path or 'STORE'}")
 
 
 def _packages_for(evaluator: Evaluator, ray: Any) -> list[str]:
@@ -253,13 +292,15 @@ class Progress:
 
     def __enter__(self) -> Progress:
         if self.enabled:
+            from rich.console import Console
             from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
                                        TimeElapsedColumn, TimeRemainingColumn)
 
             self._bar = Progress(SpinnerColumn(), TextColumn("[bold]measuring"), BarColumn(), MofNCompleteColumn(),
                                  TextColumn("failed {task.fields[failed]}"), TextColumn("best {task.fields[best]}"),
                                  TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                                 transient=False, disable=not self.enabled)
+                                 transient=False, disable=not self.enabled,
+                                 console=Console(stderr=True))  # stdout keeps the results, for pipes and files
             self._bar.__enter__()
             self._task = self._bar.add_task("run", total=self._total, completed=self._done,
                                             failed=self.failures, best=self._best_text())

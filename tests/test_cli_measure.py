@@ -218,6 +218,8 @@ def test_search_store_keeps_its_seed_and_resume_continues_the_search(tmp_path):
         db.put("search", {**db.get("search"), "budget": 12})
     refused = invoke("resume", store, "--samples", "40")
     assert refused.exit_code == 2 and "holds a search" in refused.output
+    refused = invoke("resume", store, "--workers", "2")
+    assert refused.exit_code == 2 and "one configuration at a time" in refused.output
     resumed = invoke("resume", store)
     assert resumed.exit_code == 0, resumed.output
     assert "seed 7" in resumed.output
@@ -310,3 +312,32 @@ def test_space_describes_a_store_and_a_csv(space_file, tmp_path):
     assert described.exit_code == 0 and "x * y <= 24" in described.output
     kmeans = invoke("space", dataset_path("starchart_kmeans/kmeans_hd7970.csv"), "--size")
     assert kmeans.exit_code == 0 and "500" in kmeans.output
+
+
+def test_a_mistyped_command_is_not_stored_and_a_changed_one_is_refused(tmp_path):
+    """The first command's typo leaves a store the right command can use; another program is refused."""
+    space = tmp_path / "space.yaml"
+    space.write_text("parameters:\n  bs: [1, 2, 4, 8]\n")
+    store = tmp_path / "s.db"
+    prog = f"{sys.executable} -c \"print('time:', {{bs}})\""
+    typo = invoke("search", space, "--command", prog.replace("{bs}", "{unroll}"), "--pattern", r"time: (\S+)",
+                  "--budget", "3", "--store", store, "--seed", "1")
+    assert typo.exit_code == 2 and "unroll" in typo.output
+    with Store.open(store, read_only=True) as db:
+        assert db.get("evaluator") is None  # nothing recorded as the study's evaluator
+    good = invoke("search", space, "--command", prog, "--pattern", r"time: (\S+)", "--budget", "3",
+                  "--store", store, "--seed", "1")
+    assert good.exit_code == 0, good.output
+    other = invoke("search", space, "--command", prog.replace("{bs}", "2 * {bs}"), "--pattern", r"time: (\S+)",
+                   "--budget", "4", "--store", store, "--seed", "1")
+    assert other.exit_code == 2 and "holds measurements of another evaluator: argv was" in other.output
+    assert invoke("resume", store).exit_code == 0  # the stored study goes on as it was
+    unbalanced = invoke("search", space, "--command", "./bench {bs} 'x", "--budget", "2")
+    assert unbalanced.exit_code == 2 and "--command cannot be split into words" in unbalanced.output
+
+
+def test_the_python_api_maximises_a_rate_by_its_name():
+    space = starchart.Space({"x": list(range(10))})
+    evaluator = starchart.measure.PythonEvaluator(lambda c: 100.0 * c["x"], metrics="GFLOP/s")
+    assert not evaluator.minimize
+    assert starchart.search(evaluator, space, 10, seed=1).best.value == 900.0

@@ -173,6 +173,9 @@ def test_reference_configuration_that_fails_is_reported(kernel, tmp_path):
     m = ev.evaluate({"MODE": 0})
     assert m.status == "runtime" and m.reason.startswith("cannot check the answer: the reference configuration")
     assert "does not compile" in m.reason
+    # A study checks it before it starts: no configuration is charged for a broken reference.
+    with pytest.raises(InputError, match=r"no reference answer: the reference configuration .* does not compile"):
+        ev.prepare(Space({"MODE": [0, 6]}))
 
 
 def test_missing_answer_with_a_reference(tmp_path):

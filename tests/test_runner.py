@@ -69,6 +69,24 @@ def test_resume_from_store_alone_rebuilds_space_plan_and_evaluator(tmp_path):
     assert _configs(ds) == _configs(run(SPACE, PythonEvaluator(objective), samples=10, seed=1, progress=False))
 
 
+def other_objective(config):
+    return config["x"] + config["y"]
+
+
+def test_a_store_refuses_measurements_of_another_evaluator(tmp_path):
+    """A changed program, metric or source must not mix its results with the stored ones."""
+    store = tmp_path / "s.db"
+    run(SPACE, PythonEvaluator(objective), samples=5, store=store, seed=1, progress=False)
+    run(SPACE, PythonEvaluator(objective), samples=8, store=store, seed=1, progress=False)  # the same: fine
+    with pytest.raises(InputError, match=r"another evaluator: function was .*objective.*, now .*other_objective"):
+        run(SPACE, PythonEvaluator(other_objective), samples=8, store=store, seed=1, progress=False)
+    with pytest.raises(InputError, match=r"another evaluator: metrics was \['time'\], now \['cost'\]") as err:
+        run(SPACE, PythonEvaluator(objective, metrics="cost"), samples=8, store=store, seed=1, progress=False)
+    assert "starchart resume" in str(err.value)
+    with Store.open(store, read_only=True) as db:
+        assert len(db.to_dataset()) == 8
+
+
 def test_explicit_configs_skip_stored_ones(tmp_path):
     store = tmp_path / "s.db"
     wanted = [{"x": 1, "y": 1}, {"x": 2, "y": 2}, {"x": 1, "y": 1}]

@@ -277,8 +277,7 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
     from starchart.runner import RunPlan, Progress, study_evaluator, study_space
 
     space = study_space(db, space)
-    evaluator = study_evaluator(db, evaluator)
-    evaluator.prepare(space)
+    evaluator = study_evaluator(db, evaluator, space)
     enc = Encoding.from_space(space)
     pool, sampler = _pool(space, enc, seed, count)
     first = _initial_indices(initial, space, enc, pool)

@@ -134,6 +134,12 @@ class Evaluator(ABC):
         """The metric a search optimises: the first of :attr:`metrics`."""
         return self.metrics[0]
 
+    def _direction(self, minimize: bool | None, meta: Mapping[str, Any] | None = None) -> bool:
+        """``minimize`` as given, else by the objective's name (GFLOP/s: maximised; time: minimised)."""
+        from starchart.direction import lower_is_better
+
+        return lower_is_better(self.objective, meta) if minimize is None else bool(minimize)
+
     def prepare(self, space: Any) -> None:
         """Check the evaluator against ``space`` before measuring (templates, tools); raise on problems."""
 

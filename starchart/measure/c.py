@@ -192,7 +192,8 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
     env:
         Environment variables for the program; values may use ``{param}``.
     minimize:
-        Whether smaller values of ``metric`` are better.
+        Whether smaller values of ``metric`` are better; default by the
+        metric's name (:func:`starchart.direction.lower_is_better`: GFLOP/s maximised, time minimised).
     """
 
     kind: ClassVar[str] = "c"
@@ -203,9 +204,8 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
                  check_pattern: str | None = CHECKSUM_PATTERN, reference: float | Mapping[str, Any] | None = None,
                  rtol: float = 1e-6, timeout: float | None = 60.0, compile_timeout: float | None = 120.0,
                  cache_dir: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None,
-                 minimize: bool = True):
+                 minimize: bool | None = None):
         where = type(self).__name__
-        self.minimize = bool(minimize)
         self.source = _check_source(source, where)
         self.args = _check_strings(args, "args", where, split=False)
         if not isinstance(compiler, str) or not compiler.strip():
@@ -216,6 +216,7 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
         self.defines = _check_defines(defines, where)
         self.metric = check_metrics(metric, where)[0]
         self.metrics = (self.metric,)
+        self.minimize = self._direction(minimize)
         self.pattern = check_regex(pattern, "pattern", where)
         if self.pattern is None:
             raise InputError("pattern is required: it reads the timing the program prints", where=where,
@@ -258,6 +259,12 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
             if unknown:
                 raise InputError(f"the reference configuration names unknown parameter(s) {', '.join(unknown)}",
                                  where=where, hint=f"known parameters: {', '.join(space_names(space))}")
+            # Its answer judges every run: without one, every configuration would fail and be charged.
+            if self._reference_answer is None:
+                self._reference_answer = self._measure_reference()
+            if self._reference_answer[0] is None:
+                raise InputError(f"no reference answer: {self._reference_answer[1]}", where=where,
+                                 hint="fix the source for that configuration, or choose another reference")
 
     def compiler_version(self) -> str | None:
         """First line of ``compiler --version`` (cached), or ``None`` if it cannot be run."""

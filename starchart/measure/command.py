@@ -78,11 +78,13 @@ class CommandEvaluator(Evaluator):
     env:
         Environment variables added for the program; values may use ``{param}``.
     cwd:
-        Working directory of the program.
+        Working directory of the program; default the current one when the evaluator is made
+        (recorded, so that a study resumed from another folder runs the program where it ran).
     shell:
         Run ``argv`` (one string) through ``/bin/sh``.
     minimize:
-        Whether smaller values of ``metric`` are better (``False`` for a throughput).
+        Whether smaller values of ``metric`` are better; default by the
+        metric's name (:func:`starchart.direction.lower_is_better`: GFLOP/s maximised, time minimised).
 
     Examples
     --------
@@ -99,9 +101,8 @@ class CommandEvaluator(Evaluator):
     def __init__(self, argv: Sequence[str] | str, timeout: float | None = None, pattern: str | None = None, *,
                  json_lines: bool = False, metric: str = "time", repeats: int = 1, warmup: int = 0,
                  env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
-                 shell: bool = False, minimize: bool = True):
+                 shell: bool = False, minimize: bool | None = None):
         where = type(self).__name__
-        self.minimize = bool(minimize)
         self.shell = bool(shell)
         self.argv: list[str] | str = _check_argv(argv, self.shell, where)
         self.timeout = check_timeout(timeout, "timeout", where)
@@ -109,9 +110,11 @@ class CommandEvaluator(Evaluator):
         self.json_lines = bool(json_lines)
         self.metric = check_metrics(metric, where)[0]
         self.metrics = (self.metric,)
+        self.minimize = self._direction(minimize)
         self.repeats, self.warmup = check_repeats(repeats, warmup, where)
         self.env = check_env(env, where)
-        self.cwd = os.fspath(cwd) if cwd is not None else None
+        # The folder it was made in: a stored study resumed from elsewhere runs the program where it ran before.
+        self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd()
         # Fields are checked now so a malformed template fails at construction, not per configuration.
         self._fields = template_fields(self._templates(), where)
 

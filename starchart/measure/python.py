@@ -32,7 +32,8 @@ class PythonEvaluator(Evaluator):
     repeats:
         How many times ``fn`` is called per configuration (each call one repeat).
     minimize:
-        Whether smaller objective values are better.
+        Whether smaller objective values are better; default by the
+        metric's name (:func:`starchart.direction.lower_is_better`: GFLOP/s maximised, time minimised).
 
     Examples
     --------
@@ -49,7 +50,7 @@ class PythonEvaluator(Evaluator):
     kind = "python"
 
     def __init__(self, fn: Callable[[dict[str, Any]], Any], *, metrics: str | Sequence[str] | None = None,
-                 repeats: int = 1, minimize: bool = True):
+                 repeats: int = 1, minimize: bool | None = None):
         if not callable(fn):
             raise InputError(f"PythonEvaluator needs a callable, got {type(fn).__name__}",
                              hint="pass a function taking a configuration dict")
@@ -58,8 +59,8 @@ class PythonEvaluator(Evaluator):
         self.fn = fn
         self._named = metrics is not None
         self.metrics = check_metrics(metrics, "PythonEvaluator") if metrics is not None else ("time",)
+        self.minimize = self._direction(minimize)
         self.repeats = int(repeats)
-        self.minimize = bool(minimize)
 
     def _measure(self, config: dict[str, Any]) -> Measurement:
         values: dict[str, list[float]] = {}
@@ -101,7 +102,7 @@ class PythonEvaluator(Evaluator):
         """
         target = str(data.get("function", ""))
         module_name, _, name = target.partition(":")
-        hint = "call starchart.run(...) from Python again, passing the evaluator"
+        hint = "call starchart.run(...) or starchart.search(...) from Python again, passing the evaluator"
         if not module_name or "<" in name or not name:
             raise InputError(f"the function {target!r} cannot be imported again", hint=hint)
         try:

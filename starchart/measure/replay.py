@@ -31,7 +31,8 @@ class ReplayEvaluator(Evaluator):
         Metrics to serve (the first is the objective); default: all the dataset's,
         its default metric first.
     minimize:
-        Whether smaller objective values are better.
+        Whether smaller objective values are better; default by the
+        metric's name (:func:`starchart.direction.lower_is_better`: GFLOP/s maximised, time minimised).
 
     Examples
     --------
@@ -50,7 +51,7 @@ class ReplayEvaluator(Evaluator):
     kind = "replay"
 
     def __init__(self, dataset: Dataset | str | Path, *, metrics: str | Sequence[str] | None = None,
-                 minimize: bool = True):
+                 minimize: bool | None = None):
         if isinstance(dataset, (str, Path)):
             from starchart.io.load import load
 
@@ -74,7 +75,7 @@ class ReplayEvaluator(Evaluator):
         if unknown:
             raise InputError(f"metric(s) {unknown} are not in the dataset", where=dataset.meta.get("source"),
                              hint=f"its metrics are {dataset.metrics}")
-        self.minimize = bool(minimize)
+        self.minimize = self._direction(minimize, dataset.meta)
         self._params = list(dataset.params)
         self._rows = self._index(dataset)
 
@@ -142,5 +143,6 @@ class ReplayEvaluator(Evaluator):
         """Rebuild by reading the dataset file again."""
         if not data.get("source"):
             raise InputError("the replayed dataset was not read from a file, so it cannot be read again",
-                             hint="call starchart.run(...) again with ReplayEvaluator(dataset)")
+                             hint="call starchart.run(...) or starchart.search(...) again with "
+                                  "ReplayEvaluator(dataset)")
         return cls(data["source"], metrics=data.get("metrics"), minimize=bool(data.get("minimize", True)))
