@@ -187,10 +187,7 @@ def study_evaluator(store: Store, evaluator: Evaluator | None, space: Space | No
             raise InputError("no evaluator given and none stored", where=str(store.path or "store"),
                              hint="pass an evaluator")
         evaluator = evaluator_from_dict(stored, where=f"{store.path}: stored evaluator")
-        if space is not None:
-            evaluator.prepare(space)
-        return evaluator
-    if stored is not None:
+    elif stored is not None:
         check_same_evaluator(store, stored, evaluator)
     if space is not None:
         evaluator.prepare(space)
@@ -218,14 +215,19 @@ def check_same_evaluator(store: Store, stored: Mapping[str, Any], evaluator: Eva
     for key in sorted(set(old) | set(new)):
         if key in INFORMATIONAL_KEYS or old.get(key) == new.get(key):
             continue
+        if key == "cwd" and old.get(key) is None:
+            continue  # stored before the working folder was recorded
         from starchart.text import shorten
 
-        what = "the C source changed" if key == "source_sha256" else \
-            f"{key} was {shorten(repr(old.get(key)), 80)}, now {shorten(repr(new.get(key)), 80)}"
-        raise InputError(f"{store.path or 'the store'} holds measurements of another evaluator: {what}",
-                         where=str(store.path or "store"),
+        name = store.path or "the store"
+        if key == "source_sha256":
+            raise InputError(f"{name} holds measurements of another version of the C source", where=str(name),
+                             hint="restore the source to continue this study, or measure the new one into a new "
+                                  "store (--store new.db)")
+        raise InputError(f"{name} holds measurements of another evaluator: {key} was "
+                         f"{shorten(repr(old.get(key)), 80)}, now {shorten(repr(new.get(key)), 80)}", where=str(name),
                          hint="measure into a new store (--store new.db), or continue the stored study as it "
-                              f"was with: starchart resume {store.path or 'STORE'}")
+                              f"was with: starchart resume {name}")
 
 
 def _packages_for(evaluator: Evaluator, ray: Any) -> list[str]:

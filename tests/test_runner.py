@@ -218,3 +218,21 @@ def test_every_failure_kind_is_recorded_and_the_run_completes(tmp_path):
     assert "99" in reasons[5] and "unparsable" in reasons[6]
     ok = ds.frame[ds.frame["MODE"] == 0]
     assert sorted(ok["time"]) == [1.5, 2.5]
+
+
+def test_a_changed_c_source_is_refused_and_an_old_store_without_a_folder_is_accepted(tmp_path):
+    from starchart.measure import CEvaluator, CommandEvaluator
+    from starchart.runner import check_same_evaluator
+
+    source = tmp_path / "k.c"
+    source.write_text('#include <stdio.h>\nint main(void) { printf("time: 1\\n"); return 0; }\n')
+    with Store.open(tmp_path / "s.db") as db:
+        stored = CEvaluator(source).describe()
+        check_same_evaluator(db, stored, CEvaluator(source))  # unchanged: fine
+        source.write_text(source.read_text() + "/* edited */\n")
+        with pytest.raises(InputError, match="another version of the C source"):
+            check_same_evaluator(db, stored, CEvaluator(source))
+        command = CommandEvaluator(["./bench", "{x}"])
+        check_same_evaluator(db, {**command.describe(), "cwd": None}, command)  # recorded before cwd was
+        with pytest.raises(InputError, match="cwd was '/elsewhere'"):
+            check_same_evaluator(db, {**command.describe(), "cwd": "/elsewhere"}, command)
