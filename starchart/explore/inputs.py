@@ -304,7 +304,7 @@ def input_sensitivity(dataset: Dataset, inputs: Sequence[str], metric: str | Non
         key = key if isinstance(key, tuple) else (key,)
         part = frame.iloc[rows]
         values = y[rows]
-        label = ", ".join(f"{k}={_plain(v)}" for k, v in zip(inputs, key))
+        label = _input_label(inputs, key)
         trees[key] = StarchartTree(**options).fit(part[params], values)
         imp[label] = trees[key].importance(normalize=True)
         at = int(np.argmin(values) if minimize else np.argmax(values))
@@ -351,13 +351,13 @@ def _transfer(frame: pd.DataFrame, inputs: list[str], params: list[str], y: np.n
                      index=frame.index)
     failed_at: dict[str, set[str]] = {}  # input label -> configurations that failed there
     for row in failed[inputs + params].itertuples(index=False):
-        label = ", ".join(f"{k}={_plain(v)}" for k, v in zip(inputs, row[:len(inputs)]))
+        label = _input_label(inputs, row[:len(inputs)])
         failed_at.setdefault(label, set()).add(config_key(dict(zip(params, row[len(inputs):]))))
     labels, table = [], {}
     groups = frame.groupby(inputs, sort=True, observed=True).indices
     for key, rows in groups.items():
         key = key if isinstance(key, tuple) else (key,)
-        labels.append(", ".join(f"{k}={_plain(v)}" for k, v in zip(inputs, key)))
+        labels.append(_input_label(inputs, key))
         table[labels[-1]] = dict(zip(keys.iloc[rows], y[rows]))
     out = pd.DataFrame(index=pd.Index(labels, name="best of"), columns=labels, dtype=float)
     for row_label, best in zip(labels, best_rows):
@@ -370,6 +370,11 @@ def _transfer(frame: pd.DataFrame, inputs: list[str], params: list[str], y: np.n
             elif config in failed_at.get(col, ()):
                 out.loc[row_label, col] = 0.0
     return out
+
+
+def _input_label(inputs: Sequence[str], values: Sequence[Any]) -> str:
+    """How tables name one input, e.g. ``"n=256"`` or ``"rows=64, cols=32"``."""
+    return ", ".join(f"{k}={_plain(v)}" for k, v in zip(inputs, values))
 
 
 def _plain(value: Any) -> Any:
