@@ -49,6 +49,8 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
     for key in ("device_name", "kernel_name", "problem_size", "objective"):
         if meta.get(key) not in (None, ""):
             out.print(f"  {key.replace('_', ' ')}: {meta[key]}")
+    if meta.get("search"):
+        out.print(f"  search: {_search_settings(meta['search'])}", markup=False, highlight=False)
     counts = ds.status.value_counts()
     out.print(f"  configurations: {len(ds)}  valid: {int(ds.valid.sum())}  "
               + "  ".join(f"{k}: {v}" for k, v in counts.items() if k != "ok"))
@@ -70,6 +72,19 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
         if values.size:
             table.add_row(name, f"{values.min():.4g}", f"{np.median(values):.4g}", f"{values.max():.4g}")
     out.print(table)
+
+
+def _search_settings(settings: dict[str, Any]) -> str:
+    """A stored search's settings in a few words.
+
+    >>> _search_settings({"budget": 50, "seed": 7, "prior": None})
+    'budget 50, seed 7'
+    >>> _search_settings({"budget": 50, "seed": 7, "prior": "a100.json"})
+    'budget 50, seed 7, warm start from a100.json'
+    """
+    prior = settings.get("prior")
+    return (f"budget {settings.get('budget')}, seed {settings.get('seed')}"
+            + (f", warm start from {prior}" if prior else ""))
 
 
 class TreeFormat(str, Enum):

@@ -108,8 +108,7 @@ def resume_command(
                              hint=f"continue it with: starchart resume {store}")
         from starchart.explore.search import resume_search
 
-        result = _interruptible(lambda: resume_search(store, progress=True), store)
-        out.print(str(result), highlight=False, soft_wrap=True)
+        _print_search(_interruptible(lambda: resume_search(store, progress=True), store))
         return
     _measure(lambda: run(store=store, samples=samples, workers=workers, ray=ray), store)
 
@@ -162,8 +161,10 @@ def _space_and_evaluator(space_file: Optional[Path], command: Optional[str], c_s
 
     space, section = _read_study_file(space_file) if space_file else (None, None)
     description = _evaluator_description(command, c_source, evaluator_file, replay, section, options)
-    evaluator = evaluator_from_dict(description, where=_evaluator_source(command, c_source, evaluator_file,
-                                                                         replay, space_file))
+    source = _evaluator_source(command, c_source, evaluator_file, replay, space_file)
+    evaluator = evaluator_from_dict(description, where=source)
+    if space is not None:
+        _check_placeholders(evaluator, space, source)
     if maximize is not None or "minimize" not in description:
         data = getattr(evaluator, "dataset", None)
         evaluator.minimize = minimize_for(maximize, evaluator.objective, data.meta if data is not None else None)
@@ -174,6 +175,16 @@ def _space_and_evaluator(space_file: Optional[Path], command: Optional[str], c_s
 
         space = Space.from_dataset(evaluator.dataset)
     return space, evaluator
+
+
+def _check_placeholders(evaluator: Any, space: Any, source: str) -> None:
+    """Refuse a ``{name}`` in the command that is no parameter of the space, naming where the command came
+    from (``--command``, or the evaluator file or section) before anything is measured or stored."""
+    from starchart.measure.process import check_fields
+
+    fields = getattr(evaluator, "parameters", None)  # what a command evaluator's argv and env use
+    if fields:
+        check_fields(set(fields), space, source)
 
 
 def _measure(job: Any, store: Path, summary: bool = True) -> Any:
@@ -478,6 +489,11 @@ def search_command(
                                  "timeout": timeout}.items() if v is not None}
     space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options,
                                             maximize)
-    result = _interruptible(lambda: search(evaluator, space, budget, seed=seed, store=store, progress=True,
-                                           prior=prior), store)
+    _print_search(_interruptible(lambda: search(evaluator, space, budget, seed=seed, store=store, progress=True,
+                                                prior=prior), store))
+
+
+def _print_search(result: Any) -> None:
+    """Why the failed evaluations of a search failed (as ``run`` says it), then its result on the last line."""
+    print_failure_reasons(result.to_dataset())
     out.print(str(result), highlight=False, soft_wrap=True)

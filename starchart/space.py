@@ -34,9 +34,10 @@ Examples
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import numbers
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import NormalDist
@@ -1040,11 +1041,46 @@ def _values_from_spec(spec: Any, where: str) -> list[Any]:
                           "or {powers_of_two: [lo, hi]}")
 
 
+class _DuplicateKey(Exception):
+    """A YAML mapping gives ``key`` twice: on (0-based) ``first_line`` and again on ``line``."""
+
+    def __init__(self, key: Any, line: int, first_line: int):
+        super().__init__(key)
+        self.key, self.line, self.first_line = key, line, first_line
+
+
+@functools.cache
+def _strict_yaml_loader() -> type:
+    """PyYAML's safe loader, except that a mapping may not give a key twice (plain YAML keeps the last)."""
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            first: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *base` may override on purpose
+                    continue
+                key = self.construct_object(key_node, deep=deep)
+                if not isinstance(key, Hashable):
+                    continue
+                if key in first:
+                    raise _DuplicateKey(key, key_node.start_mark.line, first[key])
+                first[key] = key_node.start_mark.line
+            return super().construct_mapping(node, deep=deep)
+
+    return StrictLoader
+
+
 def _parse_yaml(text: str, path: Path) -> Any:
+    """The YAML document ``text`` read from ``path``; a syntax error or a key given twice names the line."""
     import yaml
 
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_strict_yaml_loader())  # a SafeLoader subclass: safe
+    except _DuplicateKey as exc:
+        raise InputError(f"key {exc.key!r} is given twice (first on line {exc.first_line + 1})",
+                         where=f"{path}, line {exc.line + 1}",
+                         hint="keep one of them (YAML would silently use the last)") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f", line {mark.line + 1}" if mark is not None else ""

@@ -322,9 +322,9 @@ def test_a_mistyped_command_is_not_stored_and_a_changed_one_is_refused(tmp_path)
     prog = f"{sys.executable} -c \"print('time:', {{bs}})\""
     typo = invoke("search", space, "--command", prog.replace("{bs}", "{unroll}"), "--pattern", r"time: (\S+)",
                   "--budget", "3", "--store", store, "--seed", "1")
-    assert typo.exit_code == 2 and "unroll" in typo.output
-    with Store.open(store, read_only=True) as db:
-        assert db.get("evaluator") is None  # nothing recorded as the study's evaluator
+    assert typo.exit_code == 2 and "--command: unknown parameter {unroll}" in typo.output
+    assert "CommandEvaluator" not in typo.output
+    assert not store.exists()  # refused before a store was made
     good = invoke("search", space, "--command", prog, "--pattern", r"time: (\S+)", "--budget", "3",
                   "--store", store, "--seed", "1")
     assert good.exit_code == 0, good.output
@@ -334,6 +334,34 @@ def test_a_mistyped_command_is_not_stored_and_a_changed_one_is_refused(tmp_path)
     assert invoke("resume", store).exit_code == 0  # the stored study goes on as it was
     unbalanced = invoke("search", space, "--command", "./bench {bs} 'x", "--budget", "2")
     assert unbalanced.exit_code == 2 and "--command cannot be split into words" in unbalanced.output
+
+
+def test_a_typo_in_an_evaluator_section_or_file_names_the_file_and_the_key(tmp_path):
+    space = tmp_path / "space.yaml"
+    space.write_text("parameters:\n  x: [1, 2]\nevaluator:\n  kind: command\n  argv: [echo, '{x}']\n  repats: 3\n")
+    in_section = invoke("run", space, "--samples", "1", "--store", tmp_path / "a.db")
+    evaluator = tmp_path / "ev.yaml"
+    evaluator.write_text("kind: c\nsource: k.c\ntimout: 3\n")
+    in_file = invoke("run", space, "--evaluator", evaluator, "--samples", "1", "--store", tmp_path / "b.db")
+    for result, where, typo, meant in ((in_section, f"{space}, evaluator", "repats", "repeats"),
+                                       (in_file, str(evaluator), "timout", "timeout")):
+        assert result.exit_code == 2
+        assert f"{where}: unknown option(s) {typo}" in result.output and f"did you mean {meant}?" in result.output
+        assert "Evaluator" not in result.output and "Traceback" not in result.output
+
+
+def test_a_search_explains_its_failures_and_info_shows_its_budget_and_seed(tmp_path):
+    space = tmp_path / "space.yaml"
+    space.write_text("parameters:\n  bs: [1, 2, 3, 4, 5]\n")
+    store = tmp_path / "s.db"
+    prog = f"{sys.executable} -c \"import sys; sys.exit('no room') if {{bs}} > 3 else print('time:', {{bs}})\""
+    result = invoke("search", space, "--command", prog, "--pattern", r"time: (\S+)", "--budget", "5",
+                    "--seed", "4", "--store", store)
+    assert result.exit_code == 0, result.output
+    assert "runtime: most common reason (2 of 2): exit status 1; stderr: no room" in result.output
+    assert result.output.splitlines()[-1].startswith("SearchResult(5 evaluations of 5, seed 4, 2 failed")
+    info = invoke("info", store)
+    assert info.exit_code == 0 and "search: budget 5, seed 4" in info.output
 
 
 def test_the_python_api_maximises_a_rate_by_its_name():

@@ -250,12 +250,28 @@ def test_round_trip_gz_and_synthetic(tmp_path):
     assert back.reason.tolist() == ["", "CompilationFailedConfig", "", "InvalidConfig"]
 
 
+def test_failure_reasons_survive_a_written_cache(tmp_path):
+    """Kernel Tuner has no marker for a timeout or a wrong answer: the reason is kept beside its error name."""
+    df = pd.DataFrame({"x": [1, 2, 3, 4], "time": [1.0, None, None, None],
+                       "status": ["ok", "timeout", "wrong-answer", "compile"],
+                       "reason": ["", "timed out after 5 s", "checksum 3 differs from 4", ""]})
+    write_cache(Dataset.from_frame(df), tmp_path / "c.json")
+    entries = json.loads((tmp_path / "c.json").read_text())["cache"]
+    assert entries["2"]["time"] == "RuntimeFailedConfig" and entries["2"]["failure_reason"] == "timed out after 5 s"
+    assert "failure_reason" not in entries["1"] and "failure_reason" not in entries["4"]
+    back = read(tmp_path / "c.json")
+    assert back.status.tolist() == ["ok", "runtime", "runtime", "compile"]
+    assert back.reason.tolist() == ["", "timed out after 5 s", "checksum 3 differs from 4", "CompilationFailedConfig"]
+    assert "failure_reason" not in back.metrics + back.params
+
+
 @pytest.mark.filterwarnings("ignore:Kernel .* and host argument")  # the toy kernel has no arguments
 def test_written_cache_runs_in_kernel_tuner_simulation(tmp_path):
     kernel_tuner = pytest.importorskip("kernel_tuner")
     df = pd.DataFrame({"block_size_x": [32, 32, 64, 64, 128, 128], "tile": [1, 2, 1, 2, 1, 2],
                        "time": [3.0, 2.5, 1.0, None, 2.0, 4.0],
-                       "status": ["ok", "ok", "ok", "runtime", "ok", "ok"]})
+                       "status": ["ok", "ok", "ok", "timeout", "ok", "ok"],
+                       "reason": ["", "", "", "timed out after 5 s", "", ""]})
     ds = Dataset.from_frame(df, meta={"kernel_name": "toy", "problem_size": [1024], "device_name": "sim"})
     path = tmp_path / "toy_cache.json"
     ds.to_kernel_tuner(path)
@@ -266,6 +282,7 @@ def test_written_cache_runs_in_kernel_tuner_simulation(tmp_path):
     assert len(results) == 6
     failed = [r for r in results if "__error__" in r]
     assert [(r["block_size_x"], r["tile"]) for r in failed] == [(64, 2)]
+    assert failed[0]["failure_reason"] == "timed out after 5 s"  # passed through, harmless
     best = min((r for r in results if "__error__" not in r), key=lambda r: r["time"])
     assert (best["block_size_x"], best["tile"], best["time"]) == (64, 1, 1.0)
     # Kernel Tuner's own reader agrees on every entry

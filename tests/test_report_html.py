@@ -80,7 +80,7 @@ def test_report_sections(fitted, tmp_path):
     assert escape(tree.export_text()) in text
     assert "No configuration failed." in text
     for name in FIGURE_NAMES:
-        svg = (out.parent / f"{name}.svg").read_text(encoding="utf-8")
+        svg = (out.parent / f"report-{name}.svg").read_text(encoding="utf-8")
         assert svg.startswith("<?xml") and "<svg" in svg and svg.rstrip().endswith("</svg>")
 
 
@@ -109,18 +109,38 @@ def test_report_with_failures_space_and_extras(fitted, with_failures, tmp_path):
     assert "Notes &lt;1&gt;" in text and "<p>kept as <b>HTML</b></p>" in text and "&lt;y&gt;" in text
     assert '<a href="#extra-0">Notes &lt;1&gt;</a>' in html and '<a href="#extra-2">A plot</a>' in html  # linked
     assert html.count("<svg") == 5
-    assert not (tmp_path / "tree.svg").exists()
+    assert not list(tmp_path.glob("*.svg"))
     # Saved, every figure has its file, an extra one named after its heading.
     write_html_report(tmp_path / "saved" / "report.html", dataset=with_failures, tree=tree, metric="runtime",
                       extra_sections={"Power/performance trade-off": extra, "A table": pd.DataFrame({"x": [1]})})
     assert sorted(p.name for p in (tmp_path / "saved").glob("*.svg")) == sorted(
-        [f"{name}.svg" for name in FIGURE_NAMES] + ["power-performance-trade-off.svg"])
+        [f"report-{name}.svg" for name in FIGURE_NAMES] + ["report-power-performance-trade-off.svg"])
 
 
 def test_report_rejects_unknown_metric(fitted, tmp_path):
     train, tree = fitted
     with pytest.raises(InputError, match="no metric named 'speed'"):
         write_html_report(tmp_path / "r.html", dataset=train, tree=tree, metric="speed")
+
+
+def test_report_refuses_a_tree_of_another_metric(fitted, tmp_path):
+    train, _ = fitted
+    of_power = StarchartTree(max_depth=2).fit(train.X, train.y("wattage"))
+    with pytest.raises(InputError) as refused:
+        write_html_report(tmp_path / "r.html", dataset=train, tree=of_power, metric="runtime", save_figures=False)
+    assert "the tree was not fitted on 'runtime'" in str(refused.value) and "it fits 'wattage'" in str(refused.value)
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_two_reports_in_one_folder_keep_their_own_figures(fitted, tmp_path):
+    train, tree = fitted
+    small = StarchartTree(max_depth=1).fit(train.X, train.y("runtime"))
+    for name, fitted_tree in (("a", tree), ("b", small)):
+        write_html_report(tmp_path / f"{name}.html", dataset=train, tree=fitted_tree, metric="runtime")
+    figures = {name: (tmp_path / f"{name}-tree.svg").read_text(encoding="utf-8") for name in "ab"}
+    assert figures["a"] != figures["b"]
+    assert sorted(p.name for p in tmp_path.glob("*.svg")) == sorted(
+        f"{name}-{figure}.svg" for name in "ab" for figure in FIGURE_NAMES)
 
 
 def test_figures_render(fitted, with_failures):

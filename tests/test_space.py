@@ -319,6 +319,8 @@ def test_space_file_schema(tmp_path: Path) -> None:
     ("parameters:\n  tile: [1, 1]\n", "listed twice", "'tile'"),
     ("parameters:\n  tile: {range: [8, 1]}\n", "below start", "parameters.tile"),
     ("parameters: [\n", "invalid YAML", "line"),
+    ("parameters:\n  bx: [16, 32]\n  tile: [1, 2]\n  bx: [64]\n", "key 'bx' is given twice (first on line 2)",
+     "line 4"),
     ("restrictions: []\n", "'parameters'", ""),
     ("parameters:\n  on: [1, 2]\n", "not a string", "quote"),
 ])

@@ -9,7 +9,10 @@ recovers every complete entry from it and warns.
 
 A failed configuration carries an error string (``"CompilationFailedConfig"``,
 ``"RuntimeFailedConfig"``, ``"InvalidConfig"``) in its objective/``time``, an
-``__error__`` key, or (old versions) a time of at least ``1e20``.
+``__error__`` key, or (old versions) a time of at least ``1e20``. Kernel Tuner has no
+marker for a timeout or a wrong answer (both are written as ``"RuntimeFailedConfig"``), so
+the caches we write keep each failure's reason in a ``failure_reason`` key (e.g. ``"timed
+out after 5 s"``), which Kernel Tuner passes through and :func:`read` takes as the reason.
 """
 
 from __future__ import annotations
@@ -43,8 +46,10 @@ STATUS_ERROR: dict[str, str] = {"compile": "CompilationFailedConfig", "runtime":
                                 "wrong-answer": "RuntimeFailedConfig"}
 #: Old Kernel Tuner versions stored failures as a huge time.
 SENTINEL = 1e20
+#: The entry key holding a failure's reason in the caches we write (Kernel Tuner has only its error names).
+FAILURE_REASON = "failure_reason"
 #: Per-entry fields that are neither parameters nor metrics.
-NOT_METRICS = frozenset({"timestamp", "times", "__error__"})
+NOT_METRICS = frozenset({"timestamp", "times", "__error__", FAILURE_REASON})
 #: Bookkeeping timings Kernel Tuner expects in every entry (ms).
 TIMING_FIELDS = ("compile_time", "verification_time", "benchmark_time", "strategy_time", "framework_time")
 
@@ -238,6 +243,9 @@ def _entries_to_frame(entries: dict[str, Any], keys: list[str], objective: str |
         errs = raw["__error__"][has].astype(str)
         status[has] = errs.map(lambda s: ERROR_STATUS.get(s, "runtime"))
         reason[has] = errs
+    if FAILURE_REASON in raw.columns:  # the reason we wrote beside Kernel Tuner's error name
+        given = (raw[FAILURE_REASON].map(lambda v: isinstance(v, str) and v != "") & (status != "ok")).to_numpy()
+        reason[given] = raw[FAILURE_REASON][given]
 
     valid = (status == "ok").to_numpy()
     frame = raw[keys].copy()
@@ -277,7 +285,8 @@ def write_cache(ds: Dataset, path: str | Path, *, objective: str | None = None,
     Each entry holds the parameters, every metric, ``times`` (the per-repeat times, or
     ``[time]``), and the timing fields Kernel Tuner expects (``compile_time``...; 0 where
     unknown). Failed configurations carry the Kernel Tuner error string in the objective
-    and ``time`` (``timeout`` and ``wrong-answer`` become ``RuntimeFailedConfig``).
+    and ``time`` (``timeout`` and ``wrong-answer`` become ``RuntimeFailedConfig``) and
+    their reason, if any, in ``failure_reason``.
     Header fields default to ``ds.meta`` (``problem_size`` to 1, names to ``"unknown"``);
     pass the same ``kernel_name``/``problem_size`` to ``tune_kernel``.
 
@@ -309,6 +318,7 @@ def write_cache(ds: Dataset, path: str | Path, *, objective: str | None = None,
     metrics = {m: frame[m].tolist() for m in ds.metrics}
     repeats = frame[REPEATS_PREFIX + "time"].tolist() if REPEATS_PREFIX + "time" in frame.columns else None
     statuses = frame["status"].tolist()
+    reasons = frame["reason"].tolist()
     for i in range(len(frame)):
         values = [params[p][i] for p in ds.params]
         entry: dict[str, Any] = dict(zip(ds.params, values))
@@ -320,6 +330,8 @@ def write_cache(ds: Dataset, path: str | Path, *, objective: str | None = None,
         if error is not None:
             entry[objective] = error
             entry["time"] = error
+            if reasons[i] and reasons[i] not in ERROR_STATUS:  # e.g. "timed out after 5 s", which KT cannot say
+                entry[FAILURE_REASON] = reasons[i]
         else:
             if objective not in entry:
                 raise InputError(f"valid configuration {dict(zip(ds.params, values))} has no {objective!r} value",

@@ -33,6 +33,9 @@ EVALUATORS: dict[str, type[Evaluator]] = {cls.kind: cls for cls in (
 def evaluator_from_dict(data: Mapping[str, Any], where: str = "evaluator") -> Evaluator:
     """Build an evaluator from ``{"kind": ..., options...}`` (what ``describe()`` returns).
 
+    ``where`` names where ``data`` came from (a file and section, a command-line option):
+    an error about the options names it rather than the evaluator class.
+
     Examples
     --------
     >>> evaluator_from_dict({"kind": "command", "argv": ["true"]}).kind
@@ -41,13 +44,22 @@ def evaluator_from_dict(data: Mapping[str, Any], where: str = "evaluator") -> Ev
     Traceback (most recent call last):
     ...
     starchart.errors.InputError: evaluator: unknown evaluator kind 'fortran' (hint: use one of: python, command, c, cuda, replay)
+    >>> evaluator_from_dict({"kind": "command", "argv": ["true"], "timout": 5}, where="ev.yaml")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: ev.yaml: unknown option(s) timout (hint: did you mean timeout? ...
     """
     kind = data.get("kind")
     cls = EVALUATORS.get(str(kind))
     if cls is None:
         raise InputError(f"unknown evaluator kind {kind!r}", where=where,
                          hint=f"use one of: {', '.join(EVALUATORS)}")
-    return cls.from_description(data)  # type: ignore[attr-defined]
+    try:
+        return cls.from_description(data)  # type: ignore[attr-defined]
+    except InputError as exc:
+        if exc.where is None or not exc.where.startswith(cls.__name__):  # already names a file or option
+            raise
+        raise InputError(exc.message, where=where, hint=exc.hint) from None
 
 
 __all__ = ["CEvaluator", "CommandEvaluator", "CudaEvaluator", "EVALUATORS", "Evaluator", "Measurement",

@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import numbers
 import os
@@ -270,6 +271,8 @@ def description_options(description: Mapping[str, Any], cls: type[Evaluator],
     options = {k: v for k, v in description.items() if k not in dropped}
     unknown = sorted(set(options) - accepted)
     if unknown:
+        close = [match for name in unknown for match in difflib.get_close_matches(name, accepted, n=1)]
+        guess = f"did you mean {', '.join(close)}? " if close else ""
         raise InputError(f"unknown option(s) {', '.join(unknown)}", where=where,
-                         hint=f"{cls.__name__} accepts: {', '.join(sorted(accepted))}")
+                         hint=f"{guess}a {cls.kind!r} evaluator accepts: {', '.join(sorted(accepted))}")
     return options

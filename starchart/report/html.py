@@ -2,9 +2,10 @@
 
 :func:`write_html_report` writes a single ``.html`` file that needs nothing else
 to be read (figures are inline SVG, the style sheet is inline, nothing is
-fetched from the network) and, beside it, the figures as separate SVG files
-(``tree.svg``, ``importance.svg``, ``leaves.svg``, ``measurements.svg``, and each
-extra section's figure under its heading, e.g. ``power-performance-trade-off.svg``) for
+fetched from the network) and, beside it, the figures as separate SVG files named
+after it, so that two reports can share a folder (for ``study.html``: ``study-tree.svg``,
+``study-importance.svg``, ``study-leaves.svg``, ``study-measurements.svg``, and each extra
+section's figure under its heading, e.g. ``study-power-performance-trade-off.svg``) for
 papers and slides. Every piece of text that comes from the data (parameter
 names and values, failure reasons, file names, environment) is HTML-escaped.
 
@@ -21,7 +22,7 @@ Examples
 >>> out = write_html_report(Path(tempfile.mkdtemp()) / "report.html", dataset=ds, tree=tree,
 ...                         metric="time", title="tpp <sweep>")
 >>> text = out.read_text(encoding="utf-8")
->>> "<svg" in text, "tpp &lt;sweep&gt;" in text, (out.parent / "tree.svg").exists()
+>>> "<svg" in text, "tpp &lt;sweep&gt;" in text, (out.parent / "report-tree.svg").exists()
 (True, True, True)
 """
 
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
 
 __all__ = ["figure_svg", "write_html_report"]
 
-#: Figures written beside the report, by file stem, in the order they appear.
+#: Figures written beside the report (``<report stem>-<name>.svg``), in the order they appear.
 FIGURE_NAMES: tuple[str, ...] = ("tree", "importance", "leaves", "measurements")
 
 _CSS = """
@@ -339,6 +340,33 @@ def figure_file_name(heading: str) -> str:
     return "-".join(re.findall(r"[a-z0-9]+", heading.lower())) + ".svg"
 
 
+def _check_tree_metric(tree: StarchartTree, dataset: Dataset, metric: str) -> None:
+    """Refuse a tree whose mean lies outside the measured values of ``metric``: a tree of another metric.
+
+    A tree fitted on (part of) ``dataset``'s ``metric`` has its mean between that metric's
+    smallest and largest measured values (metrics of overlapping ranges cannot be told apart).
+    """
+    mean = float(tree.root_.mean)
+    ranges = {}
+    for name in dataset.metrics:
+        values = dataset.y(name)
+        values = values[np.isfinite(values)]
+        if values.size:
+            ranges[name] = (float(values.min()), float(values.max()))
+    if metric not in ranges:
+        return
+    low, high = ranges[metric]
+    slack = 1e-9 * max(abs(low), abs(high))  # the tree's mean is a sum divided: a rounding apart
+    if low - slack <= mean <= high + slack:
+        return
+    others = [name for name, (lo, hi) in ranges.items() if name != metric and lo <= mean <= hi]
+    fitted_on = f"; it fits {' or '.join(map(repr, others))}" if others else ""
+    instead = f"metric={others[0]!r}" if others else "the metric it was fitted on as metric="
+    raise InputError(f"the tree was not fitted on {metric!r}: the mean of its samples, {_num(mean)}, is outside "
+                     f"the measured {metric!r} values ({_num(low)} to {_num(high)}){fitted_on}", where="tree",
+                     hint=f"fit the tree on dataset.ok().y({metric!r}), or pass {instead}")
+
+
 # ------------------------------------------------------------------------ the report
 def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree, metric: str | None = None,
                       title: str = "Starchart report", space: Space | None = None,
@@ -361,7 +389,9 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
     dataset:
         The measurements (all of them: failures are counted, valid ones plotted).
     tree:
-        A :class:`~starchart.tree.StarchartTree` fitted on (part of) ``dataset``.
+        A :class:`~starchart.tree.StarchartTree` fitted on (part of) ``dataset``'s ``metric``
+        (a tree whose mean lies outside the measured values of ``metric``, a tree of another
+        metric, is refused).
     metric:
         The response the tree was fitted on; default the dataset's default metric.
     title:
@@ -376,9 +406,10 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         Whether lower values are better; default: as the dataset records it, else by the
         metric's name (:func:`starchart.direction.lower_is_better`: GFLOP/s is maximised).
     save_figures:
-        Also write ``tree.svg``, ``importance.svg``, ``leaves.svg``,
-        ``measurements.svg`` and each extra figure (:func:`figure_file_name` of its
-        heading) beside the HTML file.
+        Also write the figures beside the HTML file, named after it (for ``report.html``:
+        ``report-tree.svg``, ``report-importance.svg``, ``report-leaves.svg``,
+        ``report-measurements.svg`` and ``report-`` + :func:`figure_file_name` of each extra
+        figure's heading).
     tree_max_depth:
         Draw the tree figure only down to this depth (the text tree stays complete);
         ``"auto"`` draws it whole unless it has more than 120 leaves, else as deep as
@@ -395,6 +426,7 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         raise InputError(f"no metric named {metric!r}", where=dataset.meta.get("source"),
                          hint=f"the metrics are: {', '.join(dataset.metrics)}")
     tree._check_fitted()
+    _check_tree_metric(tree, dataset, metric)
     if minimize is None:
         minimize = lower_is_better(metric, dataset.meta)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -409,8 +441,8 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         header = '<?xml version="1.0" encoding="utf-8" standalone="no"?>\n'
         files = {f"{name}.svg": svgs[name] for name in FIGURE_NAMES}
         files |= {figure_file_name(heading): svg for _, heading, _, svg in extras if svg is not None}
-        for name, svg in files.items():
-            (path.parent / name).write_text(header + svg, encoding="utf-8")
+        for name, svg in files.items():  # named after the report: two reports can share a folder
+            (path.parent / f"{path.stem}-{name}").write_text(header + svg, encoding="utf-8")
 
     sections = [
         _section("summary", "Summary", _summary(dataset, metric, space, minimize)),
