@@ -2,17 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from functools import wraps
 from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+from typer.core import TyperGroup
 
 from starchart.errors import StarchartError
 from starchart.text import shorten
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+#: Click's exceptions (newer Typers bring their own copy of Click, older ones use the click package).
+_click_errors = importlib.import_module(typer.BadParameter.__module__)
+
+
+class OneLineErrorsGroup(TyperGroup):
+    """The ``starchart`` command group, whose usage errors (a bad option value, a missing argument,
+    an unknown command or option) print as one line plus a hint like every other error, not as a panel."""
+
+    def make_context(self, info_name: Optional[str], args: list[str], parent: Any = None,
+                     **extra: Any) -> Any:
+        with _one_line_usage_errors():
+            return super().make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _one_line_usage_errors():
+            return super().invoke(ctx)
+
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, cls=OneLineErrorsGroup,
                   help="Starchart: understand and tune GPU/CPU kernel tuning spaces with regression trees.")
 out = Console()
 err = Console(stderr=True)
@@ -42,18 +64,34 @@ def friendly(command: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return command(*args, **kwargs)
         except StarchartError as exc:
-            err.print(f"[bold red]error:[/] {exc.where + ': ' if exc.where else ''}{exc.message}",
-                      highlight=False, soft_wrap=True)
-            if exc.hint:
-                err.print(f"[yellow]hint:[/] {exc.hint}", highlight=False, soft_wrap=True)
+            print_error(exc.message, exc.where, exc.hint)
             raise typer.Exit(2) from None
         except OSError as exc:  # a file we were told to read or write: one line, not a traceback
-            where = f"{exc.filename}: " if exc.filename else ""
-            err.print(f"[bold red]error:[/] {where}{exc.strerror or exc}", highlight=False, soft_wrap=True)
-            err.print("[yellow]hint:[/] check the path, that its folder exists and that you may write there",
-                      highlight=False, soft_wrap=True)
+            print_error(str(exc.strerror or exc), exc.filename,
+                        "check the path, that its folder exists and that you may write there")
             raise typer.Exit(2) from None
     return run
+
+
+def print_error(message: str, where: Any = None, hint: Optional[str] = None) -> None:
+    """An error as one line on stderr (``error: WHERE: MESSAGE``), then its hint on a second."""
+    err.print(f"[bold red]error:[/] {escape(f'{where}: ' if where else '')}{escape(message)}", highlight=False,
+              soft_wrap=True)
+    if hint:
+        err.print(f"[yellow]hint:[/] {escape(hint)}", highlight=False, soft_wrap=True)
+
+
+@contextmanager
+def _one_line_usage_errors() -> Iterator[None]:
+    """Print a Click usage error raised inside as one line plus a hint, and exit with its status (2)."""
+    try:
+        yield
+    except _click_errors.UsageError as exc:
+        if isinstance(exc, getattr(_click_errors, "NoArgsIsHelpError", ())):
+            raise  # not an error: the help, already shown
+        command = exc.ctx.command_path if exc.ctx is not None else "starchart"
+        print_error(exc.format_message(), command, f"see {command} --help")
+        raise typer.Exit(exc.exit_code) from None
 
 
 def print_failure_reasons(dataset: Any, width: int = 160) -> None:

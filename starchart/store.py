@@ -88,7 +88,8 @@ class Store:
 
         ``read_only=True`` opens an existing store for reading only (loading,
         reporting, exporting): nothing is written to it, so a store in a folder or
-        file without write permission (an archive, a copied result) can still be read.
+        file without write permission (an archive, a copied result) can still be read,
+        and closing it leaves no -shm/-wal files beside a writable one.
 
         Raises
         ------
@@ -133,15 +134,11 @@ class Store:
     def _open_read_only(cls, path: Path) -> Store:
         if not path.is_file():
             raise InputError("no such store", where=path, hint="check the path, or start a study with starchart run")
-        # SQLite reads a WAL-mode file through its -shm/-wal companions, which it creates in a
-        # writable folder; in a read-only folder without a -wal file (nothing uncheckpointed)
-        # the main file alone is the whole study, so it is opened as immutable.
-        wal = path.with_name(path.name + "-wal")
-        immutable = not os.access(path.parent, os.W_OK) and not wal.exists()
         db: sqlite3.Connection | None = None
         try:
-            db = sqlite3.connect(f"{path.resolve().as_uri()}?{'immutable=1' if immutable else 'mode=ro'}", uri=True,
+            db = sqlite3.connect(f"{path.resolve().as_uri()}?{_read_only_mode(path)}", uri=True,
                                  timeout=60.0, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA query_only = ON")
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.DatabaseError as exc:
             if db is not None:
@@ -325,6 +322,23 @@ class Store:
             raise InputError(f"unknown export format {format!r}", where=path,
                              hint="use csv, kernel_tuner or t4")
         return path
+
+
+def _read_only_mode(path: Path) -> str:
+    """How to open ``path`` for reading only (a SQLite URI query).
+
+    SQLite reads a WAL-mode file through its -shm/-wal companions, which it creates in a
+    writable folder. A read-only connection cannot remove them when it closes, so where the
+    file and folder are writable the store is opened read-write and made read-only by
+    ``PRAGMA query_only`` (nothing can be written through it): the last connection to close
+    then removes them, as a writer's does (folding into the file what a killed writer left in
+    its -wal, as the writer's own close would have). In a read-only folder without a -wal file (nothing
+    uncheckpointed) the main file alone is the whole study, so it is opened as immutable.
+    """
+    folder_writable = os.access(path.parent, os.W_OK)
+    if folder_writable and os.access(path, os.W_OK):
+        return "mode=rw"
+    return "mode=ro" if folder_writable or path.with_name(path.name + "-wal").exists() else "immutable=1"
 
 
 class _Transaction:

@@ -83,6 +83,21 @@ def test_errors_are_one_line_with_a_hint(tmp_path, args, message):
     assert "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("args, message", [
+    (("run", "--samples", "0"), "Invalid value for '--samples' / '-n'"),
+    (("resume", "s.db", "--workers", "-1"), "Invalid value for '--workers' / '-w'"),
+    (("resume",), "Missing argument 'store'"),
+    (("tree", "data.csv", "--no-such-option"), "No such option: --no-such-option"),
+    (("no-such-command",), "No such command 'no-such-command'"),
+])
+def test_usage_errors_are_one_line_with_a_hint(args, message):
+    result = run(*args)
+    assert result.exit_code == 2
+    error, hint = result.output.strip().splitlines()  # no boxed panel
+    assert error.startswith("error: ") and message in error
+    assert hint.startswith("hint: see ") and hint.endswith(" --help")
+
+
 def test_svg_needs_graphviz(tmp_path):
     import shutil
 

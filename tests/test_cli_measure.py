@@ -131,14 +131,20 @@ def test_the_readme_example_study_runs(tmp_path):
     assert ds.frame["repeats_time"].map(len).eq(5).all()
 
 
-def test_carve_a_cuda_kernel_then_measure_only_the_survivors(tmp_path):
-    from child_env import ROOT
+def needs_carve_toolchain():
+    """Skip the calling test where no CUDA compiler and disassembler for sm_90 are installed."""
     from starchart.carve.resources import find_toolchain
 
     tc = find_toolchain()
     compiles = (any(t.supports(90) for t in tc.nvrtc) and tc.pick("ptxas", 90)) or tc.pick("nvcc", 90)
     if not (compiles and (tc.pick("nvdisasm", 90) or tc.pick("cuobjdump", 90))):
         pytest.skip("no CUDA compiler/disassembler: pip install 'starchart[carve]'")
+
+
+def test_carve_a_cuda_kernel_then_measure_only_the_survivors(tmp_path):
+    from child_env import ROOT
+
+    needs_carve_toolchain()
     kept = tmp_path / "kept.csv"
     result = invoke("carve", ROOT / "examples/carve/matmul.cu", "--kernel", "matmul",
                     "--space", ROOT / "examples/carve/matmul.yaml", "--cc", "9.0",
@@ -154,6 +160,25 @@ def test_carve_a_cuda_kernel_then_measure_only_the_survivors(tmp_path):
                     "--pattern", r"time: (\S+)")
     assert result.exit_code == 0, result.output
     assert len(Store.open(tmp_path / "s.db").to_dataset()) == n_kept
+
+
+def test_carve_defines_the_parameters_and_names_a_missing_define(tmp_path):
+    needs_carve_toolchain()
+    source = tmp_path / "scale.cu"
+    source.write_text("__global__ void scale(float *x) {\n"
+                      "    int i = blockIdx.x * BLOCK + threadIdx.x;\n"
+                      "    if (i < N) x[i] *= 2.0f;\n}\n")
+    space = tmp_path / "space.yaml"
+    space.write_text("parameters:\n  BLOCK: [64, 128]\n")
+    args = ("carve", source, "--kernel", "scale", "--space", space, "--cc", "9.0",
+            "--threads-per-block", "BLOCK", "--threads", "4096")
+    result = invoke(*args)
+    assert result.exit_code == 2, result.output
+    assert 'no configuration compiles' in result.output and 'identifier "N" is undefined' in result.output
+    assert "hint: define it: -D N=VALUE" in result.output and "Traceback" not in result.output
+    result = invoke(*args, "-D", "N=4096")  # BLOCK comes from each configuration
+    assert result.exit_code == 0, result.output
+    assert "carving kept" in result.output
 
 
 def test_carve_needs_kernel_and_space_for_a_source(tmp_path):

@@ -51,7 +51,7 @@ def with_failures(kmeans) -> Dataset:
     frame.loc[failed[20:], "status"] = "timeout"
     frame.loc[failed[20:], "reason"] = "killed after 60 s"
     meta = {"source": "kmeans <edited>.csv", "kernel_name": "kmeans",
-            "environment": {"cpu": "Xeon <E5>", "compiler": {"name": "gcc", "version": "12.2"}}}
+            "environment": {"cpu": "Xeon <E5>", "compiler": {"name": "gcc", "version": "12.2"}, "gpu_source": None}}
     return Dataset.from_frame(frame, params=kmeans.params, metrics=kmeans.metrics, meta=meta)
 
 
@@ -106,6 +106,7 @@ def test_report_with_failures_space_and_extras(fitted, with_failures, tmp_path):
     # The space, the environment and the source, escaped.
     assert f"{space.size():,}" in text
     assert "Xeon &lt;E5&gt;" in text and "kmeans &lt;edited&gt;.csv" in text
+    assert "<th>gpu_source</th><td>–</td>" in text and "None" not in text  # nothing known: a dash
     assert "Notes &lt;1&gt;" in text and "<p>kept as <b>HTML</b></p>" in text and "&lt;y&gt;" in text
     assert '<a href="#extra-0">Notes &lt;1&gt;</a>' in html and '<a href="#extra-2">A plot</a>' in html  # linked
     assert html.count("<svg") == 5

@@ -92,6 +92,22 @@ def test_maximises_when_the_evaluator_says_so():
     assert result.best.value >= -3.0
 
 
+def test_a_rate_learnt_from_the_first_dict_returned_is_maximised():
+    def rates(config):
+        gflops = 100.0 - (config["x"] - 9) ** 2 - (config["y"] - 3) ** 2
+        return {"GFLOP/s": gflops, "time": 1.0 / gflops}
+
+    learnt = PythonEvaluator(rates)
+    result = search(learnt, SPACE, budget=30, seed=2)
+    named = search(PythonEvaluator(rates, metrics=["GFLOP/s", "time"]), SPACE, budget=30, seed=2)
+    assert learnt.objective == "GFLOP/s" and not learnt.minimize and not result.minimize
+    pd.testing.assert_frame_equal(result.history, named.history)  # searched as if the metrics were named
+    assert result.best.value == result.history["GFLOP/s"].max()
+    forced = PythonEvaluator(rates, minimize=True)
+    forced.evaluate({"x": 1, "y": 1, "mode": "a"})
+    assert forced.objective == "GFLOP/s" and forced.minimize  # a direction given is kept
+
+
 def test_initial_configurations_come_first_and_count():
     start = [{"x": 0, "y": 0, "mode": "a"}, {"x": 9, "y": 3, "mode": "b"}]
     result = search(PythonEvaluator(objective), SPACE, budget=10, seed=0, initial=start)
@@ -150,6 +166,25 @@ def test_store_records_everything_and_an_interrupted_search_resumes(tmp_path):
     with Store.open(path) as db:
         ds = db.to_dataset()
     assert len(ds) == 30 and set(keys(ds.frame)) == set(keys(whole.history))
+
+
+def test_a_finished_search_resumes_to_its_result_without_refitting(tmp_path, monkeypatch):
+    path = tmp_path / "done.db"
+    first = search(PythonEvaluator(objective), SPACE, budget=20, seed=4, store=path)
+    asked = []
+
+    class Counting(search_module.TreeGuidedOptimizer):
+        def ask(self):
+            asked.append(1)
+            return super().ask()
+
+    monkeypatch.setattr(search_module, "TreeGuidedOptimizer", Counting)
+    again = search(Interrupting(objective, after=0), SPACE, budget=20, seed=4, store=path)
+    resumed = search_module.resume_search(path)
+    assert asked == []  # the stored result at once: no model refitted, nothing measured
+    pd.testing.assert_frame_equal(again.history, first.history)
+    pd.testing.assert_frame_equal(resumed.history, first.history)
+    assert resumed.best == first.best and len(resumed.measurements) == 20
 
 
 def test_a_store_from_another_search_is_learnt_from_not_measured_again(tmp_path):

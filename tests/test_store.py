@@ -136,6 +136,20 @@ def test_read_only_open_reads_everything_and_writes_nothing(tmp_path):
         Store.open(junk, read_only=True)
 
 
+def test_reading_a_store_leaves_no_shm_or_wal_files(tmp_path):
+    path = tmp_path / "s.db"
+    writer = Store.open(path)
+    _fill(writer)
+    with Store.open(path, read_only=True) as store:  # beside a writer: sees what it committed
+        assert len(store) == 3
+    writer.add(Measurement({"bx": 16, "unroll": 2}, values={"time": [1.0]}))
+    writer.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]
+    with Store.open(path, read_only=True) as store:
+        assert len(store.to_dataset()) == 4
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]
+
+
 def test_read_only_store_in_a_read_only_folder(tmp_path, monkeypatch):
     # root may write anywhere, so the folder's missing write permission is simulated
     path = tmp_path / "s.db"

@@ -10,14 +10,23 @@ efficiency/utilization trade-off keeps the Pareto-optimal configurations.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from starchart.carve.carving import CarveResult, carve
 from starchart.carve.metrics import Spec, static_metrics
 from starchart.carve.resources import ResourceCompiler
+from starchart.errors import InputError
+from starchart.measure.launch import compile_options
 from starchart.space import Space
+from starchart.text import shorten
+
+#: A compiler's word for an identifier the source uses but nothing defines (NVRTC/nvcc, then GCC style).
+_UNDEFINED = re.compile(r"""identifier "(\w+)" is undefined|'(\w+)' (?:was not declared|undeclared)""")
 
 
 def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float, *, threads_per_block: Spec,
@@ -45,11 +54,33 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
         Loop trip counts for the instruction counts (``"source"``: the ``// trips:`` comments).
 
     Configurations that do not compile are dropped with their reason (``carved_by``).
+
+    Raises
+    ------
+    InputError
+        No configuration compiles (e.g. the source needs a macro that is neither a
+        parameter nor among ``constants``).
     """
     configs = space.to_frame()
-    compiler = ResourceCompiler(source, kernel, cc, jobs=jobs, defines=dict(constants or {}),
-                                options=tuple(compiler_options))
+    # every parameter is a macro (-DTILE=16), and so is every constant (-DN=1024)
+    fixed = compile_options(dict(constants or {}), extra=compiler_options)
+    compiler = ResourceCompiler(source, kernel, cc, jobs=jobs, options=tuple(fixed))
     table = compiler.frame(configs, params=list(space.names), trip_counts=trip_counts, constants=constants)
     compiled = table[table["status"] == "ok"]
+    if len(table) and compiled.empty:
+        raise _nothing_compiled(table, space, compiler.name)
     metrics = static_metrics(compiled, cc, threads_per_block=threads_per_block, threads=threads)
     return carve(metrics, predicates=predicates, within=within, strict=strict, params=list(space.names))
+
+
+def _nothing_compiled(table: pd.DataFrame, space: Space, source: str) -> InputError:
+    """The error when no configuration compiles: the first reason, and how to define a macro it lacks."""
+    reason = str(table["reason"].iloc[0])
+    found = _UNDEFINED.search(reason)
+    name = next(g for g in found.groups() if g) if found else None
+    if name is not None and name not in space.names:
+        hint = (f"define it: -D {name}=VALUE (constants={{{name!r}: VALUE}} in Python), or make {name} a parameter "
+                "of the space file")
+    else:
+        hint = "fix the source or the space: each configuration is compiled with its parameters as -D macros"
+    return InputError(f"no configuration compiles: {shorten(reason, 200, collapse=True)}", where=source, hint=hint)

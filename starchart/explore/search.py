@@ -288,9 +288,15 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
         source = str(prior.meta.get("source", "a Dataset"))
     optimizer = TreeGuidedOptimizer(pool, seed=seed, minimize=evaluator.minimize, budget=budget,
                                     options=options, sampler=sampler, prior=earlier)
-    db.put("search", _settings(budget, seed, evaluator, source, recorded))
+    settings = _settings(budget, seed, evaluator, source, recorded)
+    db.put("search", settings)
     db.add_session({"started": time.time(), "evaluator": evaluator.describe(), "search": True})
     stored = _stored(db, space.names)
+    done = _finished(db, stored, space, budget, settings, recorded)
+    if done is not None:  # nothing left to measure: the stored search as it was, without refitting its model
+        with Progress(RunPlan(todo=[], done=budget, total=budget), evaluator, db, enabled=progress):
+            pass
+        return _result(done, space.names, evaluator, budget, seed)
     diverged = False
     measurements: list[Measurement] = []
     plan = RunPlan(todo=[{}] * budget, done=0, total=budget)
@@ -317,6 +323,7 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
             else:
                 m = evaluator.evaluate(config)
                 db.add(m)
+                optimizer.minimize = evaluator.minimize  # an evaluator may learn its objective from a result
             optimizer.tell(index, _objective(m, evaluator))
             measurements.append(m)
             bar.advance(m)
@@ -372,6 +379,23 @@ def _pool_index(config: Mapping[str, Any], space: Space, enc: Encoding, pool: Ca
     codes = enc.encode([config])
     index = int(pool.find(codes)[0])
     return index if index >= 0 else int(pool.extend(codes, check=False)[0])
+
+
+def _finished(db: Store, stored: dict[str, Measurement], space: Space, budget: int, settings: dict[str, Any],
+              recorded: dict[str, Any] | None) -> list[Measurement] | None:
+    """The measurements of a search that already spent its budget, in the order it made them, when the
+    store holds that search alone (these settings, no other session or result); else ``None``.
+
+    Such a search stored each result as it measured it, so the stored order is its history, and
+    replaying it step by step (refitting the model every step) would only find the same steps again.
+    """
+    if recorded != settings or "earlier" in settings or len(stored) != budget or len(db) != budget:
+        return None
+    if not all(session.get("search") for session in db.get("sessions", [])):
+        return None  # also a uniform study, say: replayed, as it may have been learnt from out of order
+    done = list(stored.values())
+    configs = pd.DataFrame([{n: m.config[n] for n in space.names} for m in done], columns=list(space.names))
+    return done if space.contains(configs).all() else None
 
 
 def _stored(db: Store, names: tuple[str, ...]) -> dict[str, Measurement]:

@@ -32,8 +32,9 @@ class PythonEvaluator(Evaluator):
     repeats:
         How many times ``fn`` is called per configuration (each call one repeat).
     minimize:
-        Whether smaller objective values are better; default by the
-        metric's name (:func:`starchart.direction.lower_is_better`: GFLOP/s maximised, time minimised).
+        Whether smaller objective values are better; default by the objective's name
+        (:func:`starchart.direction.lower_is_better`: GFLOP/s maximised, time minimised),
+        also when the objective is learnt from the first dict returned.
 
     Examples
     --------
@@ -45,6 +46,9 @@ class PythonEvaluator(Evaluator):
     ('runtime', "TypeError: unsupported operand type(s) for ** or pow(): 'str' and 'int'")
     >>> PythonEvaluator(lambda c: {"time": [1, 2], "power": 80}).evaluate({}).values
     {'time': [1.0, 2.0], 'power': [80.0]}
+    >>> rate = PythonEvaluator(lambda c: {"GFLOP/s": 120.0, "time": 2.5})
+    >>> _ = rate.evaluate({}); rate.objective, rate.minimize
+    ('GFLOP/s', False)
     """
 
     kind = "python"
@@ -59,6 +63,7 @@ class PythonEvaluator(Evaluator):
         self.fn = fn
         self._named = metrics is not None
         self.metrics = check_metrics(metrics, "PythonEvaluator") if metrics is not None else ("time",)
+        self._minimize = minimize  # as given: None follows the objective, also one learnt later
         self.minimize = self._direction(minimize)
         self.repeats = int(repeats)
 
@@ -82,8 +87,9 @@ class PythonEvaluator(Evaluator):
     def _as_values(self, result: Any) -> dict[str, list[float]]:
         if isinstance(result, Mapping):
             values = {str(k): _numbers(v, str(k)) for k, v in result.items()}
-            if not self._named:  # learn the metric names from the first dict
+            if not self._named:  # learn the metric names from the first dict, and the objective's direction
                 self.metrics = tuple(values)
+                self.minimize = self._direction(self._minimize)
                 self._named = True
             return values
         return {self.metrics[0]: _numbers(result, self.metrics[0])}

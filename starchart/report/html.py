@@ -118,7 +118,10 @@ def figure_svg(fig: Figure, salt: str = "starchart", text_as_paths: bool = True)
 
 
 def _num(value: Any, digits: int = 4) -> str:
-    """A number for a table cell: integers as they are, floats to ``digits`` significant digits."""
+    """A number for a table cell: integers as they are, floats to ``digits`` significant digits,
+    NaN and ``None`` (nothing known, e.g. no GPU found) as a dash."""
+    if value is None:
+        return "–"
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
     if isinstance(value, (int, np.integer)):
