@@ -389,7 +389,7 @@ def carve_command(
                                           "threads_per_block column, e.g. KTT's LocalSize)."),
     threads: Optional[str] = typer.Option(
         None, "--threads", help="Total threads of a launch, e.g. '1024 * 1024 // WPT' (default: the data's "
-                                "threads column, e.g. KTT's GlobalSize)."),
+                                "threads column, e.g. KTT's GlobalSize, × LocalSize when it counts blocks)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object (kept, figures)."),
     kernel: Optional[str] = typer.Option(None, "--kernel", "-k", help="Kernel name (for a .cu source)."),
     space_file: Optional[Path] = typer.Option(None, "--space", help="Space file (for a .cu source)."),
@@ -405,6 +405,9 @@ def carve_command(
     """Optimization carving: keep the configurations worth measuring (efficiency/utilization Pareto front)."""
     from starchart.carve import carve_counters
 
+    if plot is not None:
+        _check_figure_path(plot, "--plot")
+    objective, minimize = None, True  # a measured objective to compare the kept ones on (not for a .cu)
     if source.suffix.lower() == ".cu":
         from starchart.carve.static import carve_source
 
@@ -427,13 +430,17 @@ def carve_command(
             launch[name] = given if given is not None else name
         result = carve_counters(data, cc, predicates=predicate, within=within, **launch)
         objective = data.default_metric
+        minimize = minimize_for(None, objective, data.meta)
     if as_json:
         import json
 
-        sys.stdout.write(json.dumps(result.to_dict(objective=None if source.suffix.lower() == ".cu" else objective),
-                                    default=str) + "\n")
+        payload = result.to_dict(objective=objective, minimize=minimize) if objective else result.to_dict()
+        sys.stdout.write(json.dumps(payload, default=str) + "\n")
     else:
         out.print(result.summary(), highlight=False, soft_wrap=True)
+        if objective:
+            out.print(_best_kept_line(result.best(objective, minimize=minimize), objective), highlight=False,
+                      soft_wrap=True)
     if output is not None:
         import pandas as pd
 
@@ -445,6 +452,24 @@ def carve_command(
 
         plot_carving(result).savefig(plot)
         err.print(f"wrote {plot}")
+
+
+def _check_figure_path(path: Path, option: str) -> None:
+    """Refuse, before any work, a figure file whose suffix matplotlib cannot write."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if path.suffix.lstrip(".").lower() not in formats:
+        raise InputError(f"cannot write a figure as {path.name!r}", where=option,
+                         hint=f"name a file ending in .svg or .png (or {', '.join(sorted(formats))})")
+
+
+def _best_kept_line(best: dict[str, Any], objective: str) -> str:
+    """How the best kept configuration's measured ``objective`` compares with the best of all."""
+    if best["relative"] is None:
+        return f"  {objective}: no measured value among the kept configurations"
+    return (f"  measured {objective}: best kept {best['best_kept']:.4g}, best of all {best['best_overall']:.4g} "
+            f"({100 * best['relative']:.1f} % of the best)")
 
 
 def _defines(items: list[str]) -> dict[str, Any]:

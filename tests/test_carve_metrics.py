@@ -130,6 +130,11 @@ def test_bad_columns_are_clear_input_errors():
         resolve(df, "bx *", "threads")
     with pytest.raises(InputError, match="compute capability"):
         counter_metrics(df, threads_per_block="bx", threads=32, warp_instructions="bx", global_loads="bx")
+    with pytest.raises(InputError, match=r"threads 'bx - 32' is 0 for row 0, not a thread count"):
+        counter_metrics(df, threads_per_block=32, threads="bx - 32", blocks_on_sm=1, warp_instructions="bx",
+                        global_loads="bx")
+    with pytest.raises(InputError, match="threads per block 'bx - 64' is -32"):
+        carving_metrics(df, instructions=1, regions=1, threads=32, threads_per_block="bx - 64", blocks_on_sm=1)
     with pytest.raises(InputError, match="loads_per_region"):
         counter_metrics(df, threads_per_block="bx", threads=32, blocks_on_sm=1, warp_instructions="bx",
                         global_loads="bx", loads_per_region=0)

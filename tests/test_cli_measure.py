@@ -203,6 +203,22 @@ def test_carve_ktt_data_prints_json_with_the_kept_configurations():
     assert 0.9 < data["best"]["relative"] <= 1.0
 
 
+def test_carve_ktt_data_text_matches_the_documented_recipe_and_says_what_was_kept(tmp_path):
+    """The launch read from the file (KTT's grid is in blocks) gives the docs' 48 kept, and the text says how good."""
+    from shared_data import dataset_path
+
+    data = dataset_path("ktt/KTConvolutionOutput_2080Ti.json.gz")
+    result = invoke("carve", data, "--cc", "7.5", "-p", "BLOCK_SIZE_X >= 32")
+    assert result.exit_code == 0, result.output
+    assert "carving kept 48 of 6768" in result.output
+    assert "measured time: best kept 0.7395, best of all 0.7061 (95.5 % of the best)" in result.output
+    result = invoke("carve", data, "--cc", "7.5", "--plot", tmp_path / "front.txt")
+    assert result.exit_code == 2 and "--plot: cannot write a figure as 'front.txt'" in result.output
+    assert "Traceback" not in result.output
+    result = invoke("carve", data, "--cc", "7.5", "--threads", "0")
+    assert result.exit_code == 2 and "not a thread count" in result.output
+
+
 def test_search_command_on_a_replayed_space(tmp_path):
     from shared_data import dataset_path
 

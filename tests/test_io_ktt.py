@@ -33,6 +33,25 @@ def test_ktt_convolution():
     assert ds.ok().frame["RegistersCount"].notna().all()
     assert set(ds.reason[~ds.valid]) == {"ComputationFailed"}
     assert ds.meta["device_name"] == "NVIDIA GeForce RTX 2080 Ti"
+    # GlobalSizeType "CUDA": GlobalSize is the grid in blocks, so the launch has grid × block threads
+    ok = ds.ok().frame
+    expected = (-(-ok.IMAGE_WIDTH // (ok.BLOCK_SIZE_X * ok.TILE_SIZE_X)) * ok.BLOCK_SIZE_X
+                * -(-ok.IMAGE_HEIGHT // (ok.BLOCK_SIZE_Y * ok.TILE_SIZE_Y)) * ok.BLOCK_SIZE_Y)
+    assert (ok["threads"] == expected).all()
+    assert (ok["threads_per_block"] == ok.BLOCK_SIZE_X * ok.BLOCK_SIZE_Y).all()
+
+
+@pytest.mark.parametrize(("size_type", "threads"), [("CUDA", 32.0 * 4 * 100), ("OpenCL", 100.0), (None, 100.0)])
+def test_global_size_type_gives_the_launched_threads(tmp_path, size_type, threads):
+    result = ktt_result(1)
+    result["ComputationResults"][0].update({"LocalSize": {"X": 32, "Y": 4, "Z": 1}, "GlobalSize": {"X": 100}})
+    metadata = {"TimeUnit": "Microseconds", "KttVersion": "2.1"}
+    if size_type is not None:
+        metadata["GlobalSizeType"] = size_type
+    path = tmp_path / "ktt.json"
+    path.write_text(json.dumps({"Metadata": metadata, "Results": [result]}))
+    ds = read(path)
+    assert ds.y("threads_per_block")[0] == 128.0 and ds.y("threads")[0] == threads
 
 
 def ktt_result(b: int, status: str = "Ok", kernels: tuple[str, ...] = ("k",)) -> dict:

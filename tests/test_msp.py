@@ -101,6 +101,11 @@ def test_failed_sizes_are_skipped_with_a_note():
     assert msp.notes == ["size(s) [2] have no valid measurement and were skipped"]
     with pytest.raises(InputError, match="no size of the curve has a valid throughput"):
         find_msp(curve_of({1: math.nan, 2: 0.0}))
+    # a measured curve says why its sizes failed (a wrong --pattern, a program that exits with an error...)
+    failed = pd.DataFrame({"size": [8, 64], "throughput": [math.nan, math.nan],
+                           "reason": ["exit status 2; stderr: usage: bench N BLOCK", "exit status 2"]})
+    with pytest.raises(InputError, match=r"valid throughput; size 8: exit status 2; stderr: usage: bench N BLOCK"):
+        find_msp(failed)
 
 
 def test_find_msp_accepts_series_and_dicts():
@@ -387,8 +392,10 @@ def test_default_configuration_is_the_first_value_of_every_parameter():
     result = tune_at_msp(PythonEvaluator(lanes_model), space, [4, 8, 16], baseline=None)
     assert result.default_config == {"B": 4}
     assert result.curve["size"].tolist() == [4, 8, 16]
-    with pytest.raises(InputError, match="not valid at size 1"):
+    with pytest.raises(InputError, match=r"not valid at size 1: it breaks the restriction\(s\) B <= 4 \* n"):
         tune_at_msp(PythonEvaluator(lanes_model), space, [1, 8], config={"B": 16})
+    with pytest.raises(InputError, match=r"not valid at size 4: B=5 is not among its values \[4, 16\]"):
+        tune_at_msp(PythonEvaluator(lanes_model), space, [4, 8], config={"B": 5})
 
 
 def test_reuses_a_measured_curve():

@@ -157,6 +157,25 @@ def resolve(frame: pd.DataFrame, spec: Spec, what: str) -> np.ndarray:
     return array
 
 
+def _launch(frame: pd.DataFrame, threads_per_block: Spec, threads: Spec) -> tuple[np.ndarray, np.ndarray]:
+    """Threads per block and threads in the launch for every row; a value ≤ 0 raises :class:`InputError`.
+
+    >>> _launch(pd.DataFrame({"b": [32, 0]}), "b", 1024)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    starchart.errors.InputError: threads per block: threads per block 'b' is 0 for row 1, not a thread count ...
+    """
+    values = []
+    for spec, what in ((threads_per_block, "threads per block"), (threads, "threads")):
+        array = resolve(frame, spec, what)
+        bad = np.flatnonzero(array <= 0)
+        if len(bad):
+            raise InputError(f"{what} {_show(spec)} is {array[bad[0]]:g} for row {frame.index[bad[0]]}, not a thread "
+                             "count", where=what, hint="give a positive count: a column, an expression over the "
+                                                       "parameters or a number")
+        values.append(array)
+    return values[0], values[1]
+
+
 def _evaluate(frame: pd.DataFrame, expression: str, what: str) -> Any:
     """``frame.eval(expression)``, with errors a user can act on."""
     columns = ", ".join(f"`{c}`" if not str(c).isidentifier() else str(c) for c in frame.columns)
@@ -272,8 +291,8 @@ def carving_metrics(frame: pd.DataFrame, *, instructions: Spec, regions: Spec, t
     out = frame.copy()
     out["instr"] = resolve(frame, instructions, "instructions per thread")
     out["regions"] = resolve(frame, regions, "regions per thread")
-    out["threads"] = resolve(frame, threads, "threads")
-    out["warps_per_block"] = warps_per_block(resolve(frame, threads_per_block, "threads per block"), warp_size)
+    tpb, out["threads"] = _launch(frame, threads_per_block, threads)
+    out["warps_per_block"] = warps_per_block(tpb, warp_size)
     out["blocks_per_sm"] = resolve(frame, blocks_on_sm, "blocks per SM")
     out["efficiency"] = efficiency(out["instr"], out["threads"])
     out["utilization"] = utilization(out["instr"], out["regions"], out["warps_per_block"], out["blocks_per_sm"])
@@ -385,8 +404,7 @@ def counter_metrics(frame: pd.DataFrame, cc: str | float | None = None, *, threa
     if loads_per_region <= 0:
         raise InputError(f"loads_per_region must be positive, got {loads_per_region}", where="loads_per_region",
                          hint="give the number of global loads issued before their first consumer (≥ 1)")
-    tpb = resolve(frame, threads_per_block, "threads per block")
-    n_threads = resolve(frame, threads, "threads")
+    tpb, n_threads = _launch(frame, threads_per_block, threads)
     w_tb = warps_per_block(tpb, warp_size)
     warps = np.ceil(n_threads / tpb) * w_tb
     warp_inst = resolve(frame, warp_instructions, "warp instructions") + resolve(frame, extra_instructions,

@@ -5,7 +5,9 @@ a ``Configuration`` list of ``{Name, Value}`` pairs, a ``Status``, durations and
 in ``TimeUnit`` (usually microseconds), and ``ComputationResults`` per kernel launch with
 ``CompilationData`` (registers, local/shared/constant memory) and ``ProfilingData``
 counters. starchart reports ``time`` (``TotalDuration``) and overheads in **ms**; the
-compilation data and counters become metric columns under their KTT names.
+compilation data and counters become metric columns under their KTT names. The launch becomes
+``threads_per_block`` (``LocalSize``) and ``threads`` (``GlobalSize``, multiplied by
+``LocalSize`` when ``Metadata.GlobalSizeType`` is ``"CUDA"``: then it counts blocks).
 """
 
 from __future__ import annotations
@@ -75,7 +77,8 @@ def read(path: str | Path, text: str | None = None) -> Dataset:
     functions = {c.get("KernelFunction") for r in results if isinstance(r, dict)
                  for c in r.get("ComputationResults") or []}
     multi = len(functions) > 1
-    rows = [_row(r, i, to_ms, multi, path) for i, r in enumerate(results)]
+    grid_in_blocks = metadata.get("GlobalSizeType") == "CUDA"
+    rows = [_row(r, i, to_ms, multi, path, grid_in_blocks) for i, r in enumerate(results)]
     # Every parameter name seen, in order; a result lacking one is caught by from_frame.
     params = list(dict.fromkeys(pair["Name"] for r in results for pair in r["Configuration"]))
     frame = pd.DataFrame.from_records(rows)
@@ -87,7 +90,8 @@ def read(path: str | Path, text: str | None = None) -> Dataset:
                               meta={k: v for k, v in meta.items() if v is not None})
 
 
-def _row(result: Any, i: int, to_ms: float, multi: bool, path: Path) -> dict[str, Any]:
+def _row(result: Any, i: int, to_ms: float, multi: bool, path: Path, grid_in_blocks: bool = False) -> dict[str, Any]:
+    """One result as a row; ``grid_in_blocks``: ``GlobalSize`` counts blocks (KTT's CUDA convention), not threads."""
     where = f"{path}, key 'Results[{i}]'"
     if not isinstance(result, dict) or not isinstance(result.get("Configuration"), list):
         raise InputError("result has no \"Configuration\" list", where=where,
@@ -113,11 +117,23 @@ def _row(result: Any, i: int, to_ms: float, multi: bool, path: Path) -> dict[str
             row[prefix + "Overhead"] = comp["Overhead"] * to_ms
         for name, value in (comp.get("CompilationData") or {}).items():
             row[prefix + name] = value
-        # The launch: threads per block (LocalSize) and in all (GlobalSize, KTT counts threads).
-        for key, column in (("LocalSize", "threads_per_block"), ("GlobalSize", "threads")):
-            size = comp.get(key)
-            if isinstance(size, dict) and all(isinstance(size.get(a, 1), (int, float)) for a in "XYZ"):
-                row[prefix + column] = float(size.get("X", 1) * size.get("Y", 1) * size.get("Z", 1))
+        # The launch: threads per block (LocalSize) and in all (GlobalSize, in blocks under GlobalSizeType CUDA).
+        block, grid = _volume(comp.get("LocalSize")), _volume(comp.get("GlobalSize"))
+        if block is not None:
+            row[prefix + "threads_per_block"] = block
+        if grid is not None and (block is not None or not grid_in_blocks):
+            row[prefix + "threads"] = grid * block if grid_in_blocks else grid
         for counter in (comp.get("ProfilingData") or {}).get("Counters") or []:
             row[prefix + counter["Name"]] = counter["Value"]
     return row
+
+
+def _volume(size: Any) -> float | None:
+    """``X × Y × Z`` of a KTT size object (missing axes count 1), or None when it is not one.
+
+    >>> _volume({"X": 32, "Y": 4}), _volume(None)
+    (128.0, None)
+    """
+    if isinstance(size, dict) and all(isinstance(size.get(a, 1), (int, float)) for a in "XYZ"):
+        return float(size.get("X", 1) * size.get("Y", 1) * size.get("Z", 1))
+    return None

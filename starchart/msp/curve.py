@@ -369,7 +369,7 @@ def find_msp(curve: pd.DataFrame | pd.Series | Mapping[Any, float], threshold: f
     if failed:
         notes.append(f"size(s) {failed} have no valid measurement and were skipped")
     if good.empty:
-        raise InputError("no size of the curve has a valid throughput", where="curve",
+        raise InputError("no size of the curve has a valid throughput" + _first_failure(curve), where="curve",
                          hint="check the evaluator: every measurement failed")
     peak = float(good["throughput"].max())
     peak_size = good.loc[good["throughput"].idxmax(), "size"]
@@ -400,6 +400,18 @@ def find_msp(curve: pd.DataFrame | pd.Series | Mapping[Any, float], threshold: f
                    f"(no smaller size is within {pct} of the maximum); MSP = target")
     return MSP(size=size, target=target, threshold=threshold, saturated=saturated, max_throughput=peak,
                max_size=peak_size, throughput=float(good["throughput"].iloc[index]), message=message, notes=notes)
+
+
+def _first_failure(curve: Any) -> str:
+    """``"; size 8: <reason>"`` from a :func:`throughput_curve` frame's first failed size, else ``""``.
+
+    >>> _first_failure(pd.DataFrame({"size": [8], "throughput": [float("nan")], "reason": ["exit status 2"]}))
+    '; size 8: exit status 2'
+    """
+    if not isinstance(curve, pd.DataFrame) or "reason" not in curve.columns:
+        return ""
+    reasons = curve.loc[curve["reason"].fillna("").astype(str) != "", ["size", "reason"]]
+    return f"; size {reasons['size'].iloc[0]}: {reasons['reason'].iloc[0]}" if len(reasons) else ""
 
 
 def _curve_frame(curve: Any) -> pd.DataFrame:

@@ -393,10 +393,28 @@ def _default_config(space: Space, config: Mapping[str, Any] | None, size_param: 
         how = "config="
     config = plain_config(config)
     for size in sizes:
-        if not space_at(space, size_param, size).is_valid({**config, size_param: size}):
-            raise InputError(f"the default configuration {config} ({how}) is not valid at size {size}",
-                             where="config", hint="pass config= with a configuration valid at every size")
+        fixed = space_at(space, size_param, size)
+        if not fixed.is_valid({**config, size_param: size}):
+            raise InputError(f"the default configuration {config} ({how}) is not valid at size {size}: "
+                             f"{_why_invalid(fixed, {**config, size_param: size})}", where="config",
+                             hint="pass config= (--default on the command line) with a configuration valid at "
+                                  "every size")
     return config
+
+
+def _why_invalid(space: Space, config: Mapping[str, Any]) -> str:
+    """Why ``config`` is not in ``space``: a value the space lacks, or the restrictions it breaks.
+
+    >>> space = Space({"BLOCK": [64, 256], "n": [8]}, ["BLOCK <= 128", "BLOCK >= n"])
+    >>> _why_invalid(space, {"BLOCK": 100, "n": 8}), _why_invalid(space, {"BLOCK": 256, "n": 8})
+    ('BLOCK=100 is not among its values [64, 256]', 'it breaks the restriction(s) BLOCK <= 128')
+    """
+    for name, values in space.tune_params.items():
+        if config.get(name) not in values:
+            return f"{name}={config.get(name)!r} is not among its values {values}"
+    broken = [str(r.source) if isinstance(r.source, str) else repr(r.source) for r in space.restrictions
+              if not Space(space.tune_params, [r]).is_valid(config)]
+    return f"it breaks the restriction(s) {', '.join(broken)}" if broken else "it is not in the space"
 
 
 def _confirm(recorder: Recorder, finalists: Sequence[Mapping[str, Any]], size_param: str, target: float,
