@@ -295,7 +295,7 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
     done = _finished(db, stored, space, budget, settings, recorded)
     if done is not None:  # nothing left to measure: the stored search as it was, without refitting its model
         with Progress(RunPlan(todo=[], done=budget, total=budget), evaluator, db, enabled=progress):
-            pass
+            pass  # the bar drawn full, as a resumed run's would end: the user sees the budget was spent
         return _result(done, space.names, evaluator, budget, seed)
     diverged = False
     measurements: list[Measurement] = []
