@@ -5,6 +5,7 @@
                         [--max-depth D] [--format text|json|dot|svg] [-o FILE]
     starchart space FILE [--size] [--sample N] [--restriction EXPR ...]
     starchart run | resume | export | demo        (measuring: see starchart/cli_measure.py)
+    starchart platforms | tradeoff                (analysing: see starchart/cli_analyse.py)
 
 Errors print one readable line and a hint, never a traceback.
 """
@@ -274,6 +275,7 @@ def _size_text(the_space: Any) -> str:
 
 # The measuring commands (run, resume, export, demo) live in their own module.
 import starchart.cli_measure  # noqa: E402,F401  (registers its commands on `app`)
+import starchart.cli_analyse  # noqa: E402,F401  (registers `starchart platforms` and `starchart tradeoff`)
 import starchart.msp.cli  # noqa: E402,F401  (registers `starchart msp`)
 import starchart.xapp.cli  # noqa: E402,F401  (registers `starchart xapp ...`)
 

@@ -6,6 +6,7 @@ import importlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import wraps
+from pathlib import Path
 from typing import Any, Optional
 
 import typer
@@ -13,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
 
-from starchart.errors import StarchartError
+from starchart.errors import InputError, StarchartError
 from starchart.text import shorten
 
 #: Click's exceptions (newer Typers bring their own copy of Click, older ones use the click package).
@@ -43,6 +44,42 @@ DirectionOption = typer.Option(
     None, "--maximize/--minimize",
     help="Whether higher values of the metric are better (default: by its name — rates and efficiencies "
          "such as GFLOP/s or TFLOPS/J are maximised, times, energies and powers minimised).")
+
+
+LimitOption = typer.Option([], "--limit", "-l", metavar="METRIC=VALUE",
+                           help="A target of the power/performance trade-off, e.g. time=0.002 or power=150 "
+                                "(repeatable; ≤ for a metric to minimise, ≥ for one to maximise).")
+
+
+def parse_limits(given: list[str]) -> dict[str, float]:
+    """``--limit METRIC=VALUE`` options as ``{metric: value}``; a malformed one is refused naming it.
+
+    >>> parse_limits(["time=0.002", "ps_power = 150"])
+    {'time': 0.002, 'ps_power': 150.0}
+    """
+    limits: dict[str, float] = {}
+    for text in given:
+        name, sep, value = text.partition("=")
+        try:
+            number = float(value) if sep and name.strip() else None
+        except ValueError:
+            number = None
+        if number is None:
+            raise InputError(f"{text!r} is not METRIC=NUMBER", where="--limit", hint="e.g. --limit time=0.002")
+        if name.strip() in limits:
+            raise InputError(f"two targets for {name.strip()!r}", where="--limit", hint="give one per metric")
+        limits[name.strip()] = number
+    return limits
+
+
+def check_figure_path(path: Path, option: str) -> None:
+    """Refuse, before any work, a figure file whose suffix matplotlib cannot write."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if path.suffix.lstrip(".").lower() not in formats:
+        raise InputError(f"cannot write a figure as {path.name!r}", where=option,
+                         hint=f"name a file ending in .svg or .png (or {', '.join(sorted(formats))})")
 
 
 def seed_option(default: Optional[int], help: str) -> Any:

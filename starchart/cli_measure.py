@@ -5,7 +5,7 @@
     starchart resume study.db [--samples N] [--workers W] [--ray [ADDRESS]]
     starchart export study.db -o results.csv|cache.json|results.t4.json [--format ...]
     starchart demo [--out starchart-demo] [--samples 200] [--repeats 5]
-    starchart report study.db|DATA [-o report.html] [--metric M]
+    starchart report study.db|DATA [DATA ...] [-o report.html] [--metric M] [--limit METRIC=VALUE ...]
     starchart search SPACE_FILE (evaluator options as for run) --budget N [--seed S] [--store db]
     starchart carve KERNEL.cu --kernel K --space S.yaml --cc 9.0 ... | starchart carve DATA --cc 7.5 --json
 
@@ -26,8 +26,8 @@ from typing import Any, Optional
 
 import typer
 
-from starchart.cli_common import (DirectionOption, app, err, friendly, minimize_for, out, print_failure_reasons,
-                                  seed_option)
+from starchart.cli_common import (DirectionOption, LimitOption, app, check_figure_path, err, friendly, minimize_for,
+                                  out, parse_limits, print_failure_reasons, seed_option)
 from starchart.errors import InputError
 
 RayOption = typer.Option(None, "--ray", metavar="[ADDRESS]",
@@ -361,20 +361,24 @@ def _evaluator_source(command: Any, c_source: Any, evaluator_file: Any, replay: 
 @app.command("report")
 @friendly
 def report_command(
-    source: Path = typer.Argument(..., help="A study store (.db) or a measurement file (cache, T4, KTT, CSV)."),
+    sources: list[Path] = typer.Argument(..., help="A study store (.db) or a measurement file (cache, T4, KTT, CSV); "
+                                                   "several (PATH or LABEL=PATH): one space on several platforms, "
+                                                   "compared."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="HTML file to write."),
     metric: Optional[str] = typer.Option(None, "--metric", "-m", help="Metric to explain (default: objective)."),
     metrics: Optional[str] = typer.Option(None, "--metrics",
                                           help="CSV only: comma-separated response columns (the rest are "
                                                "parameters)."),
     maximize: Optional[bool] = DirectionOption,
+    limit: list[str] = LimitOption,
 ) -> None:
     """Write one self-contained HTML report: tree, importance, best region, and whatever else applies."""
     from starchart.report.study import write_study_report
 
     columns = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    source = sources[0] if len(sources) == 1 else [str(s) for s in sources]
     path = write_study_report(source, output, metric=metric, minimize=None if maximize is None else not maximize,
-                              metrics=columns)
+                              metrics=columns, limits=parse_limits(limit))
     err.print(f"wrote {path}")
 
 
@@ -406,7 +410,7 @@ def carve_command(
     from starchart.carve import carve_counters
 
     if plot is not None:
-        _check_figure_path(plot, "--plot")
+        check_figure_path(plot, "--plot")
     objective, minimize = None, True  # a measured objective to compare the kept ones on (not for a .cu)
     if source.suffix.lower() == ".cu":
         from starchart.carve.static import carve_source
@@ -452,16 +456,6 @@ def carve_command(
 
         plot_carving(result).savefig(plot)
         err.print(f"wrote {plot}")
-
-
-def _check_figure_path(path: Path, option: str) -> None:
-    """Refuse, before any work, a figure file whose suffix matplotlib cannot write."""
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    formats = FigureCanvasBase.get_supported_filetypes()
-    if path.suffix.lstrip(".").lower() not in formats:
-        raise InputError(f"cannot write a figure as {path.name!r}", where=option,
-                         hint=f"name a file ending in .svg or .png (or {', '.join(sorted(formats))})")
 
 
 def _best_kept_line(best: dict[str, Any], objective: str) -> str:

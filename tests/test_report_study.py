@@ -60,3 +60,29 @@ def test_search_store_report_shows_the_search_settings_and_prior(tmp_path):
     starchart.search(evaluator, space, 15, seed=1, store=tmp_path / "cold.db", progress=False)
     cold = write_study_report(tmp_path / "cold.db", tmp_path / "c.html").read_text(encoding="utf-8")
     assert "none (cold start)" in cold
+
+
+def test_report_of_several_files_compares_them_as_platforms(tmp_path):
+    a = tmp_path / "a.csv"
+    b = tmp_path / "b.csv"
+    a.write_text("bx,time\n1,3\n2,2\n4,1\n8,2\n")
+    b.write_text("bx,time\n1,1\n2,1.5\n4,4\n8,5\n")
+    result = CliRunner().invoke(app, ["report", str(a), f"second={b}", "-o", str(tmp_path / "p.html")])
+    assert result.exit_code == 0, result.output
+    headings = _headings(tmp_path / "p.html")
+    assert "Platforms: speed-up of each platform&#x27;s own best" in headings
+    assert "starchart report: a · second" in (tmp_path / "p.html").read_text(encoding="utf-8")
+    # the default output sits beside the first file
+    assert CliRunner().invoke(app, ["report", str(a), str(b)]).exit_code == 0
+    assert (tmp_path / "platforms-report" / "report.html").exists()
+
+
+def test_report_limits_set_the_tradeoff_targets(tmp_path):
+    kmeans = dataset_path("starchart_kmeans/kmeans_hd7970.csv")
+    result = CliRunner().invoke(app, ["report", str(kmeans), "-m", "runtime", "-o", str(tmp_path / "k.html"),
+                                      "--limit", "runtime=0.5", "--limit", "wattage=210"])
+    assert result.exit_code == 0, result.output
+    assert "Subspaces meeting the targets" in _headings(tmp_path / "k.html")
+    assert "runtime ≤ 0.5" in (tmp_path / "k.html").read_text(encoding="utf-8")
+    result = CliRunner().invoke(app, ["report", str(kmeans), "--limit", "runtime=0.5", "--limit", "watts=1"])
+    assert result.exit_code == 2 and "'watts', which is not a metric of the data" in result.output

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -48,7 +49,7 @@ from starchart.direction import lower_is_better
 from starchart.errors import InputError
 from starchart.tree import StarchartTree, check_tree_options
 
-__all__ = ["PlatformComparison", "compare_platforms", "merge_platforms", "plot_platforms",
+__all__ = ["PlatformComparison", "compare_platforms", "load_platforms", "merge_platforms", "plot_platforms",
            "relative_performance"]
 
 Criterion = Literal["worst", "geomean"]
@@ -113,6 +114,54 @@ def merge_platforms(datasets: Mapping[str, Dataset], *, name: str = "platform",
     if first.meta.get("objective") in metrics:
         meta["objective"] = first.meta["objective"]
     return Dataset(frame=frame, params=[name, *params], metrics=metrics, meta=meta)
+
+
+def load_platforms(sources: Sequence[str | Path], *, name: str = "platform",
+                   metrics: Sequence[str] | None = None) -> Dataset:
+    """Load the files (or stores) of one tuning space measured on several platforms and merge them.
+
+    Each source is ``PATH`` or ``LABEL=PATH``. Unlabelled sources are named by the
+    file's name up to its first dot (``A100.json.gz`` → ``A100``), or, where two files
+    share that name, by the device each records (Kernel Tuner's ``device_name``).
+    ``metrics``: a CSV's measured columns (see :func:`starchart.load`).
+
+    >>> import tempfile, os
+    >>> folder = tempfile.mkdtemp()
+    >>> for gpu, times in (("A", "3,2,1"), ("B", "1,2,4")):
+    ...     _ = open(os.path.join(folder, f"{gpu}.csv"), "w").write(
+    ...         "bx,time\\n" + "\\n".join(f"{b},{t}" for b, t in zip((1, 2, 4), times.split(","))))
+    >>> merged = load_platforms([os.path.join(folder, "A.csv"), "second=" + os.path.join(folder, "B.csv")])
+    >>> merged.meta["platforms"]
+    ['A', 'second']
+    """
+    from starchart.io.load import load
+
+    if isinstance(sources, (str, Path)) or len(sources) < 2:
+        raise InputError("comparing platforms needs at least two measurement files", where="sources",
+                         hint="give one file per platform, e.g. A100=a100.json A4000=a4000.json")
+    labelled = [split_label(str(source)) for source in sources]
+    loaded = [(label, path, load(path, **({"metrics": list(metrics)} if metrics else {})))
+              for label, path in labelled]
+    stems = [path.name.split(".")[0] for _, path, _ in loaded]
+    devices = [ds.meta.get("device_name") for _, _, ds in loaded]
+    use_devices = (len(set(stems)) < len(stems) and None not in devices and "unknown" not in devices
+                   and len(set(devices)) == len(devices))
+    datasets: dict[str, Dataset] = {}
+    for (label, path, ds), stem, device in zip(loaded, stems, devices):
+        label = label or (str(device) if use_devices else stem)
+        if label in datasets:
+            raise InputError(f"two files would both be called platform {label!r}", where=path,
+                             hint=f"name each one: LABEL={path}")
+        datasets[label] = ds
+    return merge_platforms(datasets, name=name)
+
+
+def split_label(source: str) -> tuple[str | None, Path]:
+    """``LABEL=PATH`` → ``(LABEL, PATH)``; a plain path (even one holding ``=``) → ``(None, PATH)``."""
+    label, sep, rest = source.partition("=")
+    if sep and label and not Path(source).exists():
+        return label, Path(rest)
+    return None, Path(source)
 
 
 def relative_performance(table: pd.DataFrame, minimize: bool = True) -> pd.DataFrame:

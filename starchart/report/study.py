@@ -16,7 +16,7 @@ Always: the tree (SVG), the best region, importance, leaves and measurements
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,13 +56,17 @@ def measured_order(results: list[tuple[str, dict[str, float]]] | None, metric: s
 
 
 def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None = None,
-                   minimize: bool = True, search: dict[str, Any] | None = None) -> list[Section]:
-    """The optional sections that apply to ``dataset`` (see the module docstring)."""
+                   minimize: bool = True, search: dict[str, Any] | None = None,
+                   traded: list[str] | None = None, limits: Mapping[str, float] | None = None) -> list[Section]:
+    """The optional sections that apply to ``dataset`` (see the module docstring); ``traded``
+    and ``limits``: the power/performance section's metrics and targets (default: found by name)."""
+    if traded is None:
+        traded = traded_metrics(dataset, limits)
     builders: list[Callable[[], list[Section]]] = [
         lambda: _search(search),
         lambda: _progress(order, metric, minimize),
         lambda: _accuracy(dataset, metric),
-        lambda: _power_performance(dataset, metric),
+        lambda: _power_performance(dataset, traded, limits),
         lambda: _platforms(dataset, metric, minimize),
     ]
     sections: list[Section] = []
@@ -71,18 +75,33 @@ def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None =
     return sections
 
 
-def write_study_report(source: str | Path, output: str | Path | None = None, *, metric: str | None = None,
-                       title: str | None = None, minimize: bool | None = None,
-                       metrics: list[str] | None = None) -> Path:
+def write_study_report(source: str | Path | Sequence[str | Path], output: str | Path | None = None, *,
+                       metric: str | None = None, title: str | None = None, minimize: bool | None = None,
+                       metrics: list[str] | None = None, limits: Mapping[str, float] | None = None) -> Path:
     """Write the HTML report of a store or measurement file; returns its path.
 
-    ``output`` defaults to ``<source stem>-report/report.html`` beside the source;
-    ``minimize`` (whether lower values are better) to what the data records, else
-    to what the metric's name says (:func:`starchart.direction.lower_is_better`);
-    ``metrics`` names a CSV's measured columns when it does not say them itself.
+    Several sources (``PATH`` or ``LABEL=PATH``) are one space measured on several
+    platforms: they are merged with a ``platform`` parameter
+    (:func:`~starchart.explore.platforms.load_platforms`) and the report compares them.
+    ``output`` defaults to ``<source stem>-report/report.html`` beside the (first) source
+    (``platforms-report/`` for several); ``minimize`` (whether lower values are better)
+    to what the data records, else to what the metric's name says
+    (:func:`starchart.direction.lower_is_better`); ``metrics`` names a CSV's measured
+    columns when it does not say them itself; ``limits`` (``{metric: target}``) are the
+    power/performance section's targets (default: what the best quarter of the designs reach).
     """
-    source = Path(source)
-    dataset, results, search = load_study(source, metrics)
+    if isinstance(source, (str, Path)):
+        source = Path(source)
+        dataset, results, search = load_study(source, metrics)
+        default_output = source.parent / f"{source.name.split('.')[0]}-report" / "report.html"
+        name = source.name
+    else:
+        from starchart.explore.platforms import load_platforms, split_label
+
+        dataset, results, search = load_platforms(source, metrics=metrics), None, None
+        source = split_label(str(source[0]))[1]
+        default_output = source.parent / "platforms-report" / "report.html"
+        name = " · ".join(dataset.meta["platforms"])
     metric = metric or dataset.default_metric
     if metric not in dataset.metrics:
         raise InputError(f"no metric named {metric!r}", where=source,
@@ -95,8 +114,9 @@ def write_study_report(source: str | Path, output: str | Path | None = None, *, 
                          hint="measure more configurations first")
     if minimize is None:
         minimize = lower_is_better(metric, dataset.meta)
+    traded = traded_metrics(dataset, limits)  # checked before the slow part
     tree = StarchartTree().fit(ok.X[finite], y[finite])
-    output = Path(output) if output is not None else source.parent / f"{source.name.split('.')[0]}-report" / "report.html"
+    output = Path(output) if output is not None else default_output
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -105,9 +125,9 @@ def write_study_report(source: str | Path, output: str | Path | None = None, *, 
     from starchart.report.html import write_html_report
 
     sections = study_sections(dataset, metric, order=measured_order(results, metric), minimize=minimize,
-                              search=search)
+                              search=search, traded=traded, limits=limits)
     return write_html_report(output, dataset=dataset, tree=tree, metric=metric,
-                             title=title or f"starchart report: {source.name}", extra_sections=sections,
+                             title=title or f"starchart report: {name}", extra_sections=sections,
                              minimize=minimize)
 
 
@@ -153,16 +173,40 @@ def _accuracy(dataset: Dataset, metric: str) -> list[Section]:
     return result.report_sections()
 
 
-def _power_performance(dataset: Dataset, metric: str) -> list[Section]:
+def traded_metrics(dataset: Dataset, limits: Mapping[str, float] | None = None) -> list[str] | None:
+    """The two metrics of the power/performance section: those ``limits`` name when it names two
+    or more, else the data's time-like and power-like metrics (by name); ``None``: none apply.
+
+    >>> frame = __import__("pandas").DataFrame({"a": [1, 2], "time": [1.0, 2], "ps_power": [9.0, 8]})
+    >>> ds = Dataset.from_frame(frame, metrics=["time", "ps_power"])
+    >>> traded_metrics(ds), traded_metrics(ds, {"ps_power": 8.5})
+    (['time', 'ps_power'], ['time', 'ps_power'])
+    """
+    limits = dict(limits or {})
+    unknown = [m for m in limits if m not in dataset.metrics]
+    if unknown:
+        raise InputError(f"a target is given for {unknown[0]!r}, which is not a metric of the data",
+                         where="--limit", hint=f"the metrics are: {', '.join(dataset.metrics)}")
+    if len(limits) >= 2:
+        return list(limits)
     lowered = {m.lower(): m for m in dataset.metrics}
     time = next((lowered[n] for n in TIME_NAMES if n in lowered), None)
     power = next((lowered[n] for n in POWER_NAMES if n in lowered), None)
-    if time is None or power is None or dataset.ok().frame[[time, power]].dropna().shape[0] < 20:
+    found = None if time is None or power is None else [time, power]
+    if limits and (found is None or next(iter(limits)) not in found):
+        raise InputError(f"one target ({next(iter(limits))}) but no metric to trade it against",
+                         where="--limit", hint="give a target for each of two metrics, e.g. --limit time=0.002 "
+                                               "--limit power=150")
+    return found
+
+
+def _power_performance(dataset: Dataset, traded: list[str] | None,
+                       limits: Mapping[str, float] | None) -> list[Section]:
+    if traded is None or dataset.ok().frame[traded].dropna().shape[0] < 20:
         return []
     from starchart.explore.tradeoff import suggest_limits, tradeoff
 
-    metrics = (time, power)
-    return tradeoff(dataset, metrics, limits=suggest_limits(dataset, metrics)).report_sections()
+    return tradeoff(dataset, traded, limits=limits or suggest_limits(dataset, traded)).report_sections()
 
 
 def _platforms(dataset: Dataset, metric: str, minimize: bool) -> list[Section]:

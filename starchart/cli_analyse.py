@@ -1,0 +1,139 @@
+"""The analysing commands of the ``starchart`` CLI: several platforms, a power/performance trade-off.
+
+    starchart platforms A100=a100.json A4000=a4000.json [--metric M] [--tolerance 0.05] [--plot p.svg]
+    starchart tradeoff DATA --limit time=0.002 --limit power=150 [--stat 0.9] [--plot p.svg]
+
+Both print what :func:`starchart.compare_platforms` / :func:`starchart.tradeoff` find;
+``starchart report`` puts the same (and more) in one HTML file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from starchart.cli_common import (DirectionOption, LimitOption, app, check_figure_path, err, friendly, minimize_for,
+                                  out, parse_limits)
+from starchart.errors import InputError
+
+PlotOption = typer.Option(None, "--plot", help="Also write the figure (.svg/.png).")
+CsvMetricsOption = typer.Option(None, "--metrics",
+                                help="CSV only: comma-separated response columns (the rest are parameters).")
+
+
+def _columns(metrics: Optional[str]) -> list[str] | None:
+    return [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+
+
+@app.command("platforms")
+@friendly
+def platforms_command(
+    sources: list[str] = typer.Argument(..., metavar="[LABEL=]DATA...",
+                                        help="One measurement file (or store) per platform, of the same space; "
+                                             "named by LABEL, else by the file name."),
+    metric: Optional[str] = typer.Option(None, "--metric", "-m", help="Metric to compare (default: objective)."),
+    metrics: Optional[str] = CsvMetricsOption,
+    maximize: Optional[bool] = DirectionOption,
+    tolerance: float = typer.Option(0.05, "--tolerance", min=0.0,
+                                    help="A setting is good everywhere when within this share of every "
+                                         "platform's best."),
+    plot: Optional[Path] = PlotOption,
+) -> None:
+    """Compare platforms: each one's own best against one general setting, and what is good everywhere."""
+    from starchart.explore.platforms import compare_platforms, load_platforms
+
+    if plot is not None:
+        check_figure_path(plot, "--plot")
+    merged = load_platforms(sources, metrics=_columns(metrics))
+    metric = metric or merged.default_metric
+    if metric not in merged.metrics:
+        raise InputError(f"no metric named {metric!r} in every file", where="--metric",
+                         hint=f"the metrics they share: {', '.join(merged.metrics)}")
+    with err.status(f"fitting trees of {len(merged)} measurements on {len(merged.meta['platforms'])} platforms"):
+        comparison = compare_platforms(merged, metric, minimize=minimize_for(maximize, metric, merged.meta),
+                                       tolerance=tolerance)
+    out.print(comparison.summary(), highlight=False, soft_wrap=True)
+    table = Table(title="best subspace of each platform (its own tree)", title_justify="left")
+    for column in ("platform", "subspace", "n", f"mean {metric}"):
+        table.add_column(column, overflow="fold")
+    for _, row in comparison.best_subspaces().iterrows():
+        table.add_row(str(row["platform"]), str(row["own_best"]), str(row["own_best_n"]), f"{row['own_best_mean']:.4g}")
+    out.print(table)
+    portable = comparison.portable(tolerance)
+    if len(portable):
+        out.print(f"settings within {tolerance:.0%} of the best everywhere (first 5 of {len(portable)}):")
+        out.print(portable.head(5).to_string(index=False), highlight=False, soft_wrap=True)
+    _save(comparison.plot(), plot)
+
+
+@app.command("tradeoff")
+@friendly
+def tradeoff_command(
+    source: Path = typer.Argument(..., help="A study store (.db) or a measurement file with two metrics to trade, "
+                                            "e.g. time and power."),
+    limit: list[str] = LimitOption,
+    metrics: Optional[str] = CsvMetricsOption,
+    stat: str = typer.Option("0.9", "--stat",
+                             help="Judge a subspace by its 'mean', its 'worst' design, or the value a share of its "
+                                  "designs meet (0.9: 90 % of them)."),
+    max_slowdown: float = typer.Option(0.10, "--max-slowdown", min=0.0,
+                                       help="For the savings line: the slowdown over the fastest design accepted."),
+    plot: Optional[Path] = PlotOption,
+) -> None:
+    """Power/performance: the subspaces likely to meet every target (one tree per metric), the Pareto front."""
+    from starchart.explore.tradeoff import suggest_limits, tradeoff
+    from starchart.io.load import load
+    from starchart.report.study import traded_metrics
+
+    if plot is not None:
+        check_figure_path(plot, "--plot")
+    data = load(source, **({"metrics": _columns(metrics)} if metrics else {}))
+    limits = parse_limits(limit)
+    traded = traded_metrics(data, limits)
+    if traded is None:
+        raise InputError("no two metrics to trade off (none is named like a time and a power)", where=source,
+                         hint="give a target for each of two metrics, e.g. --limit time=VALUE --limit "
+                              f"energy=VALUE (the metrics are: {', '.join(data.metrics)})")
+    if not limits:
+        limits = suggest_limits(data, traded)
+        err.print("no --limit given: targets are what the best quarter of the designs reach "
+                  + ", ".join(f"{m}={v:.4g}" for m, v in limits.items()), highlight=False)
+    result = tradeoff(data, traded, limits=limits, stat=_stat(stat))
+    out.print(result.summary(), highlight=False, soft_wrap=True)
+    if all(result.minimize[m] for m in traded[:2]):  # a time and a power/energy: what a slowdown buys
+        _print_savings(result.savings(max_slowdown=max_slowdown), traded, max_slowdown)
+    _save(result.plot(), plot)
+
+
+def _stat(text: str) -> Any:
+    """``--stat``: ``mean``, ``worst`` or a share in (0, 1]."""
+    if text in ("mean", "worst"):
+        return text
+    try:
+        share = float(text)
+    except ValueError:
+        share = -1.0
+    if not 0 < share <= 1:
+        raise InputError(f"--stat must be 'mean', 'worst' or a share in (0, 1], got {text!r}", where="--stat",
+                         hint="e.g. --stat 0.9")
+    return share
+
+
+def _print_savings(saved: dict[str, Any], traded: list[str], max_slowdown: float) -> None:
+    time, power = traded[:2]
+    if not saved.get("candidates") or "saved_w" not in saved:
+        return
+    out.print(f"accepting up to {max_slowdown:.0%} over the fastest design ({time} {saved['fastest_time']:.4g}, "
+              f"{power} {saved['fastest_power']:.4g}): {power} {saved['pick_power']:.4g} at {time} "
+              f"{saved['pick_time']:.4g} ({saved['slowdown']:.1%} slower), {saved['saved_pct']:.0%} less "
+              f"{power}; {saved.get('pick_config', '')}", highlight=False, soft_wrap=True)
+
+
+def _save(figure: Any, path: Optional[Path]) -> None:
+    if path is None:
+        return
+    figure.savefig(path, bbox_inches="tight")
+    err.print(f"wrote {path}")

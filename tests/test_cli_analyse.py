@@ -1,0 +1,69 @@
+"""`starchart platforms` and `starchart tradeoff`: real files in, the analysis or a one-line error out."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from starchart.cli import app
+from shared_data import dataset_path
+
+runner = CliRunner()
+
+
+def run(*args: object):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def _csv(path, times):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [f"{bx},{by},{t}" for (bx, by), t in zip([(b, c) for b in (1, 2, 4) for c in (1, 2)], times)]
+    path.write_text("bx,by,time\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def test_platforms_compares_the_convolution_gpus():
+    result = run("platforms", dataset_path("convolution/A100.json.gz"), dataset_path("convolution/A4000.json.gz"))
+    assert result.exit_code == 0, result.output
+    # named by file; the A100's own best (0.5536 ms) against the general setting that is best in the worst case
+    assert "4207 configurations measured on all of A100, A4000 (time)" in result.output
+    assert "A100: own best 0.5536 is" in result.output
+    assert "best subspace of each platform" in result.output
+
+
+def test_platforms_labels_and_their_clashes(tmp_path):
+    a = _csv(tmp_path / "one" / "gpu.csv", [3, 2, 1, 2, 3, 4])
+    b = _csv(tmp_path / "two" / "gpu.csv", [1, 2, 3, 4, 5, 6])
+    result = run("platforms", a, b)  # both would be called "gpu", and a CSV names no device
+    assert result.exit_code == 2
+    assert "two files would both be called platform 'gpu'" in result.output and "LABEL=" in result.output
+    result = run("platforms", f"fast={a}", f"slow={b}")
+    assert result.exit_code == 0, result.output
+    assert "6 configurations measured on all of fast, slow (time)" in result.output
+    assert run("platforms", a).exit_code == 2  # one platform has nothing to compare with
+    result = run("platforms", f"fast={a}", f"slow={b}", "--plot", tmp_path / "p.txt")
+    assert result.exit_code == 2 and "cannot write a figure as 'p.txt'" in result.output
+
+
+def test_tradeoff_on_the_energy_file(tmp_path):
+    path = dataset_path("energy/AD4000_wmma_complex_gemm_opt_16bit_1x4096x4096x4096.json.gz")
+    result = run("tradeoff", path, "--limit", "time=10.5", "--limit", "Watt=66.5", "--plot", tmp_path / "t.svg")
+    assert result.exit_code == 0, result.output
+    assert "targets: time ≤ 10.5, Watt ≤ 66.5" in result.output
+    assert "accepting up to 10% over the fastest design (time 6.835, Watt 95.74)" in result.output
+    assert (tmp_path / "t.svg").stat().st_size > 1000
+    # no limits: the best quarter's values, said on stderr
+    result = run("tradeoff", path, "--stat", "mean")
+    assert result.exit_code == 0, result.output
+    assert "no --limit given" in result.output and "judged by node mean" in result.output
+
+
+def test_tradeoff_refuses_what_it_cannot_trade():
+    kmeans = dataset_path("starchart_kmeans/kmeans_hd7970.csv")
+    result = run("tradeoff", kmeans, "--limit", "wattage=abc")
+    assert result.exit_code == 2 and "'wattage=abc' is not METRIC=NUMBER" in result.output
+    result = run("tradeoff", kmeans, "--limit", "watts=200")
+    assert result.exit_code == 2 and "'watts', which is not a metric of the data" in result.output
+    result = run("tradeoff", kmeans, "--stat", "2")
+    assert result.exit_code == 2 and "--stat must be" in result.output
+    result = run("tradeoff", dataset_path("convolution/A100.json.gz"))
+    assert result.exit_code == 2 and "no two metrics to trade off" in result.output
