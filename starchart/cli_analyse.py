@@ -1,9 +1,11 @@
-"""The analysing commands of the ``starchart`` CLI: several platforms, a power/performance trade-off.
+"""The analysing commands of the ``starchart`` CLI: platforms, power/performance, input sensitivity.
 
     starchart platforms A100=a100.json A4000=a4000.json [--metric M] [--tolerance 0.05] [--plot p.svg]
     starchart tradeoff DATA --limit time=0.002 --limit power=150 [--stat 0.9] [--plot p.svg]
+    starchart inputs DATA --input N [--work n^3] [--plot p.svg]
 
-Both print what :func:`starchart.compare_platforms` / :func:`starchart.tradeoff` find;
+Each prints what :func:`starchart.compare_platforms`, :func:`starchart.tradeoff` or
+:func:`starchart.input_sensitivity` finds;
 ``starchart report`` puts the same (and more) in one HTML file.
 """
 
@@ -137,3 +139,42 @@ def _save(figure: Any, path: Optional[Path]) -> None:
         return
     figure.savefig(path, bbox_inches="tight")
     err.print(f"wrote {path}")
+
+
+@app.command("inputs")
+@friendly
+def inputs_command(
+    source: Path = typer.Argument(..., help="A study store (.db) or a measurement file where the input's size or "
+                                            "shape are parameters."),
+    input_: list[str] = typer.Option(..., "--input", "-i", help="A parameter describing the input, e.g. N "
+                                                               "(repeatable: rows, cols)."),
+    work: Optional[str] = typer.Option(None, "--work",
+                                       help="Work per run as a function of the size, e.g. n^3 or 'n * m': times "
+                                            "become throughput (work per second), comparable across inputs."),
+    size: Optional[str] = typer.Option(None, "--size", help="The size parameter of --work (default: the first "
+                                                            "--input)."),
+    metric: Optional[str] = typer.Option(None, "--metric", "-m",
+                                         help="Metric (default: throughput with --work, else the objective)."),
+    metrics: Optional[str] = CsvMetricsOption,
+    maximize: Optional[bool] = DirectionOption,
+    plot: Optional[Path] = PlotOption,
+) -> None:
+    """Input sensitivity: how much the input matters, which parameters' effect depends on it, how bests transfer."""
+    from starchart.explore.inputs import input_sensitivity
+    from starchart.io.load import load
+
+    if plot is not None:
+        check_figure_path(plot, "--plot")
+    data = load(source, **({"metrics": _columns(metrics)} if metrics else {}))
+    direction = None if maximize is None else not maximize
+    result = input_sensitivity(data, inputs=input_, metric=metric, work=work, size=size, minimize=direction)
+    out.print(result.summary(), highlight=False, soft_wrap=True)
+    table = Table(title="best configuration of each input, relative to each input's own best (rows: whose best)",
+                  title_justify="left")
+    table.add_column("best of")
+    for column in result.transfer.columns:
+        table.add_column(str(column), justify="right")
+    for label, row in result.transfer.iterrows():
+        table.add_row(str(label), *(f"{value:.2f}" for value in row))
+    out.print(table)
+    _save(result.plot(), plot)

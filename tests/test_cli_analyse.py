@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from typer.testing import CliRunner
 
 from starchart.cli import app
@@ -67,3 +69,24 @@ def test_tradeoff_refuses_what_it_cannot_trade():
     assert result.exit_code == 2 and "--stat must be" in result.output
     result = run("tradeoff", dataset_path("convolution/A100.json.gz"))
     assert result.exit_code == 2 and "no two metrics to trade off" in result.output
+
+
+# the recorded input study of docs/case-studies.md
+MATMUL_INPUTS = Path(__file__).resolve().parents[1] / "docs" / "figures" / "case_matmul_inputs.csv"
+
+
+def test_inputs_on_the_recorded_matmul_study(tmp_path):
+    result = run("inputs", MATMUL_INPUTS, "--input", "N", "--work", "n^3", "--plot", tmp_path / "i.svg")
+    assert result.exit_code == 0, result.output
+    assert "inputs ['N']: 24% of the merged tree's SSE reduction (throughput)" in result.output
+    assert "effect depends on the input: ORDER" in result.output
+    assert "│ N=512   │ 0.82 │  0.70 │  0.56 │  1.00 │" in result.output  # N=512's best elsewhere
+    assert (tmp_path / "i.svg").exists()
+
+
+def test_inputs_errors_name_what_to_fix():
+    result = run("inputs", MATMUL_INPUTS, "--input", "M")
+    assert result.exit_code == 2 and "['M'] not among the parameters" in result.output
+    result = run("inputs", MATMUL_INPUTS, "--input", "N", "--work", "reason^2")
+    assert result.exit_code == 2 and "names the unknown parameter 'reason'" in result.output
+    assert "status" not in result.output  # the hint lists parameters, not the status column

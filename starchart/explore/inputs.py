@@ -72,7 +72,8 @@ def add_throughput(dataset: Dataset, work: WorkSpec, *, size: str = "n", time: s
     if name in dataset.frame.columns and name not in dataset.metrics:
         raise InputError(f"the dataset already has a column {name!r}", where="name", hint="choose another name")
     frame = dataset.frame.copy()
-    frame[name] = throughput_column(frame, time, work, size).to_numpy(float)
+    # only the parameters (and the time) may appear in the work function, not status or other metrics
+    frame[name] = throughput_column(frame[[*dataset.params, time]], time, work, size).to_numpy(float)
     frame.loc[frame["status"] != "ok", name] = np.nan
     metrics = [*dataset.metrics, name] if name not in dataset.metrics else list(dataset.metrics)
     meta = {**dataset.meta, "work": work if isinstance(work, str) else getattr(work, "__name__", "callable"),
