@@ -156,8 +156,8 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
         _emit(dot_to_svg(fitted.to_dot()), output)
     else:
         minimize = minimize_for(maximize, metric, ds.meta)
-        _emit(_tree_summary(fitted, metric, int(finite.sum()), str(data), _cv_line(X, y, params, table), minimize),
-              output)
+        _emit(_tree_summary(fitted, metric, int(finite.sum()), str(data), _cv_line(X, y, params, table), minimize,
+                            left_out=int((~finite).sum())), output)
 
 
 def _cv_line(X: Any, y: Any, params: dict[str, Any], table: Any) -> str:
@@ -177,14 +177,15 @@ def _cv_line(X: Any, y: Any, params: dict[str, Any], table: Any) -> str:
 
 
 def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str = "",
-                  minimize: bool = True) -> str:
+                  minimize: bool = True, left_out: int = 0) -> str:
     from starchart.direction import direction_word
 
     best = fitted.best_leaf(minimize=minimize)
     importance = fitted.importance(normalize=True).sort_values(ascending=False)
     ranked = ", ".join(f"{name} {share:.1%}" for name, share in importance.items() if share > 0)
     lines = [f"Starchart tree of {metric} — {source}",
-             f"{n} samples, {fitted.n_leaves_} leaves, depth {fitted.depth_}",
+             f"{n} samples, {fitted.n_leaves_} {'leaf' if fitted.n_leaves_ == 1 else 'leaves'}, depth {fitted.depth_}"
+             + (f" ({left_out} more without a finite {metric} left out)" if left_out else ""),
              *([error_line] if error_line else []),
              f"parameter importance (share of SSE explained): {ranked or 'none'}",
              f"{'lowest' if minimize else 'highest'}-mean leaf ({metric}: {direction_word(minimize)}): "

@@ -18,7 +18,7 @@ import typer
 from rich.table import Table
 
 from starchart.cli_common import (DirectionOption, LimitOption, app, check_figure_path, err, friendly, minimize_for,
-                                  out, parse_limits)
+                                  option_names, out, parse_limits)
 from starchart.errors import InputError
 
 PlotOption = typer.Option(None, "--plot", help="Also write the figure (.svg/.png).")
@@ -167,7 +167,9 @@ def inputs_command(
         check_figure_path(plot, "--plot")
     data = load(source, **({"metrics": _columns(metrics)} if metrics else {}))
     direction = None if maximize is None else not maximize
-    result = input_sensitivity(data, inputs=input_, metric=metric, work=work, size=size, minimize=direction)
+    with option_names({"inputs": "--input", "work": "--work", "size": "--size", "time": "--metric"},
+                      phrases=[("inputs=['n']", "--input N")]):
+        result = input_sensitivity(data, inputs=input_, metric=metric, work=work, size=size, minimize=direction)
     out.print(result.summary(), highlight=False, soft_wrap=True)
     table = Table(title="best configuration of each input, relative to each input's own best (rows: whose best)",
                   title_justify="left")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator, Mapping
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import wraps
 from pathlib import Path
@@ -108,6 +109,47 @@ def friendly(command: Callable[..., Any]) -> Callable[..., Any]:
                         "check the path, that its folder exists and that you may write there")
             raise typer.Exit(2) from None
     return run
+
+
+@contextmanager
+def option_names(options: Mapping[str, str], phrases: Sequence[tuple[str, str]] = ()) -> Iterator[None]:
+    """Show a library error in the command line's words: the Python argument names it quotes
+    (``where="budget"``, ``pass budget=N``, ``band_line=9999``) become the options the user typed
+    (``--budget``, ``pass --budget N``, ``--band-line 9999``); ``phrases`` first replace whole
+    Python-only phrases (``(3,) or (3, 20)``) by what to type instead.
+
+    >>> from starchart.errors import InputError
+    >>> try:
+    ...     with option_names({"budget": "--budget", "trip_counts": "--trip"}):
+    ...         raise InputError("trip_counts=-1 is negative", where="k.c, trip_counts", hint="pass budget=N")
+    ... except InputError as exc:
+    ...     print(exc)
+    k.c, --trip: --trip -1 is negative (hint: pass --budget N)
+    """
+    try:
+        yield
+    except StarchartError as exc:
+        exc.message = _in_options(exc.message, options, phrases)
+        exc.hint = None if exc.hint is None else _in_options(exc.hint, options, phrases)
+        if exc.where is not None:
+            head, sep, last = exc.where.rpartition(", ")
+            if last in options:
+                exc.where = head + sep + options[last]
+        exc.args = (str(exc),)
+        raise
+
+
+def _in_options(text: str, options: Mapping[str, str], phrases: Sequence[tuple[str, str]]) -> str:
+    for old, new in phrases:
+        text = text.replace(old, new)
+    for name, option in options.items():
+        start = rf"(?<![\w./\\-]){re.escape(name)}"  # not inside a word or a path
+        text = re.sub(start + r"='([^'\s]*)'", lambda m: f"{option} {m.group(1)}", text)  # search='uniform'
+        text = re.sub(start + r"=(?=[^\s)])", lambda m: f"{option} ", text)                # budget=N
+        text = re.sub(start + "=", lambda m: option, text)                                  # (band_line=)
+        if "_" in name:  # a bare identifier (band_line, leave_out) is an argument name in any sentence
+            text = re.sub(start + r"(?![\w/-]|\.\w)", lambda m: option, text)
+    return text
 
 
 def print_error(message: str, where: Any = None, hint: Optional[str] = None) -> None:

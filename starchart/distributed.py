@@ -33,20 +33,36 @@ class _Worker:
         return measurement.to_dict()
 
 
+def require_ray() -> Any:
+    """The ``ray`` module, or an error naming the extra to install (checked before a run writes anything)."""
+    try:
+        import ray
+        from ray.util import ActorPool  # noqa: F401
+    except ImportError:
+        raise InputError("Ray is not installed", where="--ray",
+                         hint='pip install "starchart[ray]" (or run without --ray)') from None
+    return ray
+
+
 def ray_evaluate(evaluator: Evaluator, todo: Sequence[dict[str, Any]], *, workers: int,
                  address: str | bool | None = None) -> Iterator[Measurement]:
     """Evaluate ``todo`` on ``workers`` Ray actors, yielding measurements as they finish.
 
     ``address``: ``True``, ``"local"`` or ``None`` start a private local Ray
     instance (shut down afterwards); anything else (``"auto"``, ``"ray://host:10001"``)
-    is passed to :func:`ray.init` to join a running cluster.
+    is passed to :func:`ray.init` to join a running cluster. Each worker holds one
+    CPU (one GPU for CUDA evaluators): more workers than the cluster has is an error,
+    as the extra actors would wait for ever.
     """
-    try:
-        import ray
-        from ray.util import ActorPool
-    except ImportError:
-        raise InputError("Ray is not installed", where="--ray",
-                         hint='pip install "starchart[ray]" (or run without --ray)') from None
+    require_ray()  # now, not when the first result is awaited
+    return _evaluate(evaluator, todo, workers=workers, address=address)
+
+
+def _evaluate(evaluator: Evaluator, todo: Sequence[dict[str, Any]], *, workers: int,
+              address: str | bool | None) -> Iterator[Measurement]:
+    import ray
+    from ray.util import ActorPool
+
     if not todo:
         return
     local = address in (None, True, "local", "")
@@ -65,6 +81,7 @@ def ray_evaluate(evaluator: Evaluator, todo: Sequence[dict[str, Any]], *, worker
                              hint="check the address, or that `ray start --head` runs there") from None
         started = True
     try:
+        _check_resources(ray, evaluator, workers)
         resources = {"num_gpus": 1} if evaluator.kind == "cuda" else {"num_cpus": 1}
         actor_class = ray.remote(**resources)(_Worker)
         handle = ray.put(evaluator)
@@ -75,3 +92,14 @@ def ray_evaluate(evaluator: Evaluator, todo: Sequence[dict[str, Any]], *, worker
     finally:
         if started:
             ray.shutdown()
+
+
+def _check_resources(ray: Any, evaluator: Evaluator, workers: int) -> None:
+    """Refuse more workers than the cluster has CPUs (GPUs for CUDA): their actors would never start,
+    and the configurations handed to them would never come back."""
+    kind = "GPU" if evaluator.kind == "cuda" else "CPU"
+    have = int(ray.cluster_resources().get(kind, 0))
+    if workers > have:
+        raise InputError(f"each worker holds one {kind}: {workers} need {workers}, but the Ray cluster has {have}",
+                         where="--workers",
+                         hint=f"use --workers {have}" if have else f"join a Ray cluster with {kind}s (--ray ADDRESS)")

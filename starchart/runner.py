@@ -88,6 +88,10 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
     >>> len(ds), bool(ds.frame["status"].eq("ok").all())
     (12, True)
     """
+    if ray:  # before the store records a session that cannot run
+        from starchart.distributed import require_ray
+
+        require_ray()
     owns_store = not isinstance(store, Store)
     db = Store.open(store) if owns_store else store
     try:

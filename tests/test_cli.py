@@ -44,6 +44,18 @@ def test_tree_options_reach_the_estimator():
     assert "2 leaves" in result.output
 
 
+def test_tree_says_leaf_and_counts_what_it_left_out(tmp_path):
+    path = dataset_path("starchart_kmeans/kmeans_hd7970.csv")
+    result = run("tree", path, "-m", "wattage", "--max-depth", "0")
+    assert result.exit_code == 0 and "500 samples, 1 leaf, depth 0\n" in result.output
+    data = tmp_path / "t.csv"  # 8 of 30 valid rows have no finite time: the tree used to drop them silently
+    data.write_text("a,b,time\n" + "".join(f"{i % 5},{i // 5},{'inf' if i % 4 == 0 else ''}{i + 1 if i % 4 else ''}\n"
+                                         for i in range(30)))
+    result = run("tree", data)
+    assert result.exit_code == 0, result.output
+    assert "22 samples, " in result.output and "(8 more without a finite time left out)" in result.output
+
+
 def test_info_summarises_a_cache():
     result = run("info", dataset_path("convolution/A6000.json.gz"))
     assert result.exit_code == 0, result.output

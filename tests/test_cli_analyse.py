@@ -86,7 +86,8 @@ def test_inputs_on_the_recorded_matmul_study(tmp_path):
 
 def test_inputs_errors_name_what_to_fix():
     result = run("inputs", MATMUL_INPUTS, "--input", "M")
-    assert result.exit_code == 2 and "['M'] not among the parameters" in result.output
+    assert result.exit_code == 2 and "--input: input parameter(s) ['M'] not among the parameters" in result.output
+    assert "e.g. --input N" in result.output  # the option, not the Python argument inputs=
     result = run("inputs", MATMUL_INPUTS, "--input", "N", "--work", "reason^2")
     assert result.exit_code == 2 and "names the unknown parameter 'reason'" in result.output
     assert "status" not in result.output  # the hint lists parameters, not the status column

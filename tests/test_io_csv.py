@@ -64,6 +64,25 @@ def test_ragged_csv(tmp_path):
         load(path)
 
 
+def test_repeated_column_name_is_an_error_not_a_renamed_parameter(tmp_path):
+    """pandas renames a repeated header name ('a', 'a.1'): the second column became a parameter 'a.1'
+    nobody named, and the tree split on it."""
+    path = tmp_path / "t.csv"
+    path.write_text("a, a,time\n1,2,0.5\n2,1,0.6\n")
+    with pytest.raises(InputError, match=r"t\.csv: column\(s\) \['a'\] appear more than once in the header"):
+        load(path)
+    path.write_text("a,a.1,time\n1,2,0.5\n2,1,0.6\n")  # a real column named a.1 is fine
+    assert load(path).params == ["a", "a.1"]
+
+
+def test_parse_error_is_one_line(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,time\n1,0.5\n2,0.6,9\n")
+    with pytest.raises(InputError) as err:
+        load(path)
+    assert "\n" not in err.value.message
+
+
 def test_tab_separated(tmp_path):
     path = tmp_path / "t.tsv"
     path.write_text("a\tb\ttime\n1\t2\t0.5\n")

@@ -552,3 +552,46 @@ def test_cli_msp_command(tmp_path):
     assert bad.exit_code == 2 and "'x' is not a number" in bad.output
     bad = runner.invoke(app, ["msp", str(study), "--sizes", "16,256", "--default", "B"])
     assert bad.exit_code == 2 and "'B' is not NAME=VALUE" in bad.output
+
+
+@pytest.mark.parametrize("args, said, unsaid", [
+    (["--sizes", "16,256", "--target", "32"], ["error: --target:", "add it to --sizes"], ["error: target"]),
+    (["--sizes", "16,256", "--search", "uniform"], ["error: --budget:", "pass --budget N"], ["budget="]),
+    (["--sizes", "16,256", "--budget", "1"], ["use --search uniform"], ["search="]),
+    (["--sizes", "16,256", "--search", "foo"], ["error: --search:"], ["callable", "error: search"]),
+    (["--sizes", "16,256", "--baseline", "foo"], ["error: --baseline:", "exhaustive or none"], ["None"]),
+    (["--sizes", "16,256", "--baseline", "none", "--transfer"], ["error: --transfer:", "pass --baseline search"],
+     ["baseline="]),
+    (["--sizes", "16,256", "--default", "B=3"], ["error: --default:", "pass --default with"], ["config=", "error: config"]),
+    (["--sizes", "16,256", "--threshold", "2"], ["error: --threshold:", "e.g. --threshold 0.10"], ["threshold="]),
+    (["--sizes", "-16,256"], ["error: --sizes:", "e.g. --sizes 1024,4096,16384"], ["sizes="]),
+    (["--sizes", "16,256", "--stat", "max"], ["error: --stat:"], ["error: stat"]),
+    (["--sizes", "16,256", "--work", "m * 2"], ["error: --work:"], ["error: work"]),
+])
+def test_cli_msp_errors_name_the_options_typed(tmp_path, args, said, unsaid):
+    """tune_at_msp's errors name its Python arguments (target, budget=N, config=, sizes=[...]); on the
+    command line they must name the options (--target, --budget N, --default, --sizes 1024,4096,16384)."""
+    from typer.testing import CliRunner
+
+    from starchart.cli import app
+
+    study = tmp_path / "study.yaml"
+    study.write_text("parameters:\n  B: [1, 4, 16, 64]\nrestrictions: ['B != 3']\nevaluator:\n  kind: command\n"
+                     "  argv: [sh, -c, 'echo time_ms=$(( {n} / {B} + {B} ))']\n  pattern: 'time_ms=(\\S+)'\n")
+    result = CliRunner().invoke(app, ["msp", str(study), *args])
+    assert result.exit_code == 2, result.output
+    text = " ".join(result.output.split())
+    assert all(s in text for s in said), text
+    assert not any(s in text for s in unsaid), text
+
+
+def test_cli_msp_without_an_evaluator_does_not_offer_replay(tmp_path):
+    from typer.testing import CliRunner
+
+    from starchart.cli import app
+
+    study = tmp_path / "study.yaml"
+    study.write_text("parameters:\n  B: [1, 4]\n")
+    result = CliRunner().invoke(app, ["msp", str(study), "--sizes", "16,256"])
+    assert result.exit_code == 2 and "no evaluator given" in result.output
+    assert "--replay" not in result.output and "--evaluator" in result.output

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
-from starchart.measure import CEvaluator
+from starchart.errors import InputError
+from starchart.measure import CEvaluator, PythonEvaluator
 from starchart.runner import run
 from starchart.space import Space
-
-ray = pytest.importorskip("ray")
 
 SOURCE = r"""
 #include <stdio.h>
@@ -25,12 +26,17 @@ int main(void) {
 """
 
 
+@pytest.fixture
+def ray():
+    return pytest.importorskip("ray")
+
+
 def _results(ds):
     frame = ds.frame.sort_values(["X", "Y"]).reset_index(drop=True)
     return frame[["X", "Y", "time", "status"]].fillna(-1.0).to_dict("records")
 
 
-def test_ray_path_gives_the_same_results_as_the_local_path(tmp_path):
+def test_ray_path_gives_the_same_results_as_the_local_path(tmp_path, ray):
     source = tmp_path / "kernel.c"
     source.write_text(SOURCE)
     space = Space({"X": [1, 2, 3, 4, 5, 6], "Y": [1, 2, 3, 5, 7]})
@@ -44,3 +50,36 @@ def test_ray_path_gives_the_same_results_as_the_local_path(tmp_path):
     assert _results(remote) == _results(local)
     assert (remote.frame.loc[remote.frame["X"] == 3, "status"] == "compile").all()
     assert not ray.is_initialized()  # the private instance was shut down
+
+
+def test_more_workers_than_the_cluster_has_is_an_error_not_a_hang(tmp_path, ray):
+    """Actors beyond the cluster's CPUs (GPUs for CUDA) never start, and the configurations handed to
+    them never come back: the run used to wait for ever."""
+    space = Space({"x": [1, 2, 3, 4]})
+    ray.init(num_cpus=1, include_dashboard=False, configure_logging=False)
+    try:
+        with pytest.raises(InputError, match="the Ray cluster has 1") as caught:
+            run(space, PythonEvaluator(lambda c: c["x"]), samples=4, workers=2, ray="auto", progress=False,
+                store=tmp_path / "s.db")
+        assert caught.value.hint == "use --workers 1"
+
+        class OnGPU(PythonEvaluator):
+            kind = "cuda"
+
+        with pytest.raises(InputError, match="one GPU: 1 need 1, but the Ray cluster has 0"):
+            run(space, OnGPU(lambda c: c["x"]), samples=4, ray="auto", progress=False, store=tmp_path / "g.db")
+        ds = run(space, PythonEvaluator(lambda c: c["x"]), samples=4, workers=1, ray="auto", progress=False,
+                 store=tmp_path / "one.db")
+        assert sorted(ds.frame["time"]) == [1, 2, 3, 4]
+    finally:
+        ray.shutdown()
+
+
+def test_without_ray_the_error_names_the_extra_before_anything_is_written(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now fails as if it were not installed
+    store = tmp_path / "study.db"
+    with pytest.raises(InputError, match="Ray is not installed") as caught:
+        run(Space({"x": [1, 2, 3]}), PythonEvaluator(lambda c: c["x"]), samples=2, ray="local", progress=False,
+            store=store)
+    assert 'starchart[ray]' in caught.value.hint
+    assert not store.exists()  # no store holding a session that never ran

@@ -300,3 +300,37 @@ def test_kernel_tuner_runs_our_strategy_in_simulation_mode(convolution, tmp_path
     cold, _ = tune(StarchartStrategy(seed=1), {"max_fevals": 20})
     warm, _ = tune(StarchartStrategy(seed=1), {"max_fevals": 20, "prior": dataset_path("convolution/A6000.json.gz")})
     assert len(warm) == 20 and [tuple(r[n] for n in names) for r in warm] != [tuple(r[n] for n in names) for r in cold]
+
+
+def test_kernel_tuner_strategy_checks_x0_seed_and_initial(tmp_path):
+    """x0 used to be zipped with the parameter names as given: a short list became NaNs (an error about
+    'configuration 0: tile_size_x=nan'), and an x0 the restrictions exclude was silently skipped. A bad
+    seed or initial surfaced as numpy's or int()'s error, not naming the option."""
+    kernel_tuner = pytest.importorskip("kernel_tuner")
+    from starchart.dataset import Dataset
+    from starchart.explore.kernel_tuner_strategy import StarchartStrategy
+
+    rows = [{"a": a, "b": b, "c": c, "time": float(a * {"x": 1, "y": 2}[b] + c)}
+            for a in (1, 2, 4, 8) for b in ("x", "y") for c in (0.5, 1.5)]
+    cache = tmp_path / "cache.json"
+    Dataset.from_frame(pd.DataFrame(rows), metrics=["time"]).to_kernel_tuner(cache)
+    data = json.loads(cache.read_text())
+
+    def tune(options, strategy=None):
+        return kernel_tuner.tune_kernel(data["kernel_name"], "", 1, [], data["tune_params"], restrictions=["a * c > 1"],
+                                        cache=str(cache), simulation_mode=True, quiet=True,
+                                        strategy=strategy or StarchartStrategy(seed=1), strategy_options=options)
+
+    results, _ = tune({"max_fevals": 4, "x0": [8, "y", 1.5]})
+    assert [(r["a"], r["b"], r["c"]) for r in results][0] == (8, "y", 1.5) and len(results) == 4
+    bad = {"x0": ([8, "y"], "one value per tunable parameter"),
+           "x0 ": ([3, "y", 1.5], r"a=3, which is not among its values \[1, 2, 4, 8\]"),
+           "x0  ": ([1, "x", 0.5], "restrictions exclude it"),
+           "seed": (-1, "seed must be a whole number from 0"),
+           "initial": ("ten", "initial must be a whole number")}
+    for key, (value, message) in bad.items():
+        with pytest.raises(InputError, match=message) as caught:
+            tune({"max_fevals": 4, key.strip(): value})
+        assert caught.value.where == f"{key.strip()} of the starchart strategy"
+    with pytest.raises(InputError, match="seed must be"):
+        tune({"max_fevals": 4}, StarchartStrategy(seed=1.5))

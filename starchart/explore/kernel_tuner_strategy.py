@@ -24,9 +24,12 @@ starchart: this module imports it only when a search runs.
 from __future__ import annotations
 
 import math
+import numbers
 import sys
+from collections.abc import Sequence
 from typing import Any
 
+from starchart.errors import InputError
 from starchart.explore.search_encoding import CandidatePool, Encoding
 from starchart.explore.search_engine import SearchOptions, TreeGuidedOptimizer
 from starchart.explore.search_prior import prior_dataset, prior_measurements
@@ -72,9 +75,12 @@ class StarchartStrategy:
         seed = strategy_options.get("seed", self.seed)
         if seed is None:
             seed = tuning_options.get("seed")
+        seed = _whole(seed, "seed", 0, 2**32 - 1, "e.g. 1, or leave it out for a fresh seed")
         options = self.options or SearchOptions()
-        if strategy_options.get("initial") is not None:
-            options = SearchOptions(**{**options.__dict__, "initial": int(strategy_options["initial"])})
+        initial = _whole(strategy_options.get("initial"), "initial", 0, None,
+                         "how many uniformly drawn configurations come first, e.g. 10")
+        if initial is not None:
+            options = SearchOptions(**{**options.__dict__, "initial": initial})
         minimize = not _higher_is_better(tuning_options)
 
         encoding = Encoding.from_tune_params(searchspace.tune_params)
@@ -92,9 +98,7 @@ class StarchartStrategy:
                                         prior=earlier)
         first = []
         if strategy_options.get("x0") is not None:
-            index = int(pool.find(encoding.encode([dict(zip(names, strategy_options["x0"]))]))[0])
-            if index >= 0:
-                first.append(index)
+            first.append(_x0_index(strategy_options["x0"], searchspace, names))
 
         cost_func = CostFunc(searchspace, tuning_options, runner)
         try:
@@ -120,6 +124,37 @@ def _check_options(strategy_options: dict[str, Any]) -> None:
     if unknown:
         raise ValueError(f"Unrecognized option(s) {unknown} in strategy_options of the starchart strategy "
                          f"(allowed: {sorted(known)})")
+
+
+def _whole(value: Any, name: str, low: int, high: int | None, hint: str) -> int | None:
+    """A whole-number strategy option (or the seed) checked, or None when not given."""
+    if value is None:
+        return None
+    if (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low
+            or (high is not None and value > high)):
+        span = f"from {low} to {high}" if high is not None else f"≥ {low}"
+        raise InputError(f"{name} must be a whole number {span}, got {value!r}",
+                         where=f"{name} of the starchart strategy", hint=hint)
+    return int(value)
+
+
+def _x0_index(x0: Any, searchspace: Any, names: list[str]) -> int:
+    """The position of ``x0`` (values in tune_params order) in Kernel Tuner's search space."""
+    where = "x0 of the starchart strategy"
+    if isinstance(x0, (str, bytes)) or not isinstance(x0, Sequence) or len(x0) != len(names):
+        raise InputError(f"x0 must list one value per tunable parameter ({len(names)}: {', '.join(names)}), "
+                         f"got {x0!r}", where=where, hint="give the values in tune_params order")
+    for name, value in zip(names, x0):
+        if value not in searchspace.tune_params[name]:
+            raise InputError(f"x0 sets {name}={value!r}, which is not among its values "
+                             f"{list(searchspace.tune_params[name])}", where=where, hint="give the values in "
+                             "tune_params order")
+    config = tuple(x0)
+    for index, candidate in enumerate(searchspace.list):
+        if tuple(candidate) == config:
+            return index
+    raise InputError(f"x0 {list(x0)} is not in the search space: the restrictions exclude it", where=where,
+                     hint="start from a configuration the restrictions allow, or leave x0 out")
 
 
 def _higher_is_better(tuning_options: Any) -> bool:

@@ -75,10 +75,16 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
     try:
         frame = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True)
     except pd.errors.ParserError as exc:
-        raise InputError(f"cannot parse CSV: {exc}", where=path,
+        raise InputError(f"cannot parse CSV: {str(exc).strip()}", where=path,
                          hint="every line needs the same number of fields as the header") from exc
     if frame.empty:
         raise InputError("CSV file has a header but no rows", where=path, hint="add measured configurations")
+    header = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True, header=None, nrows=1).iloc[0]
+    names = [str(c).strip() for c in header]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:  # pandas would rename the second one ('a.1') and take it for another parameter
+        raise InputError(f"column(s) {repeated} appear more than once in the header", where=path,
+                         hint="give every column its own name")
     frame.columns = [str(c).strip() for c in frame.columns]
     meta = {"source": str(path), "format": FORMAT}
     lines = [n + skipped for n in _data_lines(text)]

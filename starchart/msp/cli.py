@@ -20,7 +20,7 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from starchart.cli_common import app, friendly, out, seed_option
+from starchart.cli_common import app, friendly, option_names, out, seed_option
 from starchart.errors import InputError
 
 __all__ = ["msp_command", "parse_config", "parse_sizes"]
@@ -80,6 +80,23 @@ def parse_config(text: str | None) -> dict[str, Any] | None:
     return config
 
 
+#: tune_at_msp's arguments as the options of `starchart msp` (for its error messages).
+CLI_OPTIONS = {"sizes": "--sizes", "target": "--target", "size_param": "--size-param", "config": "--default",
+               "work": "--work", "threshold": "--threshold", "stable": "--stable", "search": "--search",
+               "budget": "--budget", "seed": "--seed", "baseline": "--baseline", "transfer": "--transfer",
+               "confirm": "--confirm", "stat": "--stat", "metric": "--metric", "repeats": "--repeats"}
+#: Python-only phrases of its errors and what to type instead.
+CLI_PHRASES = (("config= (--default on the command line)", "--default"),
+               ("config sets the input-size parameter", "--default sets the input-size parameter"),
+               ("use 'search', 'exhaustive' or None", "use search, exhaustive or none"),
+               ("pass baseline='search' or 'exhaustive'", "pass --baseline search or --baseline exhaustive"),
+               ("sizes=[1024, 4096, 16384]", "--sizes 1024,4096,16384"),
+               ("add it to sizes:", "add it to --sizes:"),
+               (", or pass a callable search(evaluator, space, budget, seed) returning an object with .best", ""),
+               ("(size=...)", "(--size-param)"),
+               ("--command, --c-source, --evaluator or --replay", "--command, --c-source or --evaluator"))
+
+
 @app.command("msp")
 @friendly
 def msp_command(
@@ -122,17 +139,18 @@ def msp_command(
 
     options = {"pattern": pattern, "metric": metric, "repeats": repeats, "warmup": warmup, "timeout": timeout}
     options = {k: v for k, v in options.items() if v is not None}
-    space, section = _read_study_file(space_file)
-    description = _evaluator_description(command, c_source, evaluator_file, None, section, options)
-    evaluator = evaluator_from_dict(description, where=_evaluator_source(command, c_source, evaluator_file, None,
-                                                                         space_file))
-    size_list = parse_sizes(sizes)
-    goal = None if target is None else (int(target) if float(target).is_integer() else target)
-    result = tune_at_msp(evaluator, space, size_list, target=goal, size_param=size_param,
-                         config=parse_config(default), work=work, search=search, budget=budget, seed=seed,
-                         threshold=threshold, stable=stable, stat=stat,
-                         baseline=None if baseline.lower() == "none" else baseline, transfer=transfer,
-                         confirm=confirm)
+    with option_names(CLI_OPTIONS, CLI_PHRASES):  # the library's errors name its arguments: say the options
+        space, section = _read_study_file(space_file)
+        description = _evaluator_description(command, c_source, evaluator_file, None, section, options)
+        evaluator = evaluator_from_dict(description, where=_evaluator_source(command, c_source, evaluator_file, None,
+                                                                             space_file))
+        size_list = parse_sizes(sizes)
+        goal = None if target is None else (int(target) if float(target).is_integer() else target)
+        result = tune_at_msp(evaluator, space, size_list, target=goal, size_param=size_param,
+                             config=parse_config(default), work=work, search=search, budget=budget, seed=seed,
+                             threshold=threshold, stable=stable, stat=stat,
+                             baseline=None if baseline.lower() == "none" else baseline, transfer=transfer,
+                             confirm=confirm)
     written = []
     if plots is not None:
         plots.mkdir(parents=True, exist_ok=True)

@@ -22,7 +22,7 @@ import pandas as pd
 import typer
 from rich.table import Table
 
-from starchart.cli_common import app, err, friendly, out, seed_option
+from starchart.cli_common import app, err, friendly, option_names, out, seed_option
 from starchart.errors import InputError
 
 __all__ = ["xapp_app", "parse_cutoffs"]
@@ -32,6 +32,12 @@ xapp_app = typer.Typer(no_args_is_help=True,
 app.add_typer(xapp_app, name="xapp")
 
 _EXTRA_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
+#: The library's argument names as this command group's options, for its error messages.
+_in_cli_words = option_names(
+    {"band_line": "--band-line", "trip_counts": "--trip", "branch_probs": "--prob", "coalescing": "--coalescing",
+     "cutoffs": "--cutoffs", "levels": "--levels", "n_trees": "--trees", "n_learners": "--learners",
+     "leave_out": "--leave-out", "seed": "--seed", "cpu_seconds": "--cpu-seconds"},
+    (("such as (3,) or (3, 20)", "such as 3 or 3,20"), ("e.g. (3, 20)", "e.g. 3,20")))
 
 BandLine = typer.Option(None, "--band-line", help="line of the band's `for` (instead of #pragma xapp parallel)")
 Dynamic = typer.Option(False, "--dynamic", help="dynamic XAPP: features of an instrumented run (program "
@@ -89,6 +95,7 @@ def _features_table(title: str, features: dict[str, float]) -> Table:
 # ---------------------------------------------------------------------------------------------- features
 @xapp_app.command("features", context_settings=_EXTRA_ARGS)
 @friendly
+@_in_cli_words
 def features_command(
     ctx: typer.Context,
     source: Path = typer.Argument(..., help="C file with `#pragma xapp parallel` before the band loop"),
@@ -143,6 +150,7 @@ def _load_corpus(path: Path):
 
 @xapp_app.command("corpus")
 @friendly
+@_in_cli_words
 def corpus_command(path: Path = typer.Argument(..., help="corpus folder (or its corpus.yaml)"),
                    as_json: bool = AsJson) -> None:
     """The corpus kernels with their measured CPU and GPU times and speedups."""
@@ -193,6 +201,7 @@ def _regression_model(learners: int, seed: int):
 # ---------------------------------------------------------------------------------------------- train
 @xapp_app.command("train")
 @friendly
+@_in_cli_words
 def train_command(
     corpus: Path = typer.Argument(..., help="corpus folder with measured speedups"),
     output: Path = typer.Option(..., "-o", "--output", help="model file to write (JSON)"),
@@ -218,6 +227,7 @@ def train_command(
 # ---------------------------------------------------------------------------------------------- evaluate
 @xapp_app.command("evaluate")
 @friendly
+@_in_cli_words
 def evaluate_command(
     corpus: Path = typer.Argument(..., help="corpus folder with measured speedups"),
     cutoffs: str = Cutoffs, levels: str = Levels, trees: int = Trees,
@@ -276,6 +286,7 @@ def _load_model(path: Path):
 
 @xapp_app.command("predict", context_settings=_EXTRA_ARGS)
 @friendly
+@_in_cli_words
 def predict_command(
     ctx: typer.Context,
     source: Path = typer.Argument(..., help="C file with `#pragma xapp parallel` before the band loop"),
@@ -332,6 +343,9 @@ def _predict_dynamic(model: Any, source: Path, band_line: int | None, args: list
                      cpu_seconds: float | None, as_json: bool) -> None:
     from starchart.xapp.dynamic.features import dynamic_features
 
+    if cpu_seconds == 0:
+        raise InputError("a speedup needs the region's CPU time, got 0 s", where="--cpu-seconds",
+                         hint="give the measured single-threaded time in seconds, or leave the option out")
     features = dynamic_features(source, args, band_line)
     frame = pd.DataFrame([features], index=[source.stem])
     gpu = float(model.predict(frame).iloc[0])

@@ -108,7 +108,7 @@ def compile_to_ir(path: str | Path, *, flags: tuple[str, ...] = IR_FLAGS,
     argv += [f"-D{k}={v}" for k, v in (defines or {}).items()]
     with tempfile.TemporaryDirectory(prefix="starchart-ir-") as tmp:
         out = Path(tmp) / (source.stem + ".ll")
-        proc = subprocess.run([*argv, str(source), "-o", str(out)],
+        proc = subprocess.run([*argv, "-x", "c", str(source), "-o", str(out)],  # C whatever the file is named
                               capture_output=True, text=True)
         if proc.returncode != 0 or not out.exists():
             errors = [ln for ln in proc.stderr.splitlines() if "error" in ln][:3] or proc.stderr.splitlines()[-3:]

@@ -174,3 +174,51 @@ def test_dynamic_train_evaluate_predict_end_to_end(tmp_path):
     assert predicted.exit_code == 0, predicted.output
     answer = json.loads(predicted.output)
     assert answer["gpu_seconds"] > 0 and answer["speedup"] == pytest.approx(0.5 / answer["gpu_seconds"])
+
+
+@pytest.mark.parametrize("args, said", [
+    (["features", CASES / "err_no_band.c"], ["no --band-line given", "pass --band-line <line of the for>"]),
+    (["features", CASES / "matadd2d.c", "--band-line", "1"], ["(--band-line)"]),
+    (["features", CASES / "matadd2d.c", "--trip", "-1"], ["--trip -1.0 is negative"]),
+    (["features", CASES / "matadd2d.c", "--prob", "2"], ["--prob 2.0 is not a probability"]),
+    (["features", CASES / "matadd2d.c", "--coalescing", "x"], ["--coalescing x is not known"]),
+    (["features", "--dynamic", DYN_CASES / "matmul.c", "--band-line", "9999"], ["--band-line 9999 is not a line"]),
+    (["evaluate", ROOT / "corpus", "--cutoffs", ","], ["error: --cutoffs:", "such as 3 or 3,20"]),
+    (["evaluate", ROOT / "corpus", "--cutoffs", "20,3"], ["e.g. 3,20"]),
+])
+def test_errors_name_the_options_typed_not_python_arguments(args, said):
+    """The analyses' errors name their Python arguments (band_line=, trip_counts=, (3, 20)); the command
+    line must show the options (--band-line, --trip, 3,20)."""
+    result = run("xapp", *args)
+    assert result.exit_code == 2, result.output
+    text = " ".join(result.output.split())
+    assert all(s in text for s in said), text
+    assert not any(s in text for s in ("band_line", "trip_counts", "branch_probs", "coalescing=", "(3,")), text
+
+
+def test_a_file_that_is_not_c_is_compiled_as_c():
+    """clang took a .yaml for a linker input and the error quoted only its 'unused argument' warnings."""
+    result = run("xapp", "features", CASES / "matadd2d.yaml")
+    assert result.exit_code == 2
+    assert "error:" in result.output.split("could not compile the file:")[1] and "unused" not in result.output
+
+
+def test_leave_out_and_cpu_seconds_errors(tmp_path):
+    kernels = ["saxpy", "triad", "gemv", "gemv_t", "transpose", "histogram"]
+    corpus = _corpus_copy(tmp_path, kernels)
+    for name in kernels:
+        meta = corpus / "kernels" / name / "kernel.yaml"
+        doc = yaml.safe_load(meta.read_text())
+        doc["args"] = doc["small_args"]
+        meta.write_text(yaml.safe_dump(doc))
+    _invented_measurements(corpus, {k: 2.0 + i for i, k in enumerate(kernels)})
+    result = run("xapp", "evaluate", corpus, "--dynamic", "--learners", "3", "--leave-out", "5")
+    assert result.exit_code == 2
+    assert "error: --leave-out:" in result.output and "use a smaller --leave-out" in result.output
+    model = tmp_path / "dyn.json"
+    assert run("xapp", "train", corpus, "-o", model, "--dynamic", "--learners", "3").exit_code == 0
+    saxpy = Corpus.load(corpus).kernel("saxpy")
+    # a zero CPU time was accepted and then answered "give ... --cpu-seconds for the speedup"
+    zero = run("xapp", "predict", "--dynamic", saxpy.c_path, "--model", model, "--cpu-seconds", "0",
+               "--", *saxpy.small_args)
+    assert zero.exit_code == 2 and "error: --cpu-seconds:" in zero.output
