@@ -276,7 +276,8 @@ def tradeoff_study() -> tuple[list[str], dict[str, Any]]:
         "",
         f"Produced by `{COMMAND}` with `tradeoff(ds.ok(), metrics=('time', 'ps_power'), limits={{'time': 14, "
         "'ps_power': 70})` (the graphics clock `nvml_gr_clock` is a parameter), then `.tighten(time=10)`. "
-        f"{len(ok)} valid designs; {whole.coverage['meeting']} meet both targets.",
+        f"{len(ok)} valid designs; {whole.coverage['meeting']} meet both targets. From the command line: "
+        f"`starchart tradeoff ../shared/datasets/{ENERGY} --limit time=14 --limit ps_power=70`.",
         "",
         "Parameter importance — power: " + ", ".join(f"{k} {pct(v, 0)}" for k, v in power_imp.head(3).items())
         + "; time: " + ", ".join(f"{k} {pct(v, 0)}" for k, v in time_imp.head(3).items())
@@ -346,7 +347,9 @@ def platform_study() -> tuple[list[str], dict[str, Any]]:
         f"Produced by `{COMMAND}` with `compare_platforms({{'A100': ds1, 'A4000': ds2, 'A6000': ds3}}, 'time')` "
         "(which calls `merge_platforms`, adding a categorical `platform` parameter). The general setting is the "
         "single configuration with the highest worst-case (or geometric-mean) performance relative to each "
-        "GPU's best; a configuration failing on any GPU scores 0.",
+        "GPU's best; a configuration failing on any GPU scores 0. From the command line: `starchart platforms "
+        "../shared/datasets/convolution/A{100,4000,6000}.json.gz` (`starchart report` with the three files puts it "
+        "all in one HTML page).",
         "",
         f"All {len(full.values)} configurations measured on the three GPUs:",
         "",
@@ -430,7 +433,8 @@ def input_study(configs_per_size: int) -> tuple[list[str], dict[str, Any]]:
         "`PerInputEvaluator` (one `CEvaluator` per size, each checking its own reference checksum), then "
         "`input_sensitivity(ds, inputs=['N'], work='n^3', size='N')`: times become throughput "
         "(multiply-adds per second) so sizes compare. The raw measurements are in "
-        "`docs/figures/case_matmul_inputs.csv`. These numbers are this machine's and change from run to run.",
+        "`docs/figures/case_matmul_inputs.csv`. These numbers are this machine's and change from run to run. "
+        "From the command line: `starchart inputs docs/figures/case_matmul_inputs.csv --input N --work n^3`.",
         "",
         f"The input's share of the merged tree's SSE reduction: {pct(result.input_share)}; "
         f"first split on N at depth {result.input_depth()}. "
