@@ -150,7 +150,7 @@ def _merge_duplicates(codes: np.ndarray, n_levels: np.ndarray, y: np.ndarray) ->
         keys = codes @ radix
         _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     else:
-        _, first, inverse = np.unique(codes, axis=0, return_index=True, return_inverse=True)
+        first, inverse = _unique_rows(codes)
     inverse = inverse.reshape(-1)
     if len(first) == n:
         return _Units(codes, ones, y.copy(), np.zeros(n), y.copy(), y.copy())
@@ -164,6 +164,30 @@ def _merge_duplicates(codes: np.ndarray, n_levels: np.ndarray, y: np.ndarray) ->
     low = np.minimum.reduceat(y[order], starts)
     high = np.maximum.reduceat(y[order], starts)
     return _Units(codes[first], weight, total, within, low, high)
+
+
+def _unique_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, axis=0, return_index=True, return_inverse=True)[1:]``, several times faster.
+
+    Each row is hashed to one int64 (a wrapping multiply-add with fixed odd weights), the keys
+    are made unique, the result is checked row by row (a collision falls back to the exact
+    row sort), and the units are put back in lexicographic row order, as ``np.unique`` gives them.
+
+    >>> codes = np.array([[2, 1], [0, 3], [2, 1], [0, 0]])
+    >>> first, inverse = _unique_rows(codes)
+    >>> codes[first].tolist(), inverse.tolist()
+    ([[0, 0], [0, 3], [2, 1]], [2, 1, 2, 0])
+    """
+    mix = np.random.default_rng(0x5EED).integers(1, 2**62, size=codes.shape[1], dtype=np.int64) | 1
+    _, first, inverse = np.unique(codes @ mix, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    if not np.array_equal(codes[first][inverse], codes):  # two different rows share a key
+        _, first, inverse = np.unique(codes, axis=0, return_index=True, return_inverse=True)
+        return first, inverse.reshape(-1)
+    order = np.lexsort(codes[first].T[::-1])  # lexicographic, first column most significant
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse]
 
 
 def grow_tree(codes: np.ndarray, n_levels: np.ndarray, categorical: np.ndarray, y: np.ndarray,
