@@ -68,11 +68,18 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
     table = Table(title="metrics (valid configurations)", show_edge=False)
     for column in ("name", "min", "median", "max"):
         table.add_column(column, justify="right")
+    infinite = {}
     for name in ds.metrics:
-        values = ok.frame[name].dropna().to_numpy()
+        values = ok.frame[name].dropna().to_numpy(dtype=float)
+        infinite[name] = int(np.isinf(values).sum())
+        values = values[np.isfinite(values)]
         if values.size:
             table.add_row(name, f"{values.min():.4g}", f"{np.median(values):.4g}", f"{values.max():.4g}")
     out.print(table)
+    for name, n in infinite.items():
+        if n:
+            out.print(f"  {name} is infinite in {n} of the {len(ok)} valid configurations (trees leave them out)",
+                      highlight=False, soft_wrap=True)
 
 
 def _search_settings(settings: dict[str, Any]) -> str:
@@ -119,6 +126,7 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
     """Fit a Starchart tree to measured configurations and show it."""
     from starchart.tree import StarchartTree
 
+    _check_seed(seed, sample)
     ds = _load(data, metrics).ok()
     metric = metric or ds.default_metric
     if metric not in ds.metrics:
@@ -158,6 +166,13 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
         minimize = minimize_for(maximize, metric, ds.meta)
         _emit(_tree_summary(fitted, metric, int(finite.sum()), str(data), _cv_line(X, y, params, table), minimize,
                             left_out=int((~finite).sum())), output)
+
+
+def _check_seed(seed: Optional[int], sample: Optional[int]) -> None:
+    """Refuse a ``--seed`` that would be ignored: it only seeds ``--sample``."""
+    if seed is not None and sample is None:
+        raise InputError("it seeds --sample, which is not given", where="--seed",
+                         hint="add --sample N to draw N configurations with this seed, or leave out --seed")
 
 
 def _cv_line(X: Any, y: Any, params: dict[str, Any], table: Any) -> str:
@@ -219,6 +234,7 @@ def space(file: Path = typer.Argument(..., help="Space file (YAML/JSON), T1 inpu
           output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the sample as CSV here."),
           ) -> None:
     """Describe a tuning space; count it; draw a uniform sample of valid configurations."""
+    _check_seed(seed, sample)
     the_space = _read_space(file, restriction)
     out.print(the_space.describe(), highlight=False, soft_wrap=True)
     if size:

@@ -49,14 +49,15 @@ def platforms_command(
 
     if plot is not None:
         check_figure_path(plot, "--plot")
-    merged = load_platforms(sources, metrics=_columns(metrics))
-    metric = metric or merged.default_metric
-    if metric not in merged.metrics:
-        raise InputError(f"no metric named {metric!r} in every file", where="--metric",
-                         hint=f"the metrics they share: {', '.join(merged.metrics)}")
-    with err.status(f"fitting trees of {len(merged)} measurements on {len(merged.meta['platforms'])} platforms"):
-        comparison = compare_platforms(merged, metric, minimize=minimize_for(maximize, metric, merged.meta),
-                                       tolerance=tolerance)
+    with option_names({"sources": "[LABEL=]DATA", "data": "[LABEL=]DATA"}):
+        merged = load_platforms(sources, metrics=_columns(metrics))
+        metric = metric or merged.default_metric
+        if metric not in merged.metrics:
+            raise InputError(f"no metric named {metric!r} in every file", where="--metric",
+                             hint=f"the metrics they share: {', '.join(merged.metrics)}")
+        with err.status(f"fitting trees of {len(merged)} measurements on {len(merged.meta['platforms'])} platforms"):
+            comparison = compare_platforms(merged, metric, minimize=minimize_for(maximize, metric, merged.meta),
+                                           tolerance=tolerance)
     out.print(comparison.summary(), highlight=False, soft_wrap=True)
     table = Table(title="best subspace of each platform (its own tree)", title_justify="left")
     for column in ("platform", "subspace", "n", f"mean {metric}"):
@@ -102,12 +103,37 @@ def tradeoff_command(
     if not limits:
         limits = suggest_limits(data, traded)
         err.print("no --limit given: targets are what the best quarter of the designs reach "
-                  + ", ".join(f"{m}={v:.4g}" for m, v in limits.items()), highlight=False)
+                  + ", ".join(f"{m}={v:.4g}" for m, v in limits.items()), highlight=False, soft_wrap=True)
     result = tradeoff(data, traded, limits=limits, stat=_stat(stat))
     out.print(result.summary(), highlight=False, soft_wrap=True)
-    if all(result.minimize[m] for m in traded[:2]):  # a time and a power/energy: what a slowdown buys
-        _print_savings(result.savings(max_slowdown=max_slowdown), traded, max_slowdown)
+    if result.subspaces.empty and result.coverage["meeting"]:
+        meeting = result.coverage["meeting"]
+        err.print(f"hint: {meeting} measured {'design meets' if meeting == 1 else 'designs meet'} every target, "
+                  f"but no subspace does by --stat {stat}; --stat mean or a smaller share (e.g. --stat 0.5) "
+                  "may find some", highlight=False, soft_wrap=True)
+    pair = _time_and_power(traded)
+    if pair is not None and all(result.minimize[m] for m in pair):  # what a slowdown buys
+        _print_savings(result.savings(*pair, max_slowdown=max_slowdown), pair, max_slowdown)
     _save(result.plot(), plot)
+
+
+def _time_and_power(traded: list[str]) -> tuple[str, str] | None:
+    """The time and the power (or energy) of the traded metrics, by name, for the savings line:
+    the time-like one (else the first that is not power-like) and a power-like other one.
+
+    >>> _time_and_power(["Watt", "time"]), _time_and_power(["kernel_ms", "gpu_power"])
+    (('time', 'Watt'), ('kernel_ms', 'gpu_power'))
+    >>> _time_and_power(["ps_energy", "Watt"]), _time_and_power(["time", "TFLOPS/J"])
+    (None, None)
+    """
+    from starchart.report.study import TIME_NAMES
+
+    def power_like(name: str) -> bool:
+        return any(word in name.lower() for word in ("power", "watt", "energy", "joule"))
+
+    time = next((m for m in traded if m.lower() in TIME_NAMES), next((m for m in traded if not power_like(m)), None))
+    power = next((m for m in traded if m != time and power_like(m)), None)
+    return None if time is None or power is None else (time, power)
 
 
 def _stat(text: str) -> Any:
@@ -124,8 +150,8 @@ def _stat(text: str) -> Any:
     return share
 
 
-def _print_savings(saved: dict[str, Any], traded: list[str], max_slowdown: float) -> None:
-    time, power = traded[:2]
+def _print_savings(saved: dict[str, Any], pair: tuple[str, str], max_slowdown: float) -> None:
+    time, power = pair
     if not saved.get("candidates") or "saved_w" not in saved:
         return
     out.print(f"accepting up to {max_slowdown:.0%} over the fastest design ({time} {saved['fastest_time']:.4g}, "
@@ -154,7 +180,8 @@ def inputs_command(
     size: Optional[str] = typer.Option(None, "--size", help="The size parameter of --work (default: the first "
                                                             "--input)."),
     metric: Optional[str] = typer.Option(None, "--metric", "-m",
-                                         help="Metric (default: throughput with --work, else the objective)."),
+                                         help="Metric (default: the objective); with --work, the time (ms) that "
+                                              "becomes throughput (default: time)."),
     metrics: Optional[str] = CsvMetricsOption,
     maximize: Optional[bool] = DirectionOption,
     plot: Optional[Path] = PlotOption,
@@ -169,14 +196,19 @@ def inputs_command(
     direction = None if maximize is None else not maximize
     with option_names({"inputs": "--input", "work": "--work", "size": "--size", "time": "--metric"},
                       phrases=[("inputs=['n']", "--input N")]):
-        result = input_sensitivity(data, inputs=input_, metric=metric, work=work, size=size, minimize=direction)
+        if work is None:
+            result = input_sensitivity(data, inputs=input_, metric=metric, size=size, minimize=direction)
+        else:  # --metric names the time the throughput comes from
+            result = input_sensitivity(data, inputs=input_, work=work, size=size, time=metric or "time",
+                                       minimize=direction)
     out.print(result.summary(), highlight=False, soft_wrap=True)
-    table = Table(title="best configuration of each input, relative to each input's own best (rows: whose best)",
-                  title_justify="left")
+    out.print("the best configuration of each input (rows) at each input (columns), relative to that input's "
+              "own best (0: failed there, —: not measured there):", highlight=False, soft_wrap=True)
+    table = Table()
     table.add_column("best of")
     for column in result.transfer.columns:
         table.add_column(str(column), justify="right")
     for label, row in result.transfer.iterrows():
-        table.add_row(str(label), *(f"{value:.2f}" for value in row))
+        table.add_row(str(label), *(f"{value:.2f}" if value == value else "—" for value in row))
     out.print(table)
     _save(result.plot(), plot)

@@ -84,7 +84,7 @@ def throughput_column(frame: pd.DataFrame, time: str, work: WorkSpec, size: str 
     [10000.0, 20000.0]
     """
     fn = work_function(work, size)
-    records = frame.to_dict("records")
+    records = frame.drop(columns=[time]).to_dict("records")  # work depends on the parameters, not the time
     work_units = np.array([fn(r) for r in records], dtype=float)
     times = frame[time].to_numpy(dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -133,3 +133,31 @@ def test_tree_states_its_cross_validated_error_and_prunes():
     leaves = [int(line.split(" leaves")[0].split()[-1]) for line in pruned.output.splitlines() if " leaves," in line]
     assert leaves and leaves[0] < 93 and "10-fold CP table" in pruned.output
     assert run("tree", path, "--metric", "runtime", "--prune", "nope").exit_code == 2
+
+
+def test_seed_without_sample_is_refused(tmp_path):
+    kmeans = dataset_path("starchart_kmeans/kmeans_hd7970.csv")
+    for command in (("tree", kmeans), ("space", dataset_path("t1/convolution_milo.json"))):
+        result = run(*command, "--seed", "3")  # was silently ignored
+        assert result.exit_code == 2, result.output
+        assert "--seed: it seeds --sample, which is not given" in result.output and "add --sample N" in result.output
+
+
+def test_a_space_file_given_for_measurements_points_at_starchart_space(tmp_path):
+    t1 = dataset_path("t1/convolution_milo.json")
+    space_file = tmp_path / "space.yaml"
+    space_file.write_text("parameters:\n  x: [1, 2]\n  y: [1, 2, 3]\n")
+    for command, path in (("tree", t1), ("info", t1), ("tree", space_file)):
+        result = run(command, path)
+        assert result.exit_code == 2
+        assert "not measurements" in result.output and f"starchart space {path}" in result.output
+        assert "unknown file format" not in result.output and "cannot parse CSV" not in result.output
+
+
+def test_info_leaves_infinite_values_out_of_the_metric_summary(tmp_path):
+    path = tmp_path / "inf.csv"
+    path.write_text("a,b,time\n1,1,1.0\n2,1,inf\n3,1,2.0\n")
+    result = run("info", path)
+    assert result.exit_code == 0, result.output
+    assert "time │   1 │    1.5 │   2" in result.output and "│ inf" not in result.output  # max 2, not inf
+    assert "time is infinite in 1 of the 3 valid configurations" in result.output

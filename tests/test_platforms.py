@@ -159,3 +159,14 @@ def test_a_rate_is_maximised_by_default_and_a_filtered_merge_compares_the_platfo
         compare_platforms(one, "time")
     from starchart.report.study import study_sections
     assert not [h for h, _ in study_sections(one, "time") if h.startswith("Platforms")]  # skipped, no error
+
+
+def test_split_label():
+    from pathlib import Path
+
+    from starchart.explore.platforms import split_label
+
+    assert split_label("A100=a.json") == ("A100", Path("a.json"))
+    assert split_label("a.json") == (None, Path("a.json"))
+    with pytest.raises(InputError, match="no file after A100="):
+        split_label("A100=")

@@ -86,3 +86,29 @@ def test_report_limits_set_the_tradeoff_targets(tmp_path):
     assert "runtime ≤ 0.5" in (tmp_path / "k.html").read_text(encoding="utf-8")
     result = CliRunner().invoke(app, ["report", str(kmeans), "--limit", "runtime=0.5", "--limit", "watts=1"])
     assert result.exit_code == 2 and "'watts', which is not a metric of the data" in result.output
+
+
+def test_one_labelled_file_is_named_by_its_label(tmp_path):
+    kmeans = dataset_path("starchart_kmeans/kmeans_hd7970.csv")
+    result = CliRunner().invoke(app, ["report", f"HD7970={kmeans}", "-o", str(tmp_path / "k.html")])
+    assert result.exit_code == 0, result.output  # was "file not found"
+    assert "starchart report: HD7970" in (tmp_path / "k.html").read_text(encoding="utf-8")
+
+
+def test_one_limit_pairs_with_the_time_and_unmet_limits_are_explained(tmp_path):
+    from starchart.report.study import traded_metrics
+
+    energy = starchart.load(dataset_path("energy/AD4000_wmma_complex_gemm_opt_16bit_1x4096x4096x4096.json.gz"))
+    assert traded_metrics(energy) == ["time", "Watt"]
+    assert traded_metrics(energy, {"ps_power": 60}) == ["time", "ps_power"]  # was "no metric to trade it against"
+    assert traded_metrics(energy, {"TFLOPS/J": 0.8}) == ["time", "TFLOPS/J"]
+    assert traded_metrics(energy, {"time": 10}) == ["time", "Watt"]
+    kmeans = dataset_path("starchart_kmeans/kmeans_hd7970.csv")
+    result = CliRunner().invoke(app, ["report", str(kmeans), "-o", str(tmp_path / "k.html"),
+                                      "--limit", "runtime=0.01", "--limit", "wattage=100"])
+    assert result.exit_code == 0, result.output
+    html = (tmp_path / "k.html").read_text(encoding="utf-8")
+    section = html[html.index("<h2>Subspaces meeting the targets</h2>"):]
+    section = section[:section.index("</section>")]
+    assert "<table" not in section  # not an empty table: why there is none
+    assert "No subspace meets the targets." in section and "no measured design meets every target" in section

@@ -45,7 +45,7 @@ from matplotlib.figure import Figure
 
 from starchart.configs import config_key, frame_configs, plain_config
 from starchart.dataset import Dataset
-from starchart.direction import lower_is_better
+from starchart.direction import direction_word, lower_is_better
 from starchart.errors import InputError
 from starchart.tree import StarchartTree, check_tree_options
 
@@ -147,19 +147,26 @@ def load_platforms(sources: Sequence[str | Path], *, name: str = "platform",
     use_devices = (len(set(stems)) < len(stems) and None not in devices and "unknown" not in devices
                    and len(set(devices)) == len(devices))
     datasets: dict[str, Dataset] = {}
-    for (label, path, ds), stem, device in zip(loaded, stems, devices):
-        label = label or (str(device) if use_devices else stem)
+    for (given, path, ds), stem, device in zip(loaded, stems, devices):
+        label = given or (str(device) if use_devices else stem)
         if label in datasets:
             raise InputError(f"two files would both be called platform {label!r}", where=path,
-                             hint=f"name each one: LABEL={path}")
+                             hint="give each file its own LABEL" if given else f"name each one: LABEL={path}")
         datasets[label] = ds
     return merge_platforms(datasets, name=name)
 
 
 def split_label(source: str) -> tuple[str | None, Path]:
-    """``LABEL=PATH`` → ``(LABEL, PATH)``; a plain path (even one holding ``=``) → ``(None, PATH)``."""
+    """``LABEL=PATH`` → ``(LABEL, PATH)``; a plain path (even one holding ``=``) → ``(None, PATH)``.
+
+    >>> split_label("A100=a.json"), split_label("a.json")
+    (('A100', PosixPath('a.json')), (None, PosixPath('a.json')))
+    """
     label, sep, rest = source.partition("=")
     if sep and label and not Path(source).exists():
+        if not rest.strip():
+            raise InputError(f"no file after {label}=", where=source,
+                             hint=f"write {label}=PATH, e.g. {label}=a.json")
         return label, Path(rest)
     return None, Path(source)
 
@@ -329,7 +336,8 @@ class PlatformComparison:
     def summary(self) -> str:
         """A few lines: per platform how much its own best beats the general setting; portable settings."""
         table = self.speedups()
-        lines = [f"{len(self.values)} configurations measured on all of {', '.join(self.platforms)} ({self.metric})",
+        lines = [f"{len(self.values)} configurations measured on all of {', '.join(self.platforms)} "
+                 f"({self.metric}, {direction_word(self.minimize)})",
                  f"general setting (best worst case): {self.general('worst')}",
                  f"general setting (best geometric mean): {self.general('geomean')}"]
         for _, row in table.iterrows():
@@ -337,7 +345,9 @@ class PlatformComparison:
                          f"better than the worst-case general setting ({row['general_worst']:.4g}) and "
                          f"{row['speedup_vs_geomean']:.3g}× than the geometric-mean one ({row['general_geomean']:.4g})")
         tol = self.options.get("tolerance", 0.05)
-        lines.append(f"{len(self.portable(tol))} settings are within {tol:.0%} of the best on every platform; "
+        n_portable = len(self.portable(tol))
+        lines.append(f"{n_portable} {'setting is' if n_portable == 1 else 'settings are'} within {tol:.0%} of the "
+                     "best on every platform; "
                      f"the best general setting is within {self.tolerance_needed():.1%}")
         return "\n".join(lines)
 
@@ -425,8 +435,10 @@ def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None 
     ok_rows = (used["status"] == "ok").to_numpy() & np.isfinite(used[metric].to_numpy(float))
     ok = used[ok_rows]
     if len(ok) < 2:
-        raise InputError("fewer than two valid measurements in common", where="data",
-                         hint="the platforms must share measured configurations")
+        raise InputError(f"fewer than two valid measurements in common: the platforms share {len(common)} "
+                         f"measured configurations, with {len(ok)} valid measurements of {metric!r}", where="data",
+                         hint="measure the same configurations on every platform (the same space, sample size "
+                              "and seed), with the same parameters (a CSV's --metrics)")
     ok_data = Dataset(frame=ok, params=[name, *params], metrics=list(merged.metrics), meta=dict(merged.meta))
     options = check_tree_options(tree_options)
     tree = StarchartTree(**options).fit(ok[[name, *params]], ok[metric].to_numpy(float))

@@ -392,9 +392,17 @@ class TradeoffResult:
     def summary(self) -> str:
         """A few lines: targets, chosen subspaces and how well they cover the target region."""
         lims = ", ".join(f"{m} {'≤' if self.minimize[m] else '≥'} {v:g}" for m, v in self.limits.items())
-        lines = [f"targets: {lims or 'none (every design qualifies)'} (judged by node {self.stat}, "
-                 f"level {self.level})",
-                 f"{len(self.subspaces)} subspaces; {self.coverage['inside']} measured designs inside, "
+        if self.stat == "mean":
+            rule = "whose mean meets the target"
+        elif self.stat == "worst":
+            rule = "where every measured design meets the target"
+        else:
+            rule = f"where {float(self.stat):.0%} of the measured designs meet the target"
+        level = "" if self.level == "topmost" else f" at level {self.level}"
+        n = len(self.subspaces)
+        lines = [f"targets: {lims or 'none (every design qualifies)'} (per metric, the tree's nodes{level} {rule}; "
+                 "subspaces: where they intersect)",
+                 f"{n} {'subspace' if n == 1 else 'subspaces'}; {self.coverage['inside']} measured designs inside, "
                  f"{_share(self.coverage['precision'])} of them meet the targets; they hold "
                  f"{_share(self.coverage['recall'])} of the {self.coverage['meeting']} designs that do"]
         if not self.coverage["meeting"] and self.limits:
@@ -402,7 +410,7 @@ class TradeoffResult:
             best = ", ".join(f"{m} {frame[m].min() if self.minimize[m] else frame[m].max():.4g}"
                              for m in self.limits)
             lines.append(f"no measured design meets every target; the best reached, each on its own: {best} "
-                         "— loosen the targets (tighten() takes new ones)")
+                         "— loosen the targets")
         for _, row in self.subspaces.head(8).iterrows():
             stats = ", ".join(f"{m} mean {row[f'mean_{m}']:.4g} worst {row[f'worst_{m}']:.4g}" for m in self.metrics)
             lines.append(f"  {row['description']}  (n={row['n']}, {row['share_meeting']:.0%} meet; {stats})")
@@ -410,7 +418,12 @@ class TradeoffResult:
 
     def report_sections(self) -> list[tuple[str, Any]]:
         """``(heading, content)`` pairs for the HTML report's ``extra_sections``."""
-        table = self.subspaces.drop(columns=["nodes"])
+        table: Any = self.subspaces.drop(columns=["nodes"])
+        if table.empty:  # say why, rather than show an empty table
+            from html import escape
+
+            lines = [line for line in self.summary().splitlines() if not line.startswith("  ")]
+            table = "<p>No subspace meets the targets.</p>" + "".join(f"<p>{escape(line)}</p>" for line in lines)
         return [("Power/performance trade-off", self.plot()), ("Subspaces meeting the targets", table),
                 ("Pareto-optimal subspaces", self.pareto_subspaces().drop(columns=["nodes"], errors="ignore"))]
 

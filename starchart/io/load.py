@@ -106,6 +106,14 @@ def detect_format(path: str | Path, text: str) -> str:
         for name in ("kernel_tuner", "t4", "ktt"):
             if READERS[name].sniff(head):
                 return name
+        if '"ConfigurationSpace"' in head:
+            raise InputError("a T1 input file describes a tuning space, not measurements", where=path,
+                             hint=f"describe the space with `starchart space {path}`, measure it with "
+                                  f"`starchart run {path} ...`")
+    elif _stem_suffix(Path(path)) in (".yaml", ".yml"):
+        raise InputError("a YAML file is a space file (a tuning space), not measurements", where=path,
+                         hint=f"describe the space with `starchart space {path}`, measure it with "
+                              f"`starchart run {path} ...`")
     elif _stem_suffix(Path(path)) in (".csv", ".tsv") or csv.sniff(head):
         return "csv"
     raise InputError("unknown file format", where=path,

@@ -82,7 +82,8 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
 
     Several sources (``PATH`` or ``LABEL=PATH``) are one space measured on several
     platforms: they are merged with a ``platform`` parameter
-    (:func:`~starchart.explore.platforms.load_platforms`) and the report compares them.
+    (:func:`~starchart.explore.platforms.load_platforms`) and the report compares them;
+    one ``LABEL=PATH`` is that file, titled by its label.
     ``output`` defaults to ``<source stem>-report/report.html`` beside the (first) source
     (``platforms-report/`` for several); ``minimize`` (whether lower values are better)
     to what the data records, else to what the metric's name says
@@ -90,14 +91,14 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     columns when it does not say them itself; ``limits`` (``{metric: target}``) are the
     power/performance section's targets (default: what the best quarter of the designs reach).
     """
+    from starchart.explore.platforms import load_platforms, split_label
+
     if isinstance(source, (str, Path)):
-        source = Path(source)
+        label, source = split_label(str(source))  # one LABEL=PATH: the label names it
         dataset, results, search = load_study(source, metrics)
         default_output = source.parent / f"{source.name.split('.')[0]}-report" / "report.html"
-        name = source.name
+        name = label or source.name
     else:
-        from starchart.explore.platforms import load_platforms, split_label
-
         dataset, results, search = load_platforms(source, metrics=metrics), None, None
         source = split_label(str(source[0]))[1]
         default_output = source.parent / "platforms-report" / "report.html"
@@ -175,12 +176,14 @@ def _accuracy(dataset: Dataset, metric: str) -> list[Section]:
 
 def traded_metrics(dataset: Dataset, limits: Mapping[str, float] | None = None) -> list[str] | None:
     """The two metrics of the power/performance section: those ``limits`` name when it names two
-    or more, else the data's time-like and power-like metrics (by name); ``None``: none apply.
+    or more, else the data's time-like and power-like metrics (by name); one target pairs its
+    metric with the time (with the power when it is itself a time); ``None``: none apply.
 
-    >>> frame = __import__("pandas").DataFrame({"a": [1, 2], "time": [1.0, 2], "ps_power": [9.0, 8]})
-    >>> ds = Dataset.from_frame(frame, metrics=["time", "ps_power"])
-    >>> traded_metrics(ds), traded_metrics(ds, {"ps_power": 8.5})
-    (['time', 'ps_power'], ['time', 'ps_power'])
+    >>> frame = __import__("pandas").DataFrame({"a": [1, 2], "time": [1.0, 2], "Watt": [9.0, 8],
+    ...                                         "ps_power": [9.0, 8]})
+    >>> ds = Dataset.from_frame(frame, metrics=["time", "Watt", "ps_power"])
+    >>> traded_metrics(ds), traded_metrics(ds, {"ps_power": 8.5}), traded_metrics(ds, {"time": 1.5})
+    (['time', 'Watt'], ['time', 'ps_power'], ['time', 'Watt'])
     """
     limits = dict(limits or {})
     unknown = [m for m in limits if m not in dataset.metrics]
@@ -192,12 +195,15 @@ def traded_metrics(dataset: Dataset, limits: Mapping[str, float] | None = None) 
     lowered = {m.lower(): m for m in dataset.metrics}
     time = next((lowered[n] for n in TIME_NAMES if n in lowered), None)
     power = next((lowered[n] for n in POWER_NAMES if n in lowered), None)
-    found = None if time is None or power is None else [time, power]
-    if limits and (found is None or next(iter(limits)) not in found):
-        raise InputError(f"one target ({next(iter(limits))}) but no metric to trade it against",
-                         where="--limit", hint="give a target for each of two metrics, e.g. --limit time=0.002 "
-                                               "--limit power=150")
-    return found
+    if not limits:
+        return None if time is None or power is None else [time, power]
+    target = next(iter(limits))
+    pair = [target, power] if target.lower() in TIME_NAMES else [time, target]
+    if None in pair:
+        raise InputError(f"one target ({target}) but no metric to trade it against", where="--limit",
+                         hint=f"give a target for a second metric too, e.g. --limit {target}={limits[target]:g} "
+                              f"--limit OTHER=VALUE (the metrics are: {', '.join(dataset.metrics)})")
+    return pair
 
 
 def _power_performance(dataset: Dataset, traded: list[str] | None,
