@@ -336,8 +336,11 @@ class PlatformComparison:
     def summary(self) -> str:
         """A few lines: per platform how much its own best beats the general setting; portable settings."""
         table = self.speedups()
+        valid_everywhere = int(self.values.notna().all(axis=1).sum())
         lines = [f"{len(self.values)} configurations measured on all of {', '.join(self.platforms)} "
-                 f"({self.metric}, {direction_word(self.minimize)})",
+                 f"({self.metric}, {direction_word(self.minimize)}"
+                 + (f"; valid on every one: {valid_everywhere}, the rest failed on some)"
+                    if valid_everywhere < len(self.values) else ")"),
                  f"general setting (best worst case): {self.general('worst')}",
                  f"general setting (best geometric mean): {self.general('geomean')}"]
         for _, row in table.iterrows():
