@@ -11,6 +11,7 @@ Each prints what :func:`starchart.compare_platforms`, :func:`starchart.tradeoff`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Optional
 
@@ -69,7 +70,7 @@ def platforms_command(
     if len(portable):
         out.print(f"settings within {tolerance:.0%} of the best everywhere (first 5 of {len(portable)}):")
         out.print(portable.head(5).to_string(index=False), highlight=False, soft_wrap=True)
-    _save(comparison.plot(), plot)
+    _save(comparison.plot, plot)
 
 
 @app.command("tradeoff")
@@ -114,7 +115,7 @@ def tradeoff_command(
     pair = _time_and_power(traded)
     if pair is not None and all(result.minimize[m] for m in pair):  # what a slowdown buys
         _print_savings(result.savings(*pair, max_slowdown=max_slowdown), pair, max_slowdown)
-    _save(result.plot(), plot)
+    _save(result.plot, plot)
 
 
 def _time_and_power(traded: list[str]) -> tuple[str, str] | None:
@@ -160,10 +161,11 @@ def _print_savings(saved: dict[str, Any], pair: tuple[str, str], max_slowdown: f
               f"{power}; {saved.get('pick_config', '')}", highlight=False, soft_wrap=True)
 
 
-def _save(figure: Any, path: Optional[Path]) -> None:
+def _save(draw: Callable[[], Any], path: Optional[Path]) -> None:
+    """Draw the figure only when ``--plot`` asks for it, and write it there."""
     if path is None:
         return
-    figure.savefig(path, bbox_inches="tight")
+    draw().savefig(path, bbox_inches="tight")
     err.print(f"wrote {path}")
 
 
@@ -211,4 +213,4 @@ def inputs_command(
     for label, row in result.transfer.iterrows():
         table.add_row(str(label), *(f"{value:.2f}" if value == value else "—" for value in row))
     out.print(table)
-    _save(result.plot(), plot)
+    _save(result.plot, plot)
