@@ -305,7 +305,7 @@ def test_leaves_frame_lists_every_leaf(kmeans):
 
 
 def test_unique_rows_matches_numpy_even_when_two_rows_share_a_hash():
-    from starchart.tree_growth import _unique_rows
+    from starchart.tree_growth import _row_hash_weights, _unique_rows
 
     rng = np.random.default_rng(3)
     codes = rng.integers(0, 3, size=(300, 40))
@@ -314,7 +314,7 @@ def test_unique_rows_matches_numpy_even_when_two_rows_share_a_hash():
     first, inverse = _unique_rows(codes)
     assert np.array_equal(first, expected[1]) and np.array_equal(inverse, expected[2].reshape(-1))
     # rows a = (m1, 0), b = (0, m0) hash alike (a·m = m1·m0 = b·m): the exact sort must take over
-    mix = np.random.default_rng(0x5EED).integers(1, 2**62, size=2, dtype=np.int64) | 1
+    mix = _row_hash_weights(2)
     clash = np.array([[mix[1], 0], [0, mix[0]], [mix[1], 0]], dtype=np.int64)
     first, inverse = _unique_rows(clash)
     assert len(first) == 2 and inverse.tolist() == [1, 0, 1]
