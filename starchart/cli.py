@@ -22,21 +22,13 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from starchart.cli_common import DirectionOption, app, err, minimize_for, out, print_failure_reasons, seed_option
+from starchart.cli_common import (DirectionOption, MetricsOption, app, err, load_data, minimize_for, out,
+                                  print_failure_reasons, seed_option)
 from starchart.cli_common import friendly as _friendly
 from starchart.errors import InputError, StarchartError
 
 
-def _load(path: Path, metrics: Optional[str]) -> "Any":
-    from starchart.io.load import load
-
-    options = {"metrics": [m.strip() for m in metrics.split(",") if m.strip()]} if metrics else {}
-    return load(path, **options)
-
-
 DataHelp = "Measurements: Kernel Tuner cache, T4, KTT, CSV, or a starchart store (study.db)."
-MetricsOption = typer.Option(None, "--metrics",
-                             help="CSV only: comma-separated response columns (the rest are parameters).")
 
 
 @app.command()
@@ -44,7 +36,7 @@ MetricsOption = typer.Option(None, "--metrics",
 def info(data: Path = typer.Argument(..., help=DataHelp),
          metrics: Optional[str] = MetricsOption) -> None:
     """Summarise a measurement file: format, device, statuses, parameters and metrics."""
-    ds = _load(data, metrics)
+    ds = load_data(data, metrics)
     meta = ds.meta
     out.print(f"[bold]{data}[/]  ({meta.get('format', '?')})")
     for key in ("device_name", "kernel_name", "problem_size", "objective"):
@@ -127,7 +119,7 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
     from starchart.tree import StarchartTree
 
     _check_seed(seed, sample)
-    ds = _load(data, metrics).ok()
+    ds = load_data(data, metrics).ok()
     metric = metric or ds.default_metric
     if metric not in ds.metrics:
         raise InputError(f"no metric {metric!r}", where=str(data),

@@ -18,17 +18,11 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from starchart.cli_common import (DirectionOption, LimitOption, app, check_figure_path, err, friendly, minimize_for,
-                                  option_names, out, parse_limits)
+from starchart.cli_common import (DirectionOption, LimitOption, MetricsOption, app, check_figure_path, err, friendly,
+                                  load_data, metric_columns, minimize_for, option_names, out, parse_limits)
 from starchart.errors import InputError
 
 PlotOption = typer.Option(None, "--plot", help="Also write the figure (.svg/.png).")
-CsvMetricsOption = typer.Option(None, "--metrics",
-                                help="CSV only: comma-separated response columns (the rest are parameters).")
-
-
-def _columns(metrics: Optional[str]) -> list[str] | None:
-    return [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
 
 
 @app.command("platforms")
@@ -38,7 +32,7 @@ def platforms_command(
                                         help="One measurement file (or store) per platform, of the same space; "
                                              "named by LABEL, else by the file name."),
     metric: Optional[str] = typer.Option(None, "--metric", "-m", help="Metric to compare (default: objective)."),
-    metrics: Optional[str] = CsvMetricsOption,
+    metrics: Optional[str] = MetricsOption,
     maximize: Optional[bool] = DirectionOption,
     tolerance: float = typer.Option(0.05, "--tolerance", min=0.0,
                                     help="A setting is good everywhere when within this share of every "
@@ -51,7 +45,7 @@ def platforms_command(
     if plot is not None:
         check_figure_path(plot, "--plot")
     with option_names({"sources": "[LABEL=]DATA", "data": "[LABEL=]DATA"}):
-        merged = load_platforms(sources, metrics=_columns(metrics))
+        merged = load_platforms(sources, metrics=metric_columns(metrics))
         metric = metric or merged.default_metric
         if metric not in merged.metrics:
             raise InputError(f"no metric named {metric!r} in every file", where="--metric",
@@ -79,7 +73,7 @@ def tradeoff_command(
     source: Path = typer.Argument(..., help="A study store (.db) or a measurement file with two metrics to trade, "
                                             "e.g. time and power."),
     limit: list[str] = LimitOption,
-    metrics: Optional[str] = CsvMetricsOption,
+    metrics: Optional[str] = MetricsOption,
     stat: str = typer.Option("0.9", "--stat",
                              help="Judge a subspace by its 'mean', its 'worst' design, or the value a share of its "
                                   "designs meet (0.9: 90 % of them)."),
@@ -89,12 +83,11 @@ def tradeoff_command(
 ) -> None:
     """Power/performance: the subspaces likely to meet every target (one tree per metric), the Pareto front."""
     from starchart.explore.tradeoff import suggest_limits, tradeoff
-    from starchart.io.load import load
     from starchart.report.study import traded_metrics
 
     if plot is not None:
         check_figure_path(plot, "--plot")
-    data = load(source, **({"metrics": _columns(metrics)} if metrics else {}))
+    data = load_data(source, metrics)
     limits = parse_limits(limit)
     traded = traded_metrics(data, limits)
     if traded is None:
@@ -184,17 +177,16 @@ def inputs_command(
     metric: Optional[str] = typer.Option(None, "--metric", "-m",
                                          help="Metric (default: the objective); with --work, the time (ms) that "
                                               "becomes throughput (default: time)."),
-    metrics: Optional[str] = CsvMetricsOption,
+    metrics: Optional[str] = MetricsOption,
     maximize: Optional[bool] = DirectionOption,
     plot: Optional[Path] = PlotOption,
 ) -> None:
     """Input sensitivity: how much the input matters, which parameters' effect depends on it, how bests transfer."""
     from starchart.explore.inputs import input_sensitivity
-    from starchart.io.load import load
 
     if plot is not None:
         check_figure_path(plot, "--plot")
-    data = load(source, **({"metrics": _columns(metrics)} if metrics else {}))
+    data = load_data(source, metrics)
     direction = None if maximize is None else not maximize
     with option_names({"inputs": "--input", "work": "--work", "size": "--size", "time": "--metric"},
                       phrases=[("inputs=['n']", "--input N")]):

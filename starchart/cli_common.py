@@ -73,6 +73,27 @@ def parse_limits(given: list[str]) -> dict[str, float]:
     return limits
 
 
+MetricsOption = typer.Option(None, "--metrics",
+                             help="CSV only: comma-separated response columns (the rest are parameters).")
+
+
+def metric_columns(metrics: Optional[str]) -> list[str] | None:
+    """``--metrics a,b`` (a CSV's measured columns) as a list; ``None`` when not given.
+
+    >>> metric_columns("time, power"), metric_columns(None)
+    (['time', 'power'], None)
+    """
+    return [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+
+
+def load_data(path: Path, metrics: Optional[str]) -> Any:
+    """The measurements in ``path`` (:func:`starchart.load`), with ``--metrics`` naming a CSV's measured columns."""
+    from starchart.io.load import load
+
+    columns = metric_columns(metrics)
+    return load(path, **({"metrics": columns} if columns else {}))
+
+
 def check_figure_path(path: Path, option: str) -> None:
     """Refuse, before any work, a figure file whose suffix matplotlib cannot write."""
     from matplotlib.backend_bases import FigureCanvasBase

@@ -26,8 +26,8 @@ from typing import Any, Optional
 
 import typer
 
-from starchart.cli_common import (DirectionOption, LimitOption, app, check_figure_path, err, friendly, minimize_for,
-                                  out, parse_limits, print_failure_reasons, seed_option)
+from starchart.cli_common import (DirectionOption, LimitOption, MetricsOption, app, check_figure_path, err, friendly,
+                                  metric_columns, minimize_for, out, parse_limits, print_failure_reasons, seed_option)
 from starchart.errors import InputError
 
 RayOption = typer.Option(None, "--ray", metavar="[ADDRESS]",
@@ -366,19 +366,16 @@ def report_command(
                                                    "compared."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="HTML file to write."),
     metric: Optional[str] = typer.Option(None, "--metric", "-m", help="Metric to explain (default: objective)."),
-    metrics: Optional[str] = typer.Option(None, "--metrics",
-                                          help="CSV only: comma-separated response columns (the rest are "
-                                               "parameters)."),
+    metrics: Optional[str] = MetricsOption,
     maximize: Optional[bool] = DirectionOption,
     limit: list[str] = LimitOption,
 ) -> None:
     """Write one self-contained HTML report: tree, importance, best region, and whatever else applies."""
     from starchart.report.study import write_study_report
 
-    columns = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
     source = sources[0] if len(sources) == 1 else [str(s) for s in sources]
     path = write_study_report(source, output, metric=metric, minimize=None if maximize is None else not maximize,
-                              metrics=columns, limits=parse_limits(limit))
+                              metrics=metric_columns(metrics), limits=parse_limits(limit))
     err.print(f"wrote {path}")
 
 
