@@ -138,7 +138,7 @@ def sample_size_study() -> tuple[list[str], dict[str, Any]]:
         "gemm (the paper's target for its largest space, *matrix*). These spaces hold thousands of designs, "
         "not the paper's millions, so the share of the space measured is far above the paper's < 0.3 %; "
         "the sizes themselves (hundreds to a few thousand samples for 8 % on the hard spaces) are of the "
-        "paper's order (200 to 3200).",
+        "paper's order (200 to 3200). On the command line the same study is `starchart samples --replay DATA --target 8%` (or a space file and an evaluator instead of `--replay`; `--store` keeps it resumable).",
         "",
         md_table(table),
         "",

@@ -5,7 +5,8 @@
                         [--max-depth D] [--format text|json|dot|svg] [-o FILE]
     starchart space FILE [--size] [--sample N] [--restriction EXPR ...]
     starchart run | resume | export | demo        (measuring: see starchart/cli_measure.py)
-    starchart platforms | tradeoff                (analysing: see starchart/cli_analyse.py)
+    starchart samples SPACE_FILE ...              (sample-size selection: see starchart/cli_samples.py)
+    starchart platforms | tradeoff | inputs       (analysing: see starchart/cli_analyse.py)
 
 Errors print one readable line and a hint, never a traceback.
 """
@@ -44,6 +45,11 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
             out.print(f"  {key.replace('_', ' ')}: {meta[key]}")
     if meta.get("search"):
         out.print(f"  search: {_search_settings(meta['search'])}", markup=False, highlight=False)
+    if meta.get("sample_size"):
+        study = meta["sample_size"]
+        out.print(f"  sample-size study: target {study['target']:.1%} median error, {study['validation']} held out, "
+                  f"training budget {study['budget']}, seed {study['seed']} (starchart resume {data} continues it)",
+                  markup=False, highlight=False)
     counts = ds.status.value_counts()
     out.print(f"  configurations: {len(ds)}  valid: {int(ds.valid.sum())}  "
               + "  ".join(f"{k}: {v}" for k, v in counts.items() if k != "ok"))
@@ -284,7 +290,8 @@ def _size_text(the_space: Any) -> str:
 
 # The measuring commands (run, resume, export, demo) live in their own module.
 import starchart.cli_measure  # noqa: E402,F401  (registers its commands on `app`)
-import starchart.cli_analyse  # noqa: E402,F401  (registers `starchart platforms` and `starchart tradeoff`)
+import starchart.cli_samples  # noqa: E402,F401  (registers `starchart samples`)
+import starchart.cli_analyse  # noqa: E402,F401  (registers platforms, tradeoff, inputs)
 import starchart.msp.cli  # noqa: E402,F401  (registers `starchart msp`)
 import starchart.xapp.cli  # noqa: E402,F401  (registers `starchart xapp ...`)
 

@@ -11,19 +11,16 @@ Each prints what :func:`starchart.compare_platforms`, :func:`starchart.tradeoff`
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 from rich.table import Table
 
-from starchart.cli_common import (DirectionOption, LimitOption, MetricsOption, app, check_figure_path, err, friendly,
-                                  load_data, metric_columns, minimize_for, option_names, out, parse_limits)
+from starchart.cli_common import (DirectionOption, LimitOption, MetricsOption, PlotOption, app, check_figure_path,
+                                  err, friendly, load_data, metric_columns, minimize_for, option_names, out,
+                                  parse_limits, save_plot)
 from starchart.errors import InputError
-
-PlotOption = typer.Option(None, "--plot", help="Also write the figure (.svg/.png).")
-
 
 @app.command("platforms")
 @friendly
@@ -64,7 +61,7 @@ def platforms_command(
     if len(portable):
         out.print(f"settings within {tolerance:.0%} of the best everywhere (first 5 of {len(portable)}):")
         out.print(portable.head(5).to_string(index=False), highlight=False, soft_wrap=True)
-    _save(comparison.plot, plot)
+    save_plot(comparison.plot, plot)
 
 
 @app.command("tradeoff")
@@ -108,7 +105,7 @@ def tradeoff_command(
     pair = _time_and_power(traded)
     if pair is not None and all(result.minimize[m] for m in pair):  # what a slowdown buys
         _print_savings(result.savings(*pair, max_slowdown=max_slowdown), pair, max_slowdown)
-    _save(result.plot, plot)
+    save_plot(result.plot, plot)
 
 
 def _time_and_power(traded: list[str]) -> tuple[str, str] | None:
@@ -154,14 +151,6 @@ def _print_savings(saved: dict[str, Any], pair: tuple[str, str], max_slowdown: f
               f"{power}; {saved.get('pick_config', '')}", highlight=False, soft_wrap=True)
 
 
-def _save(draw: Callable[[], Any], path: Optional[Path]) -> None:
-    """Draw the figure only when ``--plot`` asks for it, and write it there."""
-    if path is None:
-        return
-    draw().savefig(path, bbox_inches="tight")
-    err.print(f"wrote {path}")
-
-
 @app.command("inputs")
 @friendly
 def inputs_command(
@@ -205,4 +194,4 @@ def inputs_command(
     for label, row in result.transfer.iterrows():
         table.add_row(str(label), *(f"{value:.2f}" if value == value else "—" for value in row))
     out.print(table)
-    _save(result.plot, plot)
+    save_plot(result.plot, plot)

@@ -104,6 +104,17 @@ def check_figure_path(path: Path, option: str) -> None:
                          hint=f"name a file ending in .svg or .png (or {', '.join(sorted(formats))})")
 
 
+PlotOption = typer.Option(None, "--plot", help="Also write the figure (.svg/.png).")
+
+
+def save_plot(draw: Callable[[], Any], path: Optional[Path]) -> None:
+    """Draw the figure only when ``--plot`` asks for it, and write it there."""
+    if path is None:
+        return
+    draw().savefig(path, bbox_inches="tight")
+    err.print(f"wrote {path}")
+
+
 def seed_option(default: Optional[int], help: str) -> Any:
     """A ``--seed`` option limited to what numpy's generators accept (0 … 2³² − 1)."""
     return typer.Option(default, "--seed", min=0, max=2**32 - 1, help=help)

@@ -97,6 +97,7 @@ def resume_command(
 
     with Store.open(store, create=False) as db:  # a clear error for a mistyped path, before anything else
         searched = db.get("search")
+        sample_size_study = db.get("sample_size")
     if searched:
         if samples is not None:
             raise InputError("the store holds a search, which has a budget, not a sample size", where="--samples",
@@ -109,6 +110,18 @@ def resume_command(
         from starchart.explore.search import resume_search
 
         _print_search(_interruptible(lambda: resume_search(store, progress=True), store))
+        return
+    if sample_size_study:
+        if samples is not None or ray is not None:
+            raise InputError("the store holds a sample-size study, which grows its own training set",
+                             where="--samples" if samples is not None else "--ray",
+                             hint=f"continue it with: starchart resume {store}; to allow more, run the samples "
+                                  f"command again with a larger --budget and --store {store}")
+        from starchart.cli_samples import print_sample_size
+        from starchart.explore.sample_size import resume_sample_size
+
+        print_sample_size(_interruptible(lambda: resume_sample_size(store, workers=workers, progress=True), store),
+                          store)
         return
     _measure(lambda: run(store=store, samples=samples, workers=workers, ray=ray), store)
 

@@ -265,7 +265,8 @@ class Store:
 
         A configuration stored more than once (e.g. by two processes) appears with
         its first measurement; ``meta["duplicates"]`` counts the others. ``meta["search"]``
-        holds the settings a search recorded (budget, seed, ...), else ``None``. Metric
+        holds the settings a search recorded (budget, seed, ...), else ``None``;
+        ``meta["sample_size"]`` those of a sample-size study. Metric
         columns are the mean over repeats; ``repeats_<metric>`` keep every repeat.
         """
         measurements = list(self.measurements())
@@ -293,7 +294,8 @@ class Store:
         meta = {"source": str(self.path) if self.path else None, "format": "starchart-store",
                 "evaluator": evaluator, "space": space or None, "plan": self.get("plan"),
                 "environment": sessions[-1].get("environment") if sessions else None,
-                "duplicates": len(measurements) - len(rows), "search": self.get("search")}
+                "duplicates": len(measurements) - len(rows), "search": self.get("search"),
+                "sample_size": self.get("sample_size")}
         meta.update(_names_for_caches(evaluator, meta["environment"]))
         if metrics:
             meta["objective"] = metrics[0]

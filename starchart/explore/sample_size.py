@@ -45,7 +45,8 @@ from starchart.space import Space
 from starchart.store import Store
 from starchart.tree import StarchartTree, check_tree_options
 
-__all__ = ["SampleSizeResult", "choose_sample_size", "plot_sample_size", "relative_errors", "training_sizes"]
+__all__ = ["SampleSizeResult", "choose_sample_size", "plot_sample_size", "relative_errors", "resume_sample_size",
+           "training_sizes"]
 
 #: The columns of :attr:`SampleSizeResult.curve`.
 CURVE_COLUMNS = ("samples", "fitted", "failures", "median_rel_error", "mean_rel_error", "p90_rel_error",
@@ -184,8 +185,9 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
     seed:
         Seed of that sample (same seed, same designs, same curve).
     store:
-        Keep the measurements in this :class:`~starchart.Store` (or file): a run
-        interrupted and started again measures nothing twice.
+        Keep the measurements in this :class:`~starchart.Store` (or file), with these
+        settings: a run interrupted and started again (or continued by
+        :func:`resume_sample_size`, ``starchart resume``) measures nothing twice.
     metric:
         The response to model; default ``evaluator.objective``.
     tree_options:
@@ -219,11 +221,18 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
     names = list(space.names)
     valid_configs, pool = configs[:validation], configs[validation:]
 
+    settings = {"validation": validation, "start": int(start),
+                "growth": float(growth) if np.isscalar(growth) else [int(g) for g in growth],
+                "target": float(target), "budget": budget, "seed": int(seed), "metric": metric,
+                "tree_options": options}
     owns = not isinstance(store, Store)
     db = Store.open(store) if owns else store
     try:
+        if store is not None:
+            db.put("sample_size", settings)
         def measure(batch: list[dict[str, Any]]) -> Dataset:
-            data = run(space, evaluator, store=db, configs=batch, workers=workers, progress=progress)
+            fresh = not {config_key(c) for c in batch} <= db.keys()  # a bar only for work left
+            data = run(space, evaluator, store=db, configs=batch, workers=workers, progress=progress and fresh)
             return _select(data, batch, names)
 
         held_out = measure(valid_configs)
@@ -259,8 +268,39 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
     reached = bool(curve["median_rel_error"].iloc[-1] <= target)
     return SampleSizeResult(curve=curve, samples=int(curve["samples"].iloc[-1]), reached=reached, tree=tree,
                             target=float(target), metric=metric, training=training, validation=held_out,
-                            options={"validation": validation, "start": start, "growth": growth,
-                                     "budget": budget, "seed": seed, "tree_options": options})
+                            options=settings)
+
+
+def resume_sample_size(store: str | Path, *, workers: int = 1, progress: bool = False) -> SampleSizeResult:
+    """Continue the sample-size study ``store`` holds, with the space, evaluator and settings
+    it recorded; nothing it measured is measured again (a finished study returns at once).
+
+    Examples
+    --------
+    >>> import os, sys, tempfile
+    >>> from starchart.measure import CommandEvaluator
+    >>> space = Space({"a": list(range(12)), "b": list(range(12))})
+    >>> ev = CommandEvaluator([sys.executable, "-c", "print('time_ms:', 1 + ({a} > 5) * 4 + ({b} > 2))"],
+    ...                       pattern=r"time_ms: (\\S+)")
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.db")
+    >>> first = choose_sample_size(space, ev, validation=30, target=0.01, budget=80, store=path)
+    >>> again = resume_sample_size(path)
+    >>> again.samples == first.samples and again.curve.equals(first.curve)
+    True
+    """
+    from starchart.runner import study_evaluator, study_space
+
+    with Store.open(store, create=False) as db:
+        recorded = db.get("sample_size")
+        if not recorded:
+            raise InputError("the store holds no sample-size study", where=str(store),
+                             hint=f"a uniform study continues with: starchart resume {store} --samples N")
+        space = study_space(db, None)
+        evaluator = study_evaluator(db, None)
+    settings = {k: v for k, v in recorded.items() if k != "budget"}
+    # the recorded budget is already capped by the space; the cap is applied again, so it stays the same
+    return choose_sample_size(space, evaluator, budget=int(recorded["budget"]), store=store, workers=workers,
+                              progress=progress, **settings)
 
 
 def _select(data: Dataset, batch: list[dict[str, Any]], names: list[str]) -> Dataset:
