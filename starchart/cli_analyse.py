@@ -185,13 +185,23 @@ def inputs_command(
             result = input_sensitivity(data, inputs=input_, work=work, size=size, time=metric or "time",
                                        minimize=direction)
     out.print(result.summary(), highlight=False, soft_wrap=True)
-    out.print("the best configuration of each input (rows) at each input (columns), relative to that input's "
-              "own best (0: failed there, —: not measured there):", highlight=False, soft_wrap=True)
+    named = ", ".join(result.inputs)
+    out.print(f"the best configuration of each {named} (rows) at each {named} (columns), relative to the best "
+              "there (0: failed there, —: not measured there):", highlight=False, soft_wrap=True)
     table = Table()
-    table.add_column("best of")
+    table.add_column(f"best of {named}")
     for column in result.transfer.columns:
-        table.add_column(str(column), justify="right")
+        table.add_column(_input_values(column), justify="right")
     for label, row in result.transfer.iterrows():
-        table.add_row(str(label), *(f"{value:.2f}" if value == value else "—" for value in row))
+        table.add_row(_input_values(label), *(f"{value:.2f}" if value == value else "—" for value in row))
     out.print(table)
     save_plot(result.plot, plot)
+
+
+def _input_values(label: str) -> str:
+    """An input's table label without the parameter names the header already gives, so columns stay narrow.
+
+    >>> _input_values("n=256"), _input_values("rows=64, cols=32")
+    ('256', '64, 32')
+    """
+    return ", ".join(part.split("=", 1)[-1] for part in label.split(", "))

@@ -66,7 +66,15 @@ def work_function(spec: WorkSpec, size: str = "n") -> Callable[[Mapping[str, Any
     from starchart.measure.launch import evaluate_expression  # the safe (ast-whitelisted) evaluator
 
     expression = spec.replace("^", "**")
-    return lambda config: float(evaluate_expression(expression, config, label="work"))
+
+    def by_expression(config: Mapping[str, Any]) -> float:
+        try:
+            return float(evaluate_expression(expression, config, label="work"))
+        except InputError as exc:  # quote the expression as the user wrote it (n^3, not n**3)
+            exc.message = exc.message.replace(repr(expression), repr(spec))
+            exc.args = (str(exc),)
+            raise
+    return by_expression
 
 
 def throughput(time_ms: float, config: Mapping[str, Any], work: WorkSpec, size: str = "n") -> float:

@@ -81,8 +81,10 @@ def test_inputs_on_the_recorded_matmul_study(tmp_path):
     result = run("inputs", MATMUL_INPUTS, "--input", "N", "--work", "n^3", "--plot", tmp_path / "i.svg")
     assert result.exit_code == 0, result.output
     assert "inputs ['N']: 24% of the merged tree's SSE reduction (throughput)" in result.output
-    assert "effect depends on the input: ORDER" in result.output
-    assert "│ N=512   │ 0.82 │  0.70 │  0.56 │  1.00 │" in result.output  # N=512's best elsewhere
+    assert "effect depends on the input (interaction ≥ 2% of the variance, p < 0.01): ORDER" in result.output
+    # N=512's best elsewhere; the header names the input once, so the columns are its values
+    assert "┃ best of N ┃   64 ┃  128 ┃  256 ┃  512 ┃" in result.output
+    assert "│ 512       │ 0.82 │ 0.70 │ 0.56 │ 1.00 │" in result.output
     assert (tmp_path / "i.svg").exists()
 
 
@@ -160,6 +162,7 @@ def test_inputs_work_from_a_time_metric_named_otherwise(tmp_path):
 def test_inputs_work_hint_and_transfer_table(tmp_path):
     result = run("inputs", MATMUL_INPUTS, "--input", "N", "--work", "m^3")
     assert result.exit_code == 2 and "TRANSPOSE_B" in result.output
+    assert "'m^3' names the unknown parameter 'm'" in result.output  # as typed, not Python's m**3
     assert "time" not in result.output  # the time is no parameter of the work
     lines = MATMUL_INPUTS.read_text().splitlines()
     # N=64's best configuration, not measured at N=512: a dash, not "nan"
@@ -170,4 +173,4 @@ def test_inputs_work_hint_and_transfer_table(tmp_path):
     path.write_text("\n".join(dropped) + "\n")
     result = run("inputs", path, "--input", "N", "--work", "n^3")
     assert result.exit_code == 0, result.output
-    assert "│ N=64    │ 1.00 │  0.99 │  0.83 │     — │" in result.output and "nan" not in result.output
+    assert "│ 64        │ 1.00 │ 0.99 │ 0.83 │    — │" in result.output and "nan" not in result.output

@@ -212,12 +212,17 @@ class InputSensitivity:
     def summary(self) -> str:
         """A few lines: the inputs' importance, the parameters that interact with them, the bests."""
         depth = self.input_depth()
+        rule = (f"interaction ≥ {self.options.get('min_share', 0.02):.0%} of the variance, "
+                f"p < {self.options.get('alpha', 0.01):g}")
         lines = [f"inputs {self.inputs}: {self.input_share:.0%} of the merged tree's SSE reduction "
                  f"({self.metric}); first input split at depth {depth if depth is not None else '—'}",
-                 "effect depends on the input: " + (", ".join(self.dependent()) or "no parameter")]
+                 f"effect depends on the input ({rule}): " + (", ".join(self.dependent()) or "no parameter")]
         for _, row in self.interactions.iterrows():
+            if row["interaction_share"] == 0 and row["main_share"] == 0:
+                continue  # a parameter with one value (in this data) has no effect to show
+            p_value = f", p={row['p_value']:.2g}" if np.isfinite(row["p_value"]) else ""
             lines.append(f"  {row['parameter']}: interaction {row['interaction_share']:.1%} of the variance, "
-                         f"own effect {row['main_share']:.1%}, p={row['p_value']:.2g}")
+                         f"own effect {row['main_share']:.1%}{p_value}")
         for _, row in self.best.iterrows():
             where = ", ".join(f"{k}={row[k]}" for k in self.inputs)
             lines.append(f"  best at {where}: {row['best_value']:.4g} with {row['best_config']}")
