@@ -11,6 +11,7 @@ import pytest
 from starchart.carve.carving import (
     CarveResult,
     carve,
+    carve_counters,
     front_distance,
     measure_survivors,
     pareto_front,
@@ -224,3 +225,16 @@ def test_carving_the_ktt_convolution_space():
     assert out["kept_count"] == len(out["kept"]) == len(result.kept)
     assert set(out["kept"][0]) == set(ds.params)
     assert out["best"]["best_overall_config"]["BLOCK_SIZE_X"] == ds.frame.loc[ds.frame["time"].idxmin(), "BLOCK_SIZE_X"]
+
+
+def test_carving_data_without_counters_says_what_is_missing():
+    """Measurements with no counters or resource usage (a Kernel Tuner cache) cannot be carved: say why."""
+    frame = pd.DataFrame({"bx": [32, 64, 128], "time": [1.0, 0.8, 0.9]})
+    with pytest.raises(InputError, match="no profiler counters or compiler resource usage") as err:
+        carve_counters(frame, "8.0", threads_per_block="bx", threads=2**16)
+    assert "smsp__inst_executed.sum" in err.value.message and "KERNEL.cu" in err.value.hint
+    # given blocks per SM, registers and shared memory are not needed; given counter columns are used
+    frame = frame.assign(w=[4e6, 3e6, 5e6], ld=[1e5, 1e5, 1e5])
+    result = carve_counters(frame, "8.0", threads_per_block="bx", threads=2**16, warp_instructions="w",
+                            global_loads="ld", blocks_on_sm=[8, 8, 8], params=["bx"])
+    assert result.configs()

@@ -130,3 +130,13 @@ def test_demo_evaluator():
     pytest.importorskip("starchart.measure.c")
     evaluator = demo_evaluator(repeats=3, warmup=2)
     assert evaluator.objective == "time"
+
+
+def test_demo_into_a_file_says_it_is_a_file(tmp_path):
+    from starchart.demo.job import run_demo
+    from starchart.errors import InputError
+
+    (tmp_path / "afile").write_text("x")
+    for out in (tmp_path / "afile", tmp_path / "afile" / "sub"):
+        with pytest.raises(InputError, match="afile is a file, not a folder"):
+            run_demo(out, samples=10, progress=False)

@@ -183,6 +183,48 @@ def test_small_trees_and_empty_data():
     assert metric_label("time") == "time (ms)" and metric_label("speed", "GB/s") == "speed (GB/s)"
 
 
+def test_tree_title_does_not_overlap_the_colour_bar():
+    """A small tree's title and the colour bar in the top-right corner sit side by side, not on each other."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    X = pd.DataFrame({"block_size_x": [128, 256, 384, 448, 512, 640, 768, 896, 1024] * 2})
+    y = [0.0415, 0.0416, 0.0414, 0.0325, 0.0405, 0.0404, 0.0318, 0.0406, 0.0407] * 2
+    tree = StarchartTree(min_samples_split=2).fit(X, y)
+    for metric, unit in (("time", None), ("energy_per_configuration", "mJ")):
+        fig = plot_tree(tree, metric=metric, unit=unit)
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        heading = fig.axes[0].get_title(loc="left")
+        title = next(t for t in fig.axes[0].get_children() if getattr(t, "get_text", None) and t.get_text() == heading)
+        title = title.get_window_extent(renderer)
+        bar = fig.axes[1]
+        texts = [bar.xaxis.label, *bar.get_xticklabels()]
+        for text in texts:
+            box = text.get_window_extent(renderer)
+            assert not title.overlaps(box), (metric, text.get_text())
+
+
+def test_tree_edge_conditions_do_not_overlap():
+    """Long thresholds on the edges of neighbouring leaves (≤ 1590 | > 1590) stay apart."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    clocks = list(range(1005, 3500, 105))  # 24 clocks: more leaves than the figure's minimum width spreads
+    X = pd.DataFrame({"nvml_gr_clock": clocks * 2})
+    tree = StarchartTree(min_samples_split=2).fit(X, [1e4 / c for c in clocks] * 2)
+    assert tree.n_leaves_ == 24
+    fig = plot_tree(tree, metric="time")
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    edges = [t for t in fig.axes[0].texts if t.get_text()[:1] in "≤>"]
+    assert len(edges) == 2 * (tree.n_leaves_ - 1)
+    boxes = [t.get_window_extent(renderer) for t in edges]
+    for i, a in enumerate(boxes):
+        for j in range(i + 1, len(boxes)):
+            assert not a.overlaps(boxes[j]), (edges[i].get_text(), edges[j].get_text())
+
+
 def test_large_tree_is_drawn_to_a_depth_that_fits(kmeans, tmp_path):
     tree = StarchartTree(min_samples_split=2).fit(kmeans.X, kmeans.y("runtime"))
     assert tree.n_leaves_ > 120

@@ -112,3 +112,19 @@ def test_one_limit_pairs_with_the_time_and_unmet_limits_are_explained(tmp_path):
     section = section[:section.index("</section>")]
     assert "<table" not in section  # not an empty table: why there is none
     assert "No subspace meets the targets." in section and "no measured design meets every target" in section
+
+
+def test_output_without_html_suffix_or_a_folder_still_gives_a_page(tmp_path):
+    source = dataset_path("kernel_tuner_fixtures/test_cache_file.json")
+    assert write_study_report(source, tmp_path / "noext") == tmp_path / "noext.html"
+    (tmp_path / "folder").mkdir()
+    assert write_study_report(source, tmp_path / "folder") == tmp_path / "folder" / "report.html"
+    assert (tmp_path / "folder" / "report.html").is_file()
+
+
+def test_output_below_a_file_names_the_file_in_the_way(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    result = CliRunner().invoke(app, ["report", str(dataset_path("kernel_tuner_fixtures/test_cache_file.json")),
+                                      "-o", str(tmp_path / "afile" / "sub" / "r.html")])
+    assert result.exit_code != 0
+    assert "afile is a file, not a folder" in " ".join(result.output.split())

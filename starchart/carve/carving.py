@@ -328,9 +328,20 @@ def carve_counters(data: pd.DataFrame | Dataset, cc: str | float, *, threads_per
     >>> r.configs(), r.frame["blocks_per_sm"].tolist()
     ([{'bx': 64}, {'bx': 128}], [32.0, 32.0, 16.0])
     """
-    from starchart.carve.metrics import counter_metrics
+    from starchart.carve.metrics import KTT_COUNTERS, counter_metrics
 
     frame, params = _frame_and_params(data, params)
+    # Only these columns make a measured file carvable: say so before any expression fails on one of them.
+    needed = ("warp_instructions", "global_loads") + (() if "blocks_on_sm" in metric_options else
+                                                      ("registers", "shared"))
+    missing = [KTT_COUNTERS[k] for k in needed if k not in metric_options and KTT_COUNTERS[k] not in frame.columns]
+    if missing:
+        raise InputError(f"the data has no profiler counters or compiler resource usage to carve with (no "
+                         f"{', '.join(map(repr, missing))} column)",
+                         where=getattr(data, "meta", {}).get("source", "data"),
+                         hint="carve a file with Nsight Compute counters and registers/shared memory per "
+                              "configuration (KTT's output), or the kernel's CUDA source: starchart carve "
+                              "KERNEL.cu --kernel K --space SPACE.yaml --cc CC --threads-per-block E --threads E")
     metrics = counter_metrics(frame, cc, threads_per_block=threads_per_block, threads=threads, **metric_options)
     return carve(metrics, predicates=predicates, within=within, strict=strict, params=params)
 

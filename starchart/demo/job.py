@@ -67,7 +67,9 @@ def run_demo(out_dir: str | Path = "starchart-demo", *, samples: int = 200, repe
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InputError(f"cannot create the output folder ({exc.strerror})", where=out,
+        from starchart.report.study import folder_problem
+
+        raise InputError(f"cannot create the output folder ({folder_problem(out, exc)})", where=out,
                          hint="choose a writable folder with --out") from None
     space = demo_space()
     store = out / "demo.db"

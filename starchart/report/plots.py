@@ -120,6 +120,15 @@ def plain_log_ticks(axis: Any) -> None:
     axis.set_minor_formatter(NullFormatter())
 
 
+def _text_inches(text: str, size: float) -> float:
+    """The width of one line of ``text`` at ``size`` points in the default font (no renderer needed)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    width, _, _ = TextToPath().get_text_width_height_descent(text, FontProperties(size=size), ismath=False)
+    return 1.05 * width / 72  # a renderer's extent is a few per cent wider
+
+
 def _leaf_colormap(name: str | None, minimize: bool) -> Colormap:
     """The leaf colours: red-yellow-green (green good) without its darkest ends, so text stays legible."""
     base = colormaps[name or ("RdYlGn_r" if minimize else "RdYlGn")]
@@ -200,7 +209,18 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
     norm = _norm(means)
     colors = _leaf_colormap(cmap, minimize)
 
-    width = max(6.5, slot_width * len(terminals) + 0.8)
+    # A node's two conditions sit half-way down its edges, (x_right - x_left) / 2 slots apart:
+    # widen the slots until the widest pair fits (up to 1.5 inches, labels are shortened anyway).
+    for node_id in x:
+        node = nodes[node_id]
+        if node_id not in terminals:
+            pair = sum(_text_inches(shorten(t, 28), _FONT - 1.5) for t in _edge_label(tree, node)) + 0.08
+            slot_width = max(slot_width, min(1.5, pair / (x[node.right] - x[node.left])))
+    what = metric_label(metric, unit) if metric else "the response"
+    if title is None:
+        title = f"Starchart tree of {what}: {tree.n_leaves_} leaves, depth {tree.depth_}"
+    # The title (left) and the 2.4-inch colour bar (right) share the top strip: wide enough for both.
+    width = max(6.5, slot_width * len(terminals) + 0.8, _text_inches(title, _FONT + 3) + 3.6)
     height = level_height * (depth + 1) + 1.3
     fig = Figure(figsize=(width, height))
     # Axes at a fixed inch margin: the title on top, colour bar in the top-right corner.
@@ -240,10 +260,7 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
                     va="center", fontsize=_FONT - 0.5, zorder=3, linespacing=1.15,
                     bbox={"boxstyle": "round,pad=0.3", "fc": "#eef1f6", "ec": "#555555", "lw": 0.7})
 
-    what = metric_label(metric, unit) if metric else "the response"
-    ax.set_title(title if title is not None else
-                 f"Starchart tree of {what}: {tree.n_leaves_} leaves, depth {tree.depth_}",
-                 fontsize=_FONT + 3, loc="left", pad=14)
+    ax.set_title(title, fontsize=_FONT + 3, loc="left", pad=14)
     # Colour bar: fixed 2.4-inch wide strip in the top-right corner.
     cax = fig.add_axes((1 - (2.4 + side) / width, 1 - 0.42 / height, 2.4 / width, 0.11 / height))
     bar = fig.colorbar(ScalarMappable(norm=norm, cmap=colors), cax=cax, orientation="horizontal")

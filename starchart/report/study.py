@@ -85,7 +85,8 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     (:func:`~starchart.explore.platforms.load_platforms`) and the report compares them;
     one ``LABEL=PATH`` is that file, titled by its label.
     ``output`` defaults to ``<source stem>-report/report.html`` beside the (first) source
-    (``platforms-report/`` for several); ``minimize`` (whether lower values are better)
+    (``platforms-report/`` for several); an existing folder gets ``report.html`` in it, and a
+    name without ``.html`` gets it appended; ``minimize`` (whether lower values are better)
     to what the data records, else to what the metric's name says
     (:func:`starchart.direction.lower_is_better`); ``metrics`` names a CSV's measured
     columns when it does not say them itself; ``limits`` (``{metric: target}``) are the
@@ -118,11 +119,15 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     traded = traded_metrics(dataset, limits)  # checked before the slow part
     tree = StarchartTree().fit(ok.X[finite], y[finite])
     output = Path(output) if output is not None else default_output
+    if output.is_dir():  # a folder: the report goes in it
+        output = output / "report.html"
+    elif output.suffix.lower() not in (".html", ".htm"):  # else a browser would not open it as a page
+        output = output.with_name(output.name + ".html")
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InputError(f"cannot create the report's folder ({exc.strerror})", where=output.parent,
-                         hint="choose a writable path with -o") from exc
+        raise InputError(f"cannot create the report's folder ({folder_problem(output.parent, exc)})",
+                         where=output.parent, hint="choose a writable path with -o") from exc
     from starchart.report.html import write_html_report
 
     sections = study_sections(dataset, metric, order=measured_order(results, metric), minimize=minimize,
@@ -130,6 +135,15 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     return write_html_report(output, dataset=dataset, tree=tree, metric=metric,
                              title=title or f"starchart report: {name}", extra_sections=sections,
                              minimize=minimize)
+
+
+def folder_problem(folder: Path, exc: OSError) -> str:
+    """Why ``folder`` could not be created: names the file in the way, which errno's words do not."""
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        blocking = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+        if blocking is not None:
+            return f"{blocking} is a file, not a folder"
+    return exc.strerror or str(exc)
 
 
 def _search(settings: dict[str, Any] | None) -> list[Section]:
