@@ -391,7 +391,7 @@ class TradeoffResult:
 
     def summary(self) -> str:
         """A few lines: targets, chosen subspaces and how well they cover the target region."""
-        lims = ", ".join(f"{m} {'≤' if self.minimize[m] else '≥'} {v:g}" for m, v in self.limits.items())
+        lims = ", ".join(f"{m} {'≤' if self.minimize[m] else '≥'} {v:.4g}" for m, v in self.limits.items())
         if self.stat == "mean":
             rule = "whose mean meets the target"
         elif self.stat == "worst":
@@ -418,14 +418,31 @@ class TradeoffResult:
 
     def report_sections(self) -> list[tuple[str, Any]]:
         """``(heading, content)`` pairs for the HTML report's ``extra_sections``."""
-        table: Any = self.subspaces.drop(columns=["nodes"])
+        table: Any = _for_people(self.subspaces)
         if table.empty:  # say why, rather than show an empty table
             from html import escape
 
             lines = [line for line in self.summary().splitlines() if not line.startswith("  ")]
             table = "<p>No subspace meets the targets.</p>" + "".join(f"<p>{escape(line)}</p>" for line in lines)
         return [("Power/performance trade-off", self.plot()), ("Subspaces meeting the targets", table),
-                ("Pareto-optimal subspaces", self.pareto_subspaces().drop(columns=["nodes"], errors="ignore"))]
+                ("Pareto-optimal subspaces", _for_people(self.pareto_subspaces()))]
+
+
+def _for_people(table: pd.DataFrame) -> pd.DataFrame:
+    """A subspace table as a report shows it: worded headers, shares in per cent, no node ids.
+
+    >>> _for_people(pd.DataFrame({"description": ["clock = 2"], "n": [16], "share_meeting": [0.5],
+    ...                           "worst_time": [8.1], "meets_worst": [True], "nodes": [(1, 2)]})).columns.tolist()
+    ['subspace', 'designs', 'meeting every target (%)', 'worst time', 'all meet']
+    """
+    out = table.drop(columns=["nodes"], errors="ignore")
+    if "share_meeting" in out:
+        out["share_meeting"] = (100 * out["share_meeting"]).round(1)
+    if "meets_worst" in out:
+        out["meets_worst"] = out["meets_worst"].map({True: "yes", False: "no"})
+    fixed = {"description": "subspace", "n": "designs", "share_meeting": "meeting every target (%)",
+             "meets_worst": "all meet"}
+    return out.rename(columns=lambda c: fixed.get(c, c.replace("_", " ", 1)))
 
 
 def tradeoff(dataset: Dataset, metrics: Sequence[str] = ("time", "power"), limits: Mapping[str, float] | None = None,
@@ -726,7 +743,7 @@ def plot_tradeoff(result: TradeoffResult, *, x: str | None = None, y: str | None
         plain_log_ticks(ax.xaxis)
     ax.set_xlabel(metric_label(x))
     ax.set_ylabel(metric_label(y))
-    lims = ", ".join(f"{m} {'≤' if result.minimize[m] else '≥'} {v:g}" for m, v in result.limits.items())
+    lims = ", ".join(f"{m} {'≤' if result.minimize[m] else '≥'} {v:.4g}" for m, v in result.limits.items())
     ax.set_title(title or f"{y} vs {x}: subspaces likely to meet {lims}", loc="left", fontsize=10)
     ax.spines[["top", "right"]].set_visible(False)
     # beside the axes: subspace conditions are long, and inside they would hide the designs
