@@ -245,10 +245,30 @@ def _summary(dataset: Dataset, metric: str, space: Space | None, minimize: bool)
     if environment:
         parts.append("<h3>Environment</h3>")
         if isinstance(environment, Mapping):
-            parts.append(_key_values(environment.items()))
+            parts.append(_key_values(_environment_rows(environment)))
         else:
             parts.append(f"<pre>{escape(_plain_text(environment))}</pre>")
     return "\n".join(parts)
+
+
+def _environment_rows(environment: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The recorded environment as people read it: memory in GiB, "none" for no GPU, packages as name version.
+
+    >>> _environment_rows({"memory_bytes": 25276063744, "gpus": [], "gpu_source": None,
+    ...                    "packages": {"numpy": "2.4.6", "starchart": "0.1.0"}})
+    [('memory', '23.5 GiB'), ('gpus', 'none'), ('gpu_source', None), ('packages', 'numpy 2.4.6, starchart 0.1.0')]
+    """
+    rows: list[tuple[str, Any]] = []
+    for key, value in environment.items():
+        if key == "memory_bytes" and isinstance(value, (int, float)):
+            rows.append(("memory", f"{value / 2**30:.1f} GiB"))
+        elif key == "gpus" and not value:
+            rows.append((key, "none"))
+        elif key == "packages" and isinstance(value, Mapping):
+            rows.append((key, ", ".join(f"{name} {version}" for name, version in value.items())))
+        else:
+            rows.append((key, value))
+    return rows
 
 
 def _describe_space(space: Space) -> str:
