@@ -116,11 +116,16 @@ def plan_run(store: Store, space: Space, *, samples: int | None = None, seed: in
              configs: Iterable[Mapping[str, Any]] | None = None) -> RunPlan:
     """Decide what is left to measure, and record the plan in ``store``.
 
-    With ``configs``: those not yet stored. Otherwise the first ``samples`` − stored
-    configurations of the uniform sample ``space.sample(samples, seed)`` that are not
-    stored yet (configurations stored by other means still count towards ``samples``).
+    With ``configs`` (or, given neither ``configs`` nor ``samples``, those of the stored
+    plan): those not yet stored. Otherwise the first ``samples`` − stored configurations of
+    the uniform sample ``space.sample(samples, seed)`` that are not stored yet (configurations
+    stored by other means still count towards ``samples``); a ``seed`` other than the one the
+    stored sample was drawn with is refused.
     """
     done = store.keys()
+    stored_plan = store.get("plan") or {}
+    if configs is None and samples is None and "configs" in stored_plan:
+        configs = stored_plan["configs"]  # resuming a run of given configurations
     if configs is not None:
         wanted = [plain_config(c) for c in configs]
         unknown = [c for c in wanted if not set(space.names) <= set(c)]
@@ -133,8 +138,8 @@ def plan_run(store: Store, space: Space, *, samples: int | None = None, seed: in
             if key not in seen:
                 seen.add(key)
                 todo.append(c)
+        store.put("plan", {"configs": wanted})  # so that an interrupted run resumes to the same set
         return RunPlan(todo, len(done), len(done) + len(todo))
-    stored_plan = store.get("plan") or {}
     samples = stored_plan.get("samples") if samples is None else samples
     if samples is None:
         raise InputError("how many configurations to measure is not known", where=str(store.path or "store"),
@@ -142,6 +147,10 @@ def plan_run(store: Store, space: Space, *, samples: int | None = None, seed: in
     samples = int(samples)
     if samples < 1:
         raise InputError(f"samples must be at least 1, got {samples}", hint="pass samples=N with N >= 1")
+    if seed is not None and stored_plan.get("seed") not in (None, seed) and done:
+        raise InputError(f"the store's sample was drawn with seed {stored_plan['seed']}, not {seed}",
+                         where=str(store.path or "store"),
+                         hint="leave out --seed to continue that sample, or measure the new one into a new store")
     seed = stored_plan.get("seed") if seed is None else seed
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)

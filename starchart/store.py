@@ -120,8 +120,11 @@ class Store:
         elif not create and path.stat().st_size == 0:  # SQLite would quietly make it a new, empty store
             raise InputError("is an empty file, not a starchart store", where=path,
                              hint="check the path, or start a study with starchart run")
+        existing = path.exists() and path.stat().st_size > 0
         try:
             db = sqlite3.connect(str(path), timeout=60.0, isolation_level=None, check_same_thread=False)
+            if existing:  # before anything is written: another program's database stays as it was
+                _check_tables(db, path)
             return cls._initialise(db, path, durable)
         except sqlite3.OperationalError as exc:
             raise InputError(f"cannot open or create the store ({exc})", where=path,
@@ -312,8 +315,14 @@ class Store:
         other ``.json`` → Kernel Tuner cache.
         """
         path = Path(path)
+        if self.path is not None and _same_file(path, self.path):  # writing would destroy the study
+            raise InputError("the export would overwrite the store itself", where=path,
+                             hint="give another file name, e.g. results.csv")
         format = format or _format_from_name(path)
         dataset = self.to_dataset()
+        if not len(dataset):
+            raise InputError("the store holds no measurements yet, so there is nothing to export", where=self.path,
+                             hint=f"measure first, e.g. starchart resume {self.path}")
         if format == "csv":
             dataset.to_csv(path)
         elif format == "kernel_tuner":
@@ -324,6 +333,15 @@ class Store:
             raise InputError(f"unknown export format {format!r}", where=path,
                              hint="use csv, kernel_tuner or t4")
         return path
+
+
+def _check_tables(db: sqlite3.Connection, path: Path) -> None:
+    """Refuse (closing ``db``) a SQLite database that has tables but not a store's."""
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if tables and not {"study", "results"} <= tables:
+        db.close()
+        raise InputError(f"not a starchart store (a SQLite database with tables {sorted(tables)[:5]})", where=path,
+                         hint="give a .db file written by starchart run, or a new file name to start a study")
 
 
 def _read_only_mode(path: Path) -> str:
@@ -363,11 +381,17 @@ def _config_names(measurements: list[Measurement]) -> list[str]:
     return names
 
 
+def _same_file(path: Path, store: Path) -> bool:
+    """Whether ``path`` is the store's file or one of its -wal/-shm companions."""
+    target = path.resolve()
+    return any(target == store.resolve().with_name(store.resolve().name + suffix) for suffix in ("", "-wal", "-shm"))
+
+
 def _format_from_name(path: Path) -> str:
     name = path.name.lower()
     if name.endswith((".csv", ".csv.gz")):
         return "csv"
-    if name.endswith(".t4.json"):
+    if name.endswith((".t4.json", ".t4.json.gz")):
         return "t4"
     if name.endswith((".json", ".json.gz")):
         return "kernel_tuner"

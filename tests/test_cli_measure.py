@@ -410,3 +410,38 @@ def test_the_python_api_maximises_a_rate_by_its_name():
     evaluator = starchart.measure.PythonEvaluator(lambda c: 100.0 * c["x"], metrics="GFLOP/s")
     assert not evaluator.minimize
     assert starchart.search(evaluator, space, 10, seed=1).best.value == 900.0
+
+
+def test_configs_csv_gives_the_spaces_own_values_and_names_the_bad_line(tmp_path):
+    space = tmp_path / "s.yaml"
+    space.write_text("parameters:\n  v: ['01', '1']\n  n: [1, 2]\n")
+    args = ("--command", f"{sys.executable} -c print('time:',1,repr('{{v}}'),repr('{{n}}'))",
+            "--pattern", r"time: (\S+)", "--store")
+    # an exported CSV (its "# starchart:" line), 01 as text, 1.0 as the integer 1, a space after a comma
+    good = tmp_path / "c.csv"
+    good.write_text('# starchart: {"params": ["v", "n"], "metrics": ["time"]}\nv,n,time\n01, 1.0,3\n1,2,4\n')
+    result = invoke("run", space, "--configs", good, *args, tmp_path / "a.db")
+    assert result.exit_code == 0, result.output
+    with Store.open(tmp_path / "a.db", read_only=True) as db:
+        assert [m.config for m in db.measurements()] == [{"v": "01", "n": 1}, {"v": "1", "n": 2}]
+    for text, message in (("v,n\n", "header but no rows"), ("v,n\n01,1\n\n1,3\n", "line 4: n = '3' is not one"),
+                          ("v,n\n01,\n", "line 2: no value for n"), ("v,n\n01,1,2\n", "Expected 2 fields")):
+        bad = tmp_path / "bad.csv"
+        bad.write_text(text)
+        result = invoke("run", space, "--configs", bad, *args, tmp_path / "b.db")
+        assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output, text
+
+
+def test_an_interrupted_configs_run_resumes_and_export_refuses_the_store_itself(space_file, tmp_path):
+    configs = tmp_path / "c.csv"
+    configs.write_text("x,y\n1,1\n2,1\n3,1\n4,1\n")
+    store = tmp_path / "c.db"
+    assert invoke("run", space_file, "--configs", configs, "--store", store).exit_code == 0
+    with Store.open(store) as db:  # as if the run had been killed after two results
+        db._db.execute("DELETE FROM results WHERE id > 2")
+    result = invoke("resume", store)
+    assert result.exit_code == 0, result.output
+    assert sorted(Store.open(store, read_only=True).to_dataset().frame["x"]) == [1, 2, 3, 4]
+    result = invoke("export", store, "-o", store, "--format", "csv")
+    assert result.exit_code == 2 and "overwrite the store itself" in result.output
+    assert len(Store.open(store, read_only=True)) == 4

@@ -236,3 +236,23 @@ def test_a_changed_c_source_is_refused_and_an_old_store_without_a_folder_is_acce
         check_same_evaluator(db, {**command.describe(), "cwd": None}, command)  # recorded before cwd was
         with pytest.raises(InputError, match="cwd was '/elsewhere'"):
             check_same_evaluator(db, {**command.describe(), "cwd": "/elsewhere"}, command)
+
+
+def test_an_interrupted_run_of_given_configs_resumes_to_the_same_set(tmp_path):
+    store = tmp_path / "c.db"
+    wanted = [{"x": x, "y": 1} for x in range(8)]
+    run(SPACE, PythonEvaluator(objective), configs=wanted, store=store, progress=False)
+    with Store.open(store) as db:  # pretend the run stopped after 3 results
+        db._db.execute("DELETE FROM results WHERE id > 3")
+    ds = run(store=store, progress=False)
+    assert _configs(ds) == {(x, 1) for x in range(8)}
+
+
+def test_another_seed_is_refused_on_a_store_drawn_with_one(tmp_path):
+    store = tmp_path / "s.db"
+    run(SPACE, PythonEvaluator(objective), samples=5, store=store, seed=1, progress=False)
+    with pytest.raises(InputError, match="drawn with seed 1, not 2"):
+        run(SPACE, PythonEvaluator(objective), samples=8, store=store, seed=2, progress=False)
+    with Store.open(store, read_only=True) as db:
+        assert db.get("plan") == {"samples": 5, "seed": 1} and len(db) == 5
+    assert len(run(SPACE, PythonEvaluator(objective), samples=8, store=store, progress=False)) == 8

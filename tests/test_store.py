@@ -177,3 +177,58 @@ def test_in_memory_store():
     with Store.open(None) as store:
         store.add(Measurement({"x": 1}, values={"time": [1.0]}))
         assert len(store.to_dataset()) == 1 and "memory" in repr(store)
+
+
+def test_another_programs_sqlite_database_is_refused_and_left_as_it_was(tmp_path):
+    path = tmp_path / "app.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE users (name TEXT)")
+    db.commit()
+    db.close()
+    for create in (True, False):
+        with pytest.raises(InputError, match="not a starchart store"):
+            Store.open(path, create=create)
+    db = sqlite3.connect(path)
+    assert [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")] == ["users"]
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # not switched to WAL
+    db.close()
+
+
+def test_export_never_overwrites_the_store_and_t4_gz_is_t4(tmp_path):
+    path = tmp_path / "s.db"
+    with Store.open(path) as store:
+        _fill(store)
+        for target in (path, tmp_path / "." / "s.db", tmp_path / "s.db-wal"):
+            with pytest.raises(InputError, match="overwrite the store itself"):
+                store.export(target, "csv")
+        t4 = store.export(tmp_path / "out.t4.json.gz")
+    assert len(Store.open(path, read_only=True)) == 3
+    assert starchart.load(t4).meta["format"] == "t4"
+
+
+def test_exports_of_a_nan_measurement_are_strict_json_and_text_values_stay_text(tmp_path):
+    import json
+
+    def strict(path):
+        return json.loads(path.read_text(), parse_constant=lambda name: pytest.fail(f"{name} in {path.name}"))
+
+    with Store.open(tmp_path / "s.db") as store:
+        store.put("space", {"parameters": {"v": ["01", "1", "2.0"]}, "restrictions": []})
+        store.add(Measurement({"v": "01"}, values={"time": [1.0]}))
+        store.add(Measurement({"v": "1"}, values={"time": [float("nan")]}))  # a program printed "nan"
+        store.add(Measurement({"v": "2.0"}, values={"time": [2.0, float("nan")]}))
+        paths = [store.export(tmp_path / name) for name in ("out.json", "out.t4.json", "out.csv")]
+    for path in paths[:2]:
+        strict(path)
+    cache = starchart.load(paths[0])
+    assert cache.status.tolist() == ["ok", "runtime", "runtime"] and cache.frame["reason"][1] == "no time value"
+    assert starchart.load(paths[2]).frame["v"].tolist() == ["01", "1", "2.0"]
+
+
+def test_exporting_an_empty_store_says_there_is_nothing_to_export(tmp_path):
+    with Store.open(tmp_path / "s.db") as store:
+        store.put("space", {"parameters": {"x": [1, 2]}, "restrictions": []})
+        for name in ("out.csv", "out.json", "out.t4.json"):
+            with pytest.raises(InputError, match="no measurements yet"):
+                store.export(tmp_path / name)
+    assert not (tmp_path / "out.csv").exists()

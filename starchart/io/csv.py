@@ -86,6 +86,13 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
         raise InputError(f"column(s) {repeated} appear more than once in the header", where=path,
                          hint="give every column its own name")
     frame.columns = [str(c).strip() for c in frame.columns]
+    text_params = [c for c in (declared or {}).get("text", []) if c in frame.columns]
+    if text_params:  # read as written: pandas would take "01" for the number 1
+        raw = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True, dtype=str, keep_default_na=False,
+                          usecols=lambda c: str(c).strip() in text_params)
+        raw.columns = [str(c).strip() for c in raw.columns]
+        for name in text_params:
+            frame[name] = raw[name].to_numpy(dtype=object)
     meta = {"source": str(path), "format": FORMAT}
     lines = [n + skipped for n in _data_lines(text)]
     return Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta, lines=lines)
@@ -107,7 +114,12 @@ def write(dataset: Dataset, path: str | Path) -> None:
     ['GFLOP/s']
     """
     path = Path(path)
-    header = f"{HEADER_PREFIX} {json.dumps({'params': list(dataset.params), 'metrics': list(dataset.metrics)})}\n"
+    declared: dict[str, list[str]] = {"params": list(dataset.params), "metrics": list(dataset.metrics)}
+    text = [p for p in dataset.params
+            if len(dataset.frame) and dataset.frame[p].map(lambda v: isinstance(v, str)).all()]
+    if text:  # parameters whose values are text, so that "01" and "1.0" do not read back as numbers
+        declared["text"] = text
+    header = f"{HEADER_PREFIX} {json.dumps(declared)}\n"
     opener = gzip.open if path.name.lower().endswith(".gz") else open
     with opener(path, "wt", encoding="utf-8", newline="") as handle:
         handle.write(header)
@@ -125,6 +137,7 @@ def _declared_columns(text: str, path: Path) -> tuple[dict[str, list[str]] | Non
     try:
         declared = json.loads(first[len(HEADER_PREFIX):])
         columns = {key: [str(c) for c in declared[key]] for key in ("params", "metrics")}
+        columns["text"] = [str(c) for c in declared.get("text", [])]
     except (ValueError, KeyError, TypeError) as exc:
         raise InputError(f"line {skipped}: a broken '{HEADER_PREFIX}' line", where=path,
                          hint='it must read # starchart: {"params": [...], "metrics": [...]}, or delete it') from exc

@@ -286,7 +286,8 @@ def write_cache(ds: Dataset, path: str | Path, *, objective: str | None = None,
     ``[time]``), and the timing fields Kernel Tuner expects (``compile_time``...; 0 where
     unknown). Failed configurations carry the Kernel Tuner error string in the objective
     and ``time`` (``timeout`` and ``wrong-answer`` become ``RuntimeFailedConfig``) and
-    their reason, if any, in ``failure_reason``.
+    their reason, if any, in ``failure_reason``; so does a valid configuration without an
+    objective value (a program that printed ``nan``), as ``"no <objective> value"``.
     Header fields default to ``ds.meta`` (``problem_size`` to 1, names to ``"unknown"``);
     pass the same ``kernel_name``/``problem_size`` to ``tune_kernel``.
 
@@ -326,18 +327,17 @@ def write_cache(ds: Dataset, path: str | Path, *, objective: str | None = None,
             v = metrics[m][i]
             if not pd.isna(v):  # JSON has no NaN, Kernel Tuner no missing values
                 entry[m] = v
-        error = STATUS_ERROR.get(statuses[i])
+        error, reason = STATUS_ERROR.get(statuses[i]), reasons[i]
+        if error is None and objective not in entry:  # e.g. a program printed "nan": KT has no valid entry without it
+            error, reason = STATUS_ERROR["runtime"], f"no {objective} value"
         if error is not None:
             entry[objective] = error
             entry["time"] = error
-            if reasons[i] and reasons[i] not in ERROR_STATUS:  # e.g. "timed out after 5 s", which KT cannot say
-                entry[FAILURE_REASON] = reasons[i]
+            if reason and reason not in ERROR_STATUS:  # e.g. "timed out after 5 s", which KT cannot say
+                entry[FAILURE_REASON] = reason
         else:
-            if objective not in entry:
-                raise InputError(f"valid configuration {dict(zip(ds.params, values))} has no {objective!r} value",
-                                 where=meta.get("source"), hint="mark it failed or drop it before writing")
             rep = repeats[i] if repeats is not None else None
-            entry["times"] = list(rep) if isinstance(rep, (list, tuple, np.ndarray)) else \
+            entry["times"] = finite_repeats(rep) if isinstance(rep, (list, tuple, np.ndarray)) else \
                 ([entry["time"]] if "time" in entry else [])
         for name in TIMING_FIELDS:
             entry.setdefault(name, 0)
@@ -356,6 +356,17 @@ def _tune_params(ds: Dataset) -> dict[str, list[Any]]:
             set(seen[p]) <= set(given[p]) for p in ds.params):
         return {p: list(given[p]) for p in ds.params}
     return {p: sorted(seen[p], key=lambda v: (str(type(v)), v)) for p in ds.params}
+
+
+def finite_repeats(repeats: Any) -> list[Any]:
+    """The repeats of one configuration as a list, without NaN (which JSON cannot hold).
+
+    >>> finite_repeats([1.0, float("nan")]), finite_repeats(None)
+    ([1.0], [])
+    """
+    if not isinstance(repeats, (list, tuple, np.ndarray)):
+        return []
+    return [r for r in repeats if not (isinstance(r, float) and np.isnan(r))]
 
 
 def json_default(value: Any) -> Any:

@@ -20,7 +20,7 @@ import pandas as pd
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
 from starchart.io.files import parse_json, read_text
-from starchart.io.kernel_tuner import json_default, write_text_file
+from starchart.io.kernel_tuner import finite_repeats, json_default, write_text_file
 
 FORMAT = "t4"
 OPTIONS: frozenset[str] = frozenset()
@@ -172,7 +172,7 @@ def write_t4(ds: Dataset, path: str | Path) -> None:
                 reason = reasons[i] or _ERROR_NAMES.get(status, status)
                 measurements.append({"name": m, "value": reason, "unit": ""})
         rep = repeat_lists[i] if repeat_lists is not None else None
-        times["runtimes"] = list(rep) if isinstance(rep, (list, tuple, np.ndarray)) else []
+        times["runtimes"] = finite_repeats(rep)
         results.append({
             "configuration": {p: columns[p][i] for p in ds.params},
             "times": times,
