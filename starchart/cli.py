@@ -234,11 +234,13 @@ def space(file: Path = typer.Argument(..., help="Space file (YAML/JSON), T1 inpu
     """Describe a tuning space; count it; draw a uniform sample of valid configurations."""
     _check_seed(seed, sample)
     the_space = _read_space(file, restriction)
-    out.print(the_space.describe(), highlight=False, soft_wrap=True)
+    # a sample printed to stdout must be plain CSV (`... --sample 50 > configs.csv`): describe on stderr then
+    console = err if sample is not None and output is None else out
+    console.print(the_space.describe(), highlight=False, soft_wrap=True)
     if size:
-        out.print(f"valid configurations: {_size_text(the_space)}")
+        console.print(f"valid configurations: {_size_text(the_space)}", highlight=False, soft_wrap=True)
     if sample is not None:
-        frame = the_space.sample(sample, seed=seed)
+        frame = _sample_space(the_space, sample, seed, file)
         if output is not None:
             frame.to_csv(output, index=False)
             err.print(f"wrote {output}")
@@ -249,7 +251,8 @@ def space(file: Path = typer.Argument(..., help="Space file (YAML/JSON), T1 inpu
 def _read_space(file: Path, restrictions: list[str]) -> Any:
     """The space a file describes: a space file, a T1 input, a Kernel Tuner cache (+ restrictions),
     a starchart store (its study's space) or a CSV (the configurations it holds)."""
-    from starchart.io.files import read_json
+    from starchart.io import ktt, t4
+    from starchart.io.files import parse_json, read_text
     from starchart.io.load import is_store, load
     from starchart.space import Space
 
@@ -272,19 +275,41 @@ def _read_space(file: Path, restrictions: list[str]) -> Any:
             raise InputError("--restriction applies to Kernel Tuner caches only", where=str(file),
                              hint="add restrictions to the space file's 'restrictions' list")
         return Space.from_file(file)
-    document = read_json(file)
+    text = read_text(file)
+    document = parse_json(text, file)
     if isinstance(document, dict) and "ConfigurationSpace" in document:
         return Space.from_t1(file, document)
     if isinstance(document, dict) and "tune_params" in document:
         return Space.from_kernel_tuner(document, restrictions=restrictions)
+    # T4 results or KTT output: the configurations they hold, as for a CSV
+    if isinstance(document, dict) and "parameters" not in document and (t4.sniff(text) or ktt.sniff(text)):
+        if restrictions:
+            raise InputError("--restriction applies to Kernel Tuner caches only", where=str(file),
+                             hint="filter the configurations before, or write a space file")
+        return Space.from_dataset(load(file))
     return Space.from_file(file)
+
+
+def _sample_space(the_space: Any, n: int, seed: Optional[int], file: Path) -> Any:
+    """``n`` valid configurations of the space; a failure says what to type instead (not the Python API)."""
+    try:
+        return the_space.sample(n, seed=seed)
+    except StarchartError as exc:
+        known = the_space.size_estimate(seed=0)  # exact (and cached) when the space could be counted
+        if known.exact and n > known.estimate:
+            hint = (f"ask for at most {known.estimate:,} (--sample {known.estimate})" if known.estimate else
+                    "the restrictions exclude every configuration: loosen them")
+        else:
+            hint = ("so few random configurations are valid that they cannot be found by drawing: ask for fewer, "
+                    "or narrow the value lists so that fewer combinations break the restrictions")
+        raise InputError(exc.message, where=f"{file}, --sample", hint=hint) from exc
 
 
 def _size_text(the_space: Any) -> str:
     try:
         return f"{the_space.size():,} of {the_space.cartesian_size:,} Cartesian points"
     except StarchartError:
-        estimate = the_space.size_estimate()
+        estimate = the_space.size_estimate(seed=0)  # the seed of describe(): the same estimate, not another
         return f"{estimate} (estimated from a sample; {the_space.cartesian_size:,} Cartesian points)"
 
 

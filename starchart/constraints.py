@@ -33,6 +33,7 @@ Examples
 from __future__ import annotations
 
 import ast
+import math
 import operator
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -108,16 +109,56 @@ def _is_zero(x: Any) -> Any:
     return np.logical_not(_truth(x))
 
 
-def _true_div(a: Any, b: Any) -> tuple[Any, _Bad]:
-    return np.true_divide(a, b), _is_zero(b)
+def _division(ufunc: np.ufunc) -> Callable[[Any, Any], tuple[Any, _Bad]]:
+    def apply(a: Any, b: Any) -> tuple[Any, _Bad]:
+        zero = _is_zero(b)
+        if object in (np.asarray(a).dtype, np.asarray(b).dtype) and np.any(zero):
+            b = np.where(zero, 1, b)  # Python ints (see _exact) raise on a zero divisor; it is marked bad anyway
+        return ufunc(a, b), zero
+    return apply
 
 
-def _floor_div(a: Any, b: Any) -> tuple[Any, _Bad]:
-    return np.floor_divide(a, b), _is_zero(b)
+_true_div, _floor_div, _mod = _division(np.true_divide), _division(np.floor_divide), _division(np.remainder)
 
 
-def _mod(a: Any, b: Any) -> tuple[Any, _Bad]:
-    return np.remainder(a, b), _is_zero(b)
+#: Below this bound on its magnitude an int64 result cannot have wrapped around.
+_INT64_SAFE = 2.0**62
+
+
+def _largest(x: Any) -> float:
+    """The largest magnitude in ``x``, as a float (0 when empty)."""
+    a = np.asarray(x)
+    return float(np.max(np.abs(a.astype(np.float64)))) if a.size else 0.0
+
+
+def _is_int(x: Any) -> bool:
+    return np.asarray(x).dtype.kind in "iu"
+
+
+def _exact(ufunc: np.ufunc, bound: Callable[[float, float], float],
+           approximate: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``ufunc`` on integers as Python computes it: where int64 could wrap around (``n * n`` for n = 2**32
+    is 0), use Python ints (object arrays), or floats when even a bound on the result overflows a float."""
+    def apply(a: Any, b: Any) -> Any:
+        if not (_is_int(a) and _is_int(b)):
+            return ufunc(a, b)
+        try:
+            limit = bound(_largest(a), _largest(b))
+        except OverflowError:
+            limit = math.inf
+        if limit < _INT64_SAFE:
+            return ufunc(a, b)
+        if math.isinf(limit):  # beyond any float: exact integers could be too large to compute
+            return approximate(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+        return ufunc(np.asarray(a).astype(object), np.asarray(b).astype(object))
+    return apply
+
+
+_add = _exact(np.add, lambda x, y: x + y, np.add)
+_subtract = _exact(np.subtract, lambda x, y: x + y, np.subtract)
+_multiply = _exact(np.multiply, lambda x, y: x * y, np.multiply)
+_power = _exact(np.power, lambda x, y: x**y, np.power)
+_left_shift = _exact(np.left_shift, lambda x, y: x * 2.0**y, lambda x, y: x * np.exp2(y))
 
 
 def _pow(a: Any, b: Any) -> tuple[Any, _Bad]:
@@ -126,26 +167,27 @@ def _pow(a: Any, b: Any) -> tuple[Any, _Bad]:
     if exponent.dtype.kind in "iu" and np.any(negative):
         a = np.asarray(a, dtype=np.float64)  # Python: 2 ** -1 == 0.5; numpy refuses int ** -int
     bad = None if negative is None else np.logical_and(_is_zero(a), negative)
-    return np.power(a, b), bad
+    return _power(a, b), bad
 
 
-def _shift(ufunc: np.ufunc) -> Callable[[Any, Any], tuple[Any, _Bad]]:
+def _shift(ufunc: Callable[[Any, Any], Any]) -> Callable[[Any, Any], tuple[Any, _Bad]]:
     def shift(a: Any, b: Any) -> tuple[Any, _Bad]:
-        return ufunc(a, b), np.less(b, 0)  # Python raises on a negative shift count
+        negative = np.less(b, 0)  # Python raises on a negative shift count: the configuration is invalid
+        return ufunc(a, np.where(negative, 0, b) if _is_int(b) else b), negative
     return shift
 
 
-def _plain(ufunc: np.ufunc) -> Callable[[Any, Any], tuple[Any, _Bad]]:
+def _plain(ufunc: Callable[[Any, Any], Any]) -> Callable[[Any, Any], tuple[Any, _Bad]]:
     def apply(a: Any, b: Any) -> tuple[Any, _Bad]:
         return ufunc(a, b), None
     return apply
 
 
 _BINOPS: dict[type, Callable[[Any, Any], tuple[Any, _Bad]]] = {
-    ast.Add: _plain(np.add), ast.Sub: _plain(np.subtract), ast.Mult: _plain(np.multiply),
+    ast.Add: _plain(_add), ast.Sub: _plain(_subtract), ast.Mult: _plain(_multiply),
     ast.Div: _true_div, ast.FloorDiv: _floor_div, ast.Mod: _mod, ast.Pow: _pow,
     ast.BitAnd: _plain(np.bitwise_and), ast.BitOr: _plain(np.bitwise_or),
-    ast.BitXor: _plain(np.bitwise_xor), ast.LShift: _shift(np.left_shift),
+    ast.BitXor: _plain(np.bitwise_xor), ast.LShift: _shift(_left_shift),
     ast.RShift: _shift(np.right_shift),
 }
 

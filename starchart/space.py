@@ -457,9 +457,11 @@ class Space:
         if self._size is not None and n > self._size:
             raise _not_enough(n, self._size)
         # Enumerate when it is cheap, or when most valid configurations are wanted: rejection
-        # sampling would then spend most of its draws on duplicates.
-        most = self._size is not None and 2 * n > self._size and self.cartesian_size <= self.exact_limit
-        if self._valid is not None or self._allowed is not None or self.cartesian_size <= self.enumerate_limit or most:
+        # sampling would then spend most of its draws on duplicates. Decide only by what every call
+        # knows (not by a count an earlier size() scanned): the same seed must give the same rows.
+        most = (self._size is not None and 2 * n > self._size and self.cartesian_size <= self.exact_limit
+                and self._count_by_elimination() is not None)
+        if self._allowed is not None or self.cartesian_size <= self.enumerate_limit or most:
             valid = self._valid_keys()
             if n > len(valid):
                 raise _not_enough(n, len(valid))
@@ -1089,7 +1091,23 @@ def _parse_yaml(text: str, path: Path) -> Any:
 
 
 # ---------------------------------------------------------------- T1 helpers
-_T1_CASTS: dict[str, Callable[[Any], Any]] = {"float": float, "string": str, "bool": bool}
+def _t1_bool(value: Any) -> bool:
+    """A T1 bool value: true/false (any case, also as a string) or 0/1; ``bool("false")`` would be True."""
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    if isinstance(value, numbers.Real) and value in (0, 1):
+        return bool(value)
+    raise ValueError(f"{value!r} is not true/false")
+
+
+def _t1_float(value: Any) -> float:
+    """A T1 float value: a number, or a string that spells one."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, str)):
+        raise ValueError(f"{value!r} is not a number")
+    return float(value)
+
+
+_T1_CASTS: dict[str, Callable[[Any], Any]] = {"float": _t1_float, "string": str, "bool": _t1_bool}
 
 
 def _t1_values(raw: Any, type_name: Any, where: str) -> list[Any]:
@@ -1100,10 +1118,20 @@ def _t1_values(raw: Any, type_name: Any, where: str) -> list[Any]:
         if not all(isinstance(v, numbers.Real) and float(v).is_integer() for v in values):
             raise InputError(f"Type is {type_name} but the values {values!r} are not all integers", where=where,
                              hint="fix Values, or declare the Type as float or string")
+        if type_name == "uint" and any(v < 0 for v in values):
+            raise InputError(f"Type is uint but the values {values!r} include negative numbers", where=where,
+                             hint="fix Values, or declare the Type as int")
         return [int(v) for v in values]
     if type_name not in _T1_CASTS:
         raise InputError(f"unknown Type {type_name!r}", where=where, hint="use int, uint, float, bool or string")
-    return [_T1_CASTS[type_name](v) for v in values]
+    cast: list[Any] = []
+    for value in values:
+        try:
+            cast.append(_T1_CASTS[type_name](value))
+        except (TypeError, ValueError, OverflowError) as exc:  # e.g. float("a"): say which value, not a traceback
+            raise InputError(f"Type is {type_name} but the value {value!r} is not a {type_name}", where=where,
+                             hint="fix Values, or declare the Type as string") from exc
+    return cast
 
 
 def _t1_restrictions(config_space: Mapping[str, Any], path: Any) -> list[tuple[str, str]]:

@@ -161,3 +161,43 @@ def test_info_leaves_infinite_values_out_of_the_metric_summary(tmp_path):
     assert result.exit_code == 0, result.output
     assert "time │   1 │    1.5 │   2" in result.output and "│ inf" not in result.output  # max 2, not inf
     assert "time is infinite in 1 of the 3 valid configurations" in result.output
+
+
+def test_space_sample_on_stdout_is_plain_csv(tmp_path):
+    path = tmp_path / "space.yaml"
+    path.write_text("parameters:\n  x: [1, 2, 4]\n  y: [a, b]\nrestrictions:\n  - x > 1\n")
+    result = run("space", path, "--size", "--sample", "3", "--seed", "2")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()  # the description used to come first: `> sample.csv` was not a CSV
+    assert lines[0] == "x,y" and len(lines) == 4
+    assert "valid configurations: 4 of 6" in result.stderr
+
+
+def test_space_sample_errors_name_the_option_to_change(tmp_path):
+    path = tmp_path / "space.yaml"
+    path.write_text("parameters:\n  x: [1, 2, 4]\nrestrictions:\n  - x > 1\n")
+    result = run("space", path, "--sample", "3")
+    assert result.exit_code == 2
+    assert f"{path}, --sample: asked for 3" in result.output
+    assert "(--sample 2)" in result.output and "--samples" not in result.output and "to_frame" not in result.output
+    path.write_text("parameters:\n  x: [1, 2, 4]\nrestrictions:\n  - x > 4\n")
+    assert "the restrictions exclude every configuration" in run("space", path, "--sample", "1").output
+
+
+def test_space_size_repeats_the_described_estimate(tmp_path):
+    path = tmp_path / "space.yaml"  # 10^12 points, a restriction too wide to tabulate: the size is estimated
+    path.write_text("parameters:\n  x: {range: [0, 999999]}\n  y: {range: [0, 999999]}\nrestrictions:\n"
+                    "  - x % 7 == y % 7\n")
+    result = run("space", path, "--size")
+    assert result.exit_code == 0, result.output
+    described = result.output.split("valid configurations:")[1].split("(95%")[0].strip()
+    counted = result.output.split("valid configurations:")[2].split("(95%")[0].strip()
+    assert described.startswith("≈") and counted == described  # was a second, different estimate
+
+
+@pytest.mark.parametrize("data, count", [("convolution/A100_T4.json.gz", "4,362 of 10,240"),
+                                         ("ktt/KTConvolutionOutput_2080Ti.json.gz", "6,768 of 15,360")])
+def test_space_of_t4_and_ktt_measurements(data, count):
+    result = run("space", dataset_path(data), "--size")  # was "unknown keys ['metadata', 'results', ...]"
+    assert result.exit_code == 0, result.output
+    assert f"valid configurations: {count} Cartesian points" in result.output

@@ -59,6 +59,24 @@ def test_matches_python_row_by_row(expression: str) -> None:
     assert restriction(COLUMNS, size=len(GRID)).tolist() == python_verdicts(expression)
 
 
+BIG = [2**k for k in range(10, 34)] + [-(2**40), 0, 3]
+
+
+@pytest.mark.parametrize("expression", [
+    "n * n * 8 <= 16 * 2**30", "n * n > 0", "n + 2**62 + 2**62 > 0", "-n - 2**62 - 2**62 < 0",
+    "n ** 3 % 7 == 1", "(n * n * n) % (n - 3) == 0", "1 << (n % 100) > 2**62", "n ** 2 // 3 > 2**40",
+])
+def test_large_integers_do_not_wrap_around(expression: str) -> None:
+    # int64 wrapped n * n to 0 for n = 2**32, so a memory-footprint restriction let huge problem sizes through
+    expected = []
+    for n in BIG:
+        try:
+            expected.append(bool(eval(expression, {"__builtins__": {}}, {"n": n})))
+        except ZeroDivisionError:
+            expected.append(False)
+    assert compile_restriction(expression, ["n"])({"n": np.array(BIG)}).tolist() == expected
+
+
 def test_names_are_those_used_in_parameter_order() -> None:
     assert compile_restriction("y > x", ["x", "y", "z"]).names == ("x", "y")
     assert compile_restriction("1 < 2", ["x"]).names == ()

@@ -392,6 +392,54 @@ def test_t1_errors_name_the_condition(tmp_path: Path) -> None:
         Space.from_t1(path)
 
 
+@pytest.mark.parametrize("type_name, values, expected", [
+    ("bool", "['true', 'False']", [True, False]),  # bool('false') is True: was "the value True is listed twice"
+    ("bool", "[0, 1]", [False, True]),
+    ("float", "[1, '2.5']", [1.0, 2.5]),
+])
+def test_t1_values_are_cast_by_their_meaning(tmp_path: Path, type_name: str, values: str, expected: list) -> None:
+    path = tmp_path / "t1.json"
+    path.write_text(json.dumps({"ConfigurationSpace": {
+        "TuningParameters": [{"Name": "x", "Type": type_name, "Values": values}]}}))
+    assert Space.from_t1(path).tune_params["x"] == expected
+
+
+@pytest.mark.parametrize("type_name, values, message", [
+    ("float", "['a', 'b']", "Type is float but the value 'a' is not a float"),  # was a ValueError traceback
+    ("bool", "['yes']", "Type is bool but the value 'yes' is not a bool"),
+    ("uint", "[-1, 2]", "Type is uint but the values [-1, 2] include negative numbers"),
+])
+def test_t1_values_of_the_wrong_type_are_refused(tmp_path: Path, type_name: str, values: str, message: str) -> None:
+    path = tmp_path / "t1.json"
+    path.write_text(json.dumps({"ConfigurationSpace": {
+        "TuningParameters": [{"Name": "x", "Type": type_name, "Values": values}]}}))
+    with pytest.raises(InputError, match=r"TuningParameters\[0\] \(x\)") as caught:
+        Space.from_t1(path)
+    assert message in caught.value.message
+
+
+@pytest.mark.parametrize("values", ["[2**62 * 4]", "[2**62 * i for i in range(1, 3)]"])
+def test_t1_values_beyond_int64_are_refused_not_wrapped(tmp_path: Path, values: str) -> None:
+    path = tmp_path / "t1.json"  # numpy's int64 arithmetic made these 0 and -2**63, silently
+    path.write_text(json.dumps({"ConfigurationSpace": {
+        "TuningParameters": [{"Name": "x", "Type": "int", "Values": values}]}}))
+    with pytest.raises(SpaceError, match="does not fit in 64 bits"):
+        Space.from_t1(path)
+
+
+def test_sample_does_not_depend_on_what_was_called_before() -> None:
+    def space() -> Space:  # a restriction too wide to tabulate, over more points than are enumerated up front
+        fresh = Space({"x": range(60), "y": range(60)}, "x + y < 20")
+        fresh.table_limit, fresh.enumerate_limit = 10, 100
+        return fresh
+
+    expected = space().sample(150, seed=4)  # 150 of the 210 valid ones: drawn at random
+    counted = space()
+    assert counted.size() == 210  # `starchart space --size` counts first: the sample used to change
+    pd.testing.assert_frame_equal(counted.sample(150, seed=4), expected)
+    pd.testing.assert_frame_equal(counted.sample(5, seed=4), space().sample(5, seed=4))
+
+
 @needs_datasets
 def test_gemm_space_equals_the_cache() -> None:
     path = DATASETS / "gemm" / "RTX_3090.json.gz"
