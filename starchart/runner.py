@@ -25,6 +25,7 @@ from starchart.dataset import Dataset
 from starchart.errors import InputError, SpaceError
 from starchart.measure import Evaluator, Measurement, evaluator_from_dict
 from starchart.measure.environment import environment
+from starchart.measure.process import kill_running
 from starchart.space import Space
 from starchart.store import Store
 
@@ -283,9 +284,11 @@ def _threaded(evaluator: Evaluator, todo: Sequence[dict[str, Any]], workers: int
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in finished:
                     yield future.result()
-        finally:
+        except BaseException:  # Ctrl-C, or the caller stopped: the pool must not wait for running programs
             for future in pending:
                 future.cancel()
+            kill_running()
+            raise
 
 
 # ---------------------------------------------------------------------- progress

@@ -256,3 +256,26 @@ def test_another_seed_is_refused_on_a_store_drawn_with_one(tmp_path):
     with Store.open(store, read_only=True) as db:
         assert db.get("plan") == {"samples": 5, "seed": 1} and len(db) == 5
     assert len(run(SPACE, PythonEvaluator(objective), samples=8, store=store, progress=False)) == 8
+
+
+def test_ctrl_c_stops_the_programs_of_every_worker(tmp_path):
+    """With --workers, Ctrl-C reaches only the main thread: the workers' programs must be killed,
+    not waited for (these would sleep 60 s; without a timeout, forever)."""
+    space = tmp_path / "space.yaml"
+    space.write_text("parameters:\n  x: [1, 2, 3, 4]\n")
+    marker = f"starchart-ctrl-c-test-{os.getpid()}"
+    command = f"sh -c 'sleep 60; echo time: {{x}} {marker}'"
+    child = subprocess.Popen([sys.executable, "-m", "starchart.cli", "run", str(space), "--command", command,
+                              "--pattern", r"time: (\S+)", "--samples", "4", "--workers", "2",
+                              "--store", str(tmp_path / "s.db")], env=child_env(), stderr=subprocess.PIPE, text=True)
+    programs = ["pgrep", "-f", f"^sh -c sleep 60.*{marker}"]  # the workers' programs, not starchart itself
+    deadline = time.time() + 60
+    while time.time() < deadline and subprocess.run(programs, capture_output=True).returncode:
+        time.sleep(0.1)  # until the workers' programs run
+    time.sleep(0.5)
+    started = time.time()
+    child.send_signal(signal.SIGINT)
+    _, stderr = child.communicate(timeout=30)
+    assert time.time() - started < 10, "the run waited for its workers' programs"
+    assert child.returncode == 130 and "continue with: starchart resume" in " ".join(stderr.split())
+    assert subprocess.run(programs, capture_output=True).returncode == 1  # none left running

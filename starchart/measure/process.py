@@ -31,6 +31,7 @@ import shutil
 import signal
 import string
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ __all__ = [
     "check_fields",
     "check_repeats",
     "find_program",
+    "kill_running",
     "parse_values",
     "render_argv",
     "render_text",
@@ -62,6 +64,10 @@ REPEATS_ENV = "STARCHART_REPEATS"
 # Grace period for collecting output after the process group was killed; a process that left
 # the group (its own setsid) could hold the pipes open forever, so we do not wait on it.
 _DRAIN_S = 2.0
+
+# The programs run_process is waiting for (any thread), so that an interrupted run can stop them.
+_RUNNING: set[subprocess.Popen] = set()
+_RUNNING_LOCK = threading.Lock()
 
 
 class OutputParseError(ValueError):
@@ -210,6 +216,8 @@ def run_process(argv: Sequence[str] | str, *, timeout: float | None = None, env:
         raise InputError(f"program {argv[0]!r} cannot be executed (permission denied)",
                          where=" ".join(argv)[:200], hint=f"make it executable: chmod +x {argv[0]}") from exc
     timed_out = False
+    with _RUNNING_LOCK:
+        _RUNNING.add(proc)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -220,6 +228,9 @@ def run_process(argv: Sequence[str] | str, *, timeout: float | None = None, env:
         _kill_group(proc)
         proc.wait()
         raise
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(proc)
     wall_s = time.perf_counter() - start
     code = proc.returncode
     sig = _signal_name(-code) if code is not None and code < 0 and not timed_out else None
@@ -246,6 +257,26 @@ def _missing_program_hint(program: str) -> str:
     if os.sep in program:
         return "check the path (relative paths are taken from the working directory) or build the program first"
     return f"install {program} or add its directory to PATH, or give its full path"
+
+
+def kill_running() -> int:
+    """Kill (with their process groups) every program :func:`run_process` is waiting for, in any thread.
+
+    A Ctrl-C reaches only the main thread; worker threads would otherwise wait for their
+    programs to finish (forever, without a timeout). Returns how many were killed.
+
+    >>> import threading
+    >>> done = []
+    >>> worker = threading.Thread(target=lambda: done.append(run_process(["sleep", "30"]).failure_reason()))
+    >>> worker.start(); time.sleep(0.5)
+    >>> kill_running(), worker.join(5), done
+    (1, None, ['killed by SIGKILL'])
+    """
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for proc in running:
+        _kill_group(proc)
+    return len(running)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
