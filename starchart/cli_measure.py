@@ -156,7 +156,9 @@ def demo_command(
     from starchart.demo.job import run_demo
 
     result = _measure(lambda: run_demo(out_dir, samples=samples, repeats=repeats, workers=workers, seed=seed),
-                      out_dir / "demo.db", summary=False)
+                      out_dir / "demo.db", summary=False,
+                      again=f"starchart demo --out {shlex.quote(str(out_dir))} --samples {samples} "
+                            f"--repeats {repeats} (it also writes the report)")
     out.print(result.summary(), highlight=False, soft_wrap=True)
 
 
@@ -200,9 +202,9 @@ def _check_placeholders(evaluator: Any, space: Any, source: str) -> None:
         check_fields(set(fields), space, source)
 
 
-def _measure(job: Any, store: Path, summary: bool = True) -> Any:
+def _measure(job: Any, store: Path, summary: bool = True, again: Optional[str] = None) -> Any:
     """Run ``job``; on Ctrl-C say what was kept and how to continue (exit 130)."""
-    result = _interruptible(job, store)
+    result = _interruptible(job, store, again)
     if summary:
         _print_summary(result, store)
     return result
@@ -225,8 +227,9 @@ def _is_interrupt(exc: BaseException) -> bool:
     return False
 
 
-def _interruptible(job: Any, store: Optional[Path]) -> Any:
-    """Run ``job``; on Ctrl-C or SIGTERM stop its processes, say what was kept and how to continue (exit 130)."""
+def _interruptible(job: Any, store: Optional[Path], again: Optional[str] = None) -> Any:
+    """Run ``job``; on Ctrl-C or SIGTERM stop its processes, say what was kept and how to continue (exit 130):
+    with ``again``, else with ``starchart resume STORE``."""
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _raise_interrupt) if main else None
     try:
@@ -239,7 +242,7 @@ def _interruptible(job: Any, store: Optional[Path]) -> Any:
                       highlight=False)
         else:
             err.print(f"\n[yellow]stopped.[/] Every finished measurement is in {store}; "
-                      f"continue with: starchart resume {store}", highlight=False)
+                      f"continue with: {again or f'starchart resume {store}'}", highlight=False)
         raise typer.Exit(130) from None
     finally:
         if main:
@@ -483,6 +486,7 @@ def carve_command(
 ) -> None:
     """Optimization carving: keep the configurations worth measuring (efficiency/utilization Pareto front)."""
     from starchart.carve import carve_counters
+    from starchart.carve.carving import require_counters
 
     if plot is not None:
         check_figure_path(plot, "--plot")
@@ -501,6 +505,7 @@ def carve_command(
         from starchart.io.load import load
 
         data = load(source)
+        require_counters(data)  # the first thing a file without counters lacks, before any launch column
         launch = {}
         for name, given in (("threads_per_block", threads_per_block), ("threads", threads)):
             if given is None and name not in data.metrics:
@@ -537,8 +542,11 @@ def _best_kept_line(best: dict[str, Any], objective: str) -> str:
     """How the best kept configuration's measured ``objective`` compares with the best of all."""
     if best["relative"] is None:
         return f"  {objective}: no measured value among the kept configurations"
-    return (f"  measured {objective}: best kept {best['best_kept']:.4g}, best of all {best['best_overall']:.4g} "
-            f"({100 * best['relative']:.1f} % of the best)")
+    from starchart.report.plots import metric_unit
+
+    unit = f" {metric_unit(objective)}" if metric_unit(objective) else ""
+    return (f"  measured {objective}: best kept {best['best_kept']:.4g}{unit}, best of all "
+            f"{best['best_overall']:.4g}{unit} ({100 * best['relative']:.1f} % of the best)")
 
 
 def _defines(items: list[str]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import sqlite3
 import sys
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 import starchart
@@ -188,6 +189,26 @@ def test_carve_needs_kernel_and_space_for_a_source(tmp_path):
     assert result.exit_code == 2 and "needs --kernel, --space" in result.output
 
 
+def test_carve_data_without_counters_says_so_before_asking_for_launch_sizes():
+    from shared_data import dataset_path
+
+    result = invoke("carve", dataset_path("convolution/A100.json.gz"), "--cc", "8.0")
+    assert result.exit_code == 2
+    assert "no profiler counters or compiler resource usage to carve with" in result.output
+    assert "--threads-per-block EXPR" not in result.output  # was the first (and a misleading) complaint
+
+
+def test_an_interrupted_demo_says_to_run_the_demo_again(tmp_path, capsys):
+    from starchart.cli_measure import _measure
+
+    def stopped():
+        raise KeyboardInterrupt
+
+    with pytest.raises(typer.Exit):
+        _measure(stopped, tmp_path / "demo.db", summary=False, again="starchart demo --out d --samples 9")
+    assert "continue with: starchart demo --out d --samples 9" in " ".join(capsys.readouterr().err.split())
+
+
 def test_carve_ktt_data_prints_json_with_the_kept_configurations():
     import json
 
@@ -211,7 +232,7 @@ def test_carve_ktt_data_text_matches_the_documented_recipe_and_says_what_was_kep
     result = invoke("carve", data, "--cc", "7.5", "-p", "BLOCK_SIZE_X >= 32")
     assert result.exit_code == 0, result.output
     assert "carving kept 48 of 6768" in result.output
-    assert "measured time: best kept 0.7395, best of all 0.7061 (95.5 % of the best)" in result.output
+    assert "measured time: best kept 0.7395 ms, best of all 0.7061 ms (95.5 % of the best)" in result.output
     result = invoke("carve", data, "--cc", "7.5", "--plot", tmp_path / "front.txt")
     assert result.exit_code == 2 and "--plot: cannot write a figure as 'front.txt'" in result.output
     assert "Traceback" not in result.output

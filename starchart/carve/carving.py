@@ -36,7 +36,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -328,13 +328,30 @@ def carve_counters(data: pd.DataFrame | Dataset, cc: str | float, *, threads_per
     >>> r.configs(), r.frame["blocks_per_sm"].tolist()
     ([{'bx': 64}, {'bx': 128}], [32.0, 32.0, 16.0])
     """
-    from starchart.carve.metrics import KTT_COUNTERS, counter_metrics
+    from starchart.carve.metrics import counter_metrics
 
     frame, params = _frame_and_params(data, params)
+    require_counters(data, metric_options)
+    metrics = counter_metrics(frame, cc, threads_per_block=threads_per_block, threads=threads, **metric_options)
+    return carve(metrics, predicates=predicates, within=within, strict=strict, params=params)
+
+
+def require_counters(data: pd.DataFrame | Dataset, metric_options: Mapping[str, Any] | None = None) -> None:
+    """Refuse, naming the missing columns, data that has no profiler counters or resource usage to carve with
+    (``metric_options`` of :func:`carve_counters` may name other columns or give ``blocks_on_sm``).
+
+    >>> require_counters(pd.DataFrame({"bx": [32], "time": [1.0]}))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: data: the data has no profiler counters ... (no 'smsp__inst_executed.sum', ...
+    """
+    from starchart.carve.metrics import KTT_COUNTERS
+
+    options = dict(metric_options or {})
+    frame, _ = _frame_and_params(data, None)
     # Only these columns make a measured file carvable: say so before any expression fails on one of them.
-    needed = ("warp_instructions", "global_loads") + (() if "blocks_on_sm" in metric_options else
-                                                      ("registers", "shared"))
-    missing = [KTT_COUNTERS[k] for k in needed if k not in metric_options and KTT_COUNTERS[k] not in frame.columns]
+    needed = ("warp_instructions", "global_loads") + (() if "blocks_on_sm" in options else ("registers", "shared"))
+    missing = [KTT_COUNTERS[k] for k in needed if k not in options and KTT_COUNTERS[k] not in frame.columns]
     if missing:
         raise InputError(f"the data has no profiler counters or compiler resource usage to carve with (no "
                          f"{', '.join(map(repr, missing))} column)",
@@ -342,8 +359,6 @@ def carve_counters(data: pd.DataFrame | Dataset, cc: str | float, *, threads_per
                          hint="carve a file with Nsight Compute counters and registers/shared memory per "
                               "configuration (KTT's output), or the kernel's CUDA source: starchart carve "
                               "KERNEL.cu --kernel K --space SPACE.yaml --cc CC --threads-per-block E --threads E")
-    metrics = counter_metrics(frame, cc, threads_per_block=threads_per_block, threads=threads, **metric_options)
-    return carve(metrics, predicates=predicates, within=within, strict=strict, params=params)
 
 
 def _frame_and_params(data: Any, params: Sequence[str] | None) -> tuple[pd.DataFrame, list[str] | None]:
