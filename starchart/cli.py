@@ -141,6 +141,9 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
                          f"no configuration succeeded; `starchart info {data}` shows why they failed")
     X, y = ds.X[finite], y[finite]
     params = {"threshold": threshold, "min_samples_split": min_split, "max_depth": max_depth}
+    if not np.isfinite(threshold):  # --threshold's min=0 lets inf and nan through
+        raise InputError(f"the threshold must be a finite number, got {threshold}", where="--threshold",
+                         hint="use 0 (the paper's default) or a small SSE drop")
     if prune is not None:
         from starchart.pruning import fit_pruned
 
@@ -197,7 +200,8 @@ def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str
     importance = fitted.importance(normalize=True).sort_values(ascending=False)
     ranked = ", ".join(f"{name} {share:.1%}" for name, share in importance.items() if share > 0)
     lines = [f"Starchart tree of {metric} — {source}",
-             f"{n} samples, {fitted.n_leaves_} {'leaf' if fitted.n_leaves_ == 1 else 'leaves'}, depth {fitted.depth_}"
+             f"{n} {'sample' if n == 1 else 'samples'}, {fitted.n_leaves_} {'leaf' if fitted.n_leaves_ == 1 else 'leaves'}, "
+             f"depth {fitted.depth_}"
              + (f" ({left_out} more without a finite {metric} left out)" if left_out else ""),
              *([error_line] if error_line else []),
              f"parameter importance (share of SSE explained): {ranked or 'none'}",

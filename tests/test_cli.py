@@ -54,6 +54,13 @@ def test_tree_says_leaf_and_counts_what_it_left_out(tmp_path):
     result = run("tree", data)
     assert result.exit_code == 0, result.output
     assert "22 samples, " in result.output and "(8 more without a finite time left out)" in result.output
+    result = run("tree", path, "-m", "wattage", "--sample", "1", "--seed", "0")
+    assert result.exit_code == 0 and "1 sample, 1 leaf, depth 0\n" in result.output
+
+
+def test_tree_refuses_an_infinite_threshold_by_its_option():
+    result = run("tree", dataset_path("starchart_kmeans/kmeans_hd7970.csv"), "--threshold", "inf")
+    assert result.exit_code == 2 and "--threshold: the threshold must be a finite number, got inf" in result.output
 
 
 def test_info_summarises_a_cache():
