@@ -262,9 +262,7 @@ def _read_space(file: Path, restrictions: list[str]) -> Any:
 
     store = is_store(file)
     if store or file.name.lower().removesuffix(".gz").endswith((".csv", ".tsv")):
-        if restrictions:
-            raise InputError("--restriction applies to Kernel Tuner caches only", where=str(file),
-                             hint="filter the configurations before, or write a space file")
+        _refuse_restrictions(restrictions, file, "filter the configurations before, or write a space file")
         if not store:
             return Space.from_dataset(load(file))
         from starchart.store import Store
@@ -275,9 +273,7 @@ def _read_space(file: Path, restrictions: list[str]) -> Any:
             raise InputError("the store holds no space yet", where=str(file), hint="give the study's space file")
         return stored
     if file.suffix.lower() in (".yaml", ".yml"):
-        if restrictions:
-            raise InputError("--restriction applies to Kernel Tuner caches only", where=str(file),
-                             hint="add restrictions to the space file's 'restrictions' list")
+        _refuse_restrictions(restrictions, file, "add restrictions to the space file's 'restrictions' list")
         return Space.from_file(file)
     text = read_text(file)
     document = parse_json(text, file)
@@ -287,11 +283,14 @@ def _read_space(file: Path, restrictions: list[str]) -> Any:
         return Space.from_kernel_tuner(document, restrictions=restrictions)
     # T4 results or KTT output: the configurations they hold, as for a CSV
     if isinstance(document, dict) and "parameters" not in document and (t4.sniff(text) or ktt.sniff(text)):
-        if restrictions:
-            raise InputError("--restriction applies to Kernel Tuner caches only", where=str(file),
-                             hint="filter the configurations before, or write a space file")
+        _refuse_restrictions(restrictions, file, "filter the configurations before, or write a space file")
         return Space.from_dataset(load(file))
     return Space.from_file(file)
+
+
+def _refuse_restrictions(restrictions: list[str], file: Path, hint: str) -> None:
+    if restrictions:
+        raise InputError("--restriction applies to Kernel Tuner caches only", where=str(file), hint=hint)
 
 
 def _sample_space(the_space: Any, n: int, seed: Optional[int], file: Path) -> Any:
