@@ -300,7 +300,7 @@ def _best(tree: StarchartTree, dataset: Dataset, metric: str, minimize: bool) ->
         else:
             k = [lf.node_id for lf in tree.leaves_].index(home)
             where = f"lies in leaf #{k} ({tree.leaves_[k].description}, mean {_num(tree.leaves_[k].mean)})"
-        table = config.assign(**{metric: values[at]})
+        table = config.assign(**{f"{metric} ({unit})" if unit else metric: values[at]})
         parts += [(f"<p>The best measured configuration ({escape(metric)} = "
                    f"{escape(_num(values[at]))}{escape(suffix)}) {escape(where)}:</p>"),
                   _table(table.reset_index(drop=True))]

@@ -471,7 +471,7 @@ def plot_measurements(dataset: Dataset, metric: str | None = None, *, unit: str 
         ax.scatter(rank, shown, s=9 if shown.size < 500 else 4, color="#4c72b0", zorder=2,
                    label="configuration (mean of repeats)" if spread is not None else "configuration")
         ax.scatter(rank[:1], shown[:1], s=60, marker="*", color=_BEST_COLOR, zorder=3,
-                   label=f"best: {_fmt(shown[0], 4)}")
+                   label=f"best: {_fmt(shown[0], 4)} {metric_unit(metric, unit) or ''}".rstrip())
         if _use_log(shown, log):
             ax.set_yscale("log")
             plain_log_ticks(ax.yaxis)
