@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -159,6 +160,9 @@ def plan_run(store: Store, space: Space, *, samples: int | None = None, seed: in
     drawn = frame_configs(space.sample(samples, seed=int(seed)), space.names) if need > 0 else []
     store.put("plan", {"samples": samples, "seed": int(seed)})  # only a plan that can be drawn
     if need <= 0:
+        if need < 0:  # a study never shrinks: say so rather than quietly do nothing
+            warnings.warn(f"{store.path or 'the store'} already holds {len(done)} configurations, more than the "
+                          f"{samples} asked for: nothing to measure", stacklevel=3)
         return RunPlan([], len(done), len(done))
     todo = [c for c in drawn if config_key(c) not in done][:need]
     return RunPlan(todo, len(done), len(done) + len(todo))

@@ -256,6 +256,8 @@ def test_another_seed_is_refused_on_a_store_drawn_with_one(tmp_path):
     with Store.open(store, read_only=True) as db:
         assert db.get("plan") == {"samples": 5, "seed": 1} and len(db) == 5
     assert len(run(SPACE, PythonEvaluator(objective), samples=8, store=store, progress=False)) == 8
+    with pytest.warns(UserWarning, match="already holds 8 configurations, more than the 3 asked for"):
+        assert len(run(SPACE, PythonEvaluator(objective), samples=3, store=store, progress=False)) == 8
 
 
 def test_ctrl_c_stops_the_programs_of_every_worker(tmp_path):
