@@ -113,6 +113,16 @@ def test_input_sensitivity_finds_which_parameters_depend_on_the_input():
     assert transfer.loc["n=256", "n=2048"] < 0.5
 
 
+def test_throughput_is_maximised_even_when_the_data_records_its_time_as_minimised():
+    data = stencil_like()
+    data.meta.update(objective="time", minimize=True)  # as a store (or run()) records it
+    result = input_sensitivity(data, inputs=["n"], work="n^2")
+    assert not result.minimize
+    frame = add_throughput(stencil_like(), "n^2").ok().frame
+    for _, row in result.best.iterrows():  # the fastest per input, not the slowest
+        assert row["best_value"] == frame[frame.n == row["n"]]["throughput"].max()
+
+
 def test_time_can_be_analysed_directly_and_inputs_must_be_parameters():
     time_result = input_sensitivity(stencil_like(), inputs=["n"])
     assert time_result.metric == "time" and time_result.minimize

@@ -76,8 +76,9 @@ def add_throughput(dataset: Dataset, work: WorkSpec, *, size: str = "n", time: s
     frame[name] = throughput_column(frame[[*dataset.params, time]], time, work, size).to_numpy(float)
     frame.loc[frame["status"] != "ok", name] = np.nan
     metrics = [*dataset.metrics, name] if name not in dataset.metrics else list(dataset.metrics)
+    # the new objective is a rate: a "minimize" recorded for the time (a store's) must not carry over
     meta = {**dataset.meta, "work": work if isinstance(work, str) else getattr(work, "__name__", "callable"),
-            "objective": name}
+            "objective": name, "minimize": False}
     return Dataset(frame=frame, params=list(dataset.params), metrics=metrics, meta=meta)
 
 
