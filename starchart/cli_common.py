@@ -95,13 +95,16 @@ def load_data(path: Path, metrics: Optional[str]) -> Any:
 
 
 def check_figure_path(path: Path, option: str) -> None:
-    """Refuse, before any work, a figure file whose suffix matplotlib cannot write."""
+    """Refuse, before any work, a figure file whose suffix matplotlib cannot write or whose folder is missing."""
     from matplotlib.backend_bases import FigureCanvasBase
 
     formats = FigureCanvasBase.get_supported_filetypes()
     if path.suffix.lstrip(".").lower() not in formats:
         raise InputError(f"cannot write a figure as {path.name!r}", where=option,
                          hint=f"name a file ending in .svg or .png (or {', '.join(sorted(formats))})")
+    if not path.parent.is_dir():  # else the figure fails only after all the work
+        raise InputError(f"the folder {str(path.parent)!r} does not exist", where=option,
+                         hint="create it first, or name a figure in an existing folder")
 
 
 PlotOption = typer.Option(None, "--plot", help="Also write the figure (.svg/.png).")

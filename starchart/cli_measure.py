@@ -27,7 +27,8 @@ from typing import Any, Optional
 import typer
 
 from starchart.cli_common import (DirectionOption, LimitOption, MetricsOption, app, check_figure_path, err, friendly,
-                                  metric_columns, minimize_for, out, parse_limits, print_failure_reasons, seed_option)
+                                  metric_columns, minimize_for, option_names, out, parse_limits,
+                                  print_failure_reasons, seed_option)
 from starchart.errors import InputError
 
 RayOption = typer.Option(None, "--ray", metavar="[ADDRESS]",
@@ -117,11 +118,12 @@ def resume_command(
                              where="--samples" if samples is not None else "--ray",
                              hint=f"continue it with: starchart resume {store}; to allow more, run the samples "
                                   f"command again with a larger --budget and --store {store}")
-        from starchart.cli_samples import print_sample_size
+        from starchart.cli_samples import OPTION_NAMES, print_sample_size
         from starchart.explore.sample_size import resume_sample_size
 
-        print_sample_size(_interruptible(lambda: resume_sample_size(store, workers=workers, progress=True), store),
-                          store)
+        with option_names(OPTION_NAMES):
+            result = _interruptible(lambda: resume_sample_size(store, workers=workers, progress=True), store)
+        print_sample_size(result, store)
         return
     _measure(lambda: run(store=store, samples=samples, workers=workers, ray=ray), store)
 
@@ -587,12 +589,17 @@ def search_command(
     """Tree-guided search for the best configuration within a budget of evaluations."""
     from starchart.explore.search import search
 
+    if prior is not None and not prior.is_file():  # named here: the loader's error names only the path
+        raise InputError(f"{str(prior)!r} is not a file", where="--prior",
+                         hint="give earlier measurements of the same space (a cache file, data file or store)")
     options = {k: v for k, v in {"pattern": pattern, "metric": metric, "repeats": repeats,
                                  "timeout": timeout}.items() if v is not None}
     space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options,
                                             maximize)
-    _print_search(_interruptible(lambda: search(evaluator, space, budget, seed=seed, store=store, progress=True,
-                                                prior=prior), store))
+    # the library's errors in the command line's words: "use --budget 81", not "use budget=81"
+    with option_names({"budget": "--budget", "seed": "--seed", "prior": "--prior"}):
+        _print_search(_interruptible(lambda: search(evaluator, space, budget, seed=seed, store=store,
+                                                    progress=True, prior=prior), store))
 
 
 def _print_search(result: Any) -> None:

@@ -26,7 +26,7 @@ from starchart.cli_measure import (CommandOption, CSourceOption, EvaluatorOption
 from starchart.errors import InputError
 
 #: The library's argument names in the command line's words (for its error messages).
-_OPTION_NAMES = {"target": "--target", "validation": "--validation", "start": "--start", "growth": "--growth",
+OPTION_NAMES = {"target": "--target", "validation": "--validation", "start": "--start", "growth": "--growth",
                  "budget": "--budget", "metric": "--metric"}
 
 
@@ -64,7 +64,7 @@ def samples_command(
     options = {k: v for k, v in {"pattern": pattern, "metric": metric, "repeats": repeats,
                                  "timeout": timeout}.items() if v is not None}
     space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options)
-    with option_names(_OPTION_NAMES):
+    with option_names(OPTION_NAMES):
         result = _interruptible(lambda: choose_sample_size(
             space, evaluator, validation=validation, start=start, growth=growth, target=share, budget=budget,
             seed=seed, store=store, metric=metric, workers=workers, progress=True), store)
@@ -86,7 +86,10 @@ def print_sample_size(result: Any, store: Path) -> None:
         table.add_row(*cells, style="bold" if chosen else None)
     out.print(table)
     out.print(result.summary(), highlight=False, soft_wrap=True)
-    if not result.reached:
+    if result.exhausted:  # a larger --budget cannot help: the space holds no more designs
+        out.print("to go further: a looser --target, or fewer --validation designs (more left to train on)",
+                  highlight=False, soft_wrap=True)
+    elif not result.reached:
         out.print(f"to go further: the same command with a larger --budget (or a looser --target); "
                   f"{store} keeps what was measured", highlight=False, soft_wrap=True)
     out.print(f"\ntree fitted on the {result.samples} training samples:", highlight=False)
@@ -104,6 +107,9 @@ def parse_share(text: str, option: str) -> float:
         value = float(given[:-1]) / 100 if given.endswith("%") else float(given)
     except ValueError:
         raise InputError(f"{text!r} is not a share", where=option, hint="write it as 8% or 0.08") from None
+    if not given.endswith("%") and 1 <= value < 100:  # "--target 8": a percentage without its sign
+        raise InputError(f"{text!r} is read as a fraction ({value:g} = {100 * value:g} %), not a percentage",
+                         where=option, hint=f"write {given}% for {given} %, or a fraction such as 0.08")
     if not 0 < value < 1:
         raise InputError(f"{text!r} must lie strictly between 0 and 100 %", where=option,
                          hint="e.g. 8% (or 0.08) for a median relative error of 8 %")

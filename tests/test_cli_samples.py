@@ -82,3 +82,38 @@ def test_samples_with_a_live_command(tmp_path):
                  "--target", "1%", "--budget", "60", "--store", tmp_path / "live.db")
     assert result.exit_code == 0, result.output
     assert "target 1.0% reached" in result.output
+
+
+def test_samples_reads_a_bare_percentage_as_a_mistake(tmp_path):
+    result = run("samples", "--replay", CONVOLUTION, "--target", "8", "--store", tmp_path / "s.db")
+    assert result.exit_code == 2
+    assert "'8' is read as a fraction (8 = 800 %)" in result.output and "write 8% for 8 %" in result.output
+    assert not (tmp_path / "s.db").exists()
+
+
+def test_samples_refuses_an_infinite_growth_and_a_missing_plot_folder_before_measuring(tmp_path):
+    result = run("samples", "--replay", CONVOLUTION, "--growth", "inf", "--store", tmp_path / "g.db")
+    assert result.exit_code == 2 and "--growth" in result.output and "Traceback" not in result.output
+    result = run("samples", "--replay", CONVOLUTION, "--plot", tmp_path / "missing" / "c.png", "--store",
+                 tmp_path / "p.db")
+    assert result.exit_code == 2 and "error: --plot: the folder" in result.output and "does not exist" in result.output
+    assert not (tmp_path / "p.db").exists()  # refused before anything was measured
+
+
+def test_samples_on_an_exhausted_space_does_not_ask_for_more_budget(tmp_path):
+    kmeans = dataset_path("starchart_kmeans/kmeans_hd7970.csv")  # 500 designs: 200 held out, 300 to train on
+    result = run("samples", "--replay", kmeans, "--target", "1%", "--store", tmp_path / "k.db")
+    assert result.exit_code == 0, result.output
+    assert "300 training samples" in result.output
+    assert "not reached: every design of the space is measured" in result.output
+    assert "larger --budget" not in result.output and "fewer --validation" in result.output
+
+
+def test_samples_with_a_larger_budget_measures_only_the_new_designs(tmp_path):
+    store = tmp_path / "s.db"
+    first = run("samples", "--replay", CONVOLUTION, "--target", "1%", "--budget", "100", "--store", store)
+    assert first.exit_code == 0, first.output
+    more = run("samples", "--replay", CONVOLUTION, "--target", "1%", "--budget", "200", "--store", store)
+    assert more.exit_code == 0, more.output
+    with Store.open(store, read_only=True) as db:
+        assert len(db) == 200 + 200  # the same 200 held out, the first 100 training designs kept

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
@@ -10,8 +12,9 @@ import starchart
 from starchart import Space, StarchartTree
 from starchart.configs import config_key, frame_configs
 from starchart.errors import InputError
-from starchart.explore.sample_size import choose_sample_size, relative_errors, training_sizes
-from starchart.measure import PythonEvaluator, ReplayEvaluator
+from starchart.explore.sample_size import choose_sample_size, relative_errors, resume_sample_size, training_sizes
+from starchart.measure import CommandEvaluator, PythonEvaluator, ReplayEvaluator
+from starchart.store import Store
 
 from shared_data import dataset_path
 
@@ -36,6 +39,8 @@ def test_training_sizes_double_or_follow_a_list_and_end_at_the_budget():
         training_sizes(20, 1.0, 100)
     with pytest.raises(InputError, match="increasing"):
         training_sizes(20, [50, 20], 100)
+    with pytest.raises(InputError, match="finite factor above 1, got inf"):  # was an OverflowError
+        training_sizes(20, float("inf"), 100)
 
 
 def test_relative_error_is_relative_to_the_true_value():
@@ -74,7 +79,8 @@ def test_kmeans_budget_is_capped_by_the_space_and_an_unreachable_target_is_repor
     assert result.metric == "wattage"
     assert result.curve["samples"].tolist() == [20, 50, 100, 200, 300]  # 500 designs − 200 held out
     assert not result.reached and result.samples == 300
-    assert "not reached" in result.summary()
+    # every design is measured: a larger budget cannot help, and the summary says so
+    assert result.exhausted and "not reached: every design of the space is measured" in result.summary()
     # power is easy to predict (paper: ~4 %) and the error falls as the training set grows
     errors = result.curve["median_rel_error"]
     assert errors.iloc[-1] < errors.iloc[0] and errors.max() < 0.05
@@ -96,6 +102,49 @@ def test_live_evaluator_with_a_store_resumes_without_measuring_again(tmp_path):
     again = choose_sample_size(SPACE, PythonEvaluator(counted), validation=30, target=0.02, budget=60,
                                store=store, seed=1)
     assert len(calls) == measured and again.curve.equals(first.curve)
+
+
+def test_a_larger_budget_extends_the_sample_instead_of_redrawing_it(tmp_path):
+    calls = []
+
+    def counted(config):
+        calls.append(config)
+        return objective(config)
+
+    store = tmp_path / "study.db"
+    small = choose_sample_size(SPACE, PythonEvaluator(counted), validation=30, target=0.001, budget=20,
+                               store=store)
+    large = choose_sample_size(SPACE, PythonEvaluator(counted), validation=30, target=0.001, budget=50,
+                               store=store)
+    # the same held-out designs, and the first training designs again: only 30 new measurements
+    assert keys(small.validation) == keys(large.validation)
+    assert keys(small.training) <= keys(large.training)
+    assert len(calls) == 30 + 50
+    with Store.open(store, read_only=True) as db:
+        assert len(db) == 30 + 50
+
+
+def test_a_refused_evaluator_leaves_the_stored_study_resumable(tmp_path):
+    store = tmp_path / "study.db"
+    argv = [sys.executable, "-c", "print('time:', 1 + ({a} > 5) * 4 + {b})"]
+    space = Space({"a": list(range(12)), "b": [1, 2, 4, 8]})
+    first = choose_sample_size(space, CommandEvaluator(argv, pattern=r"time: (\S+)"), validation=20, target=0.02,
+                               budget=20, store=store)
+    with pytest.raises(InputError, match="another evaluator"):  # another metric: refused
+        choose_sample_size(space, CommandEvaluator(argv, pattern=r"time: (\S+)", metric="power"), validation=10,
+                           target=0.5, budget=10, seed=9, store=store)
+    with Store.open(store, read_only=True) as db:
+        assert db.get("sample_size") == first.options  # not the refused command's settings
+    assert resume_sample_size(store).curve.equals(first.curve)
+
+
+def test_a_study_whose_validation_designs_all_fail_says_why():
+    def broken(config):
+        raise RuntimeError("no GPU")
+
+    with pytest.raises(InputError, match=r"all 10 validation designs failed \(most often .*no GPU\)") as info:
+        choose_sample_size(SPACE, PythonEvaluator(broken), validation=10, budget=20)
+    assert info.value.where == "evaluator"
 
 
 def test_bad_requests_are_clear_errors():

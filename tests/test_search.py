@@ -334,3 +334,18 @@ def test_kernel_tuner_strategy_checks_x0_seed_and_initial(tmp_path):
         assert caught.value.where == f"{key.strip()} of the starchart strategy"
     with pytest.raises(InputError, match="seed must be"):
         tune({"max_fevals": 4}, StarchartStrategy(seed=1.5))
+
+
+def test_cli_search_errors_name_the_options(tmp_path):
+    from typer.testing import CliRunner
+
+    from starchart.cli import app
+
+    data = dataset_path("energy/synthetic_fp32_cache_NVIDIA_A100-PCIE-40GB.json")  # 81 configurations
+    result = CliRunner().invoke(app, ["search", "--replay", str(data), "--budget", "100"])
+    assert result.exit_code == 2
+    assert "error: --budget: budget 100 is more than the 81 valid configurations" in result.output
+    assert "use --budget 81 to measure the whole space" in result.output
+    result = CliRunner().invoke(app, ["search", "--replay", str(data), "--budget", "5", "--prior",
+                                      str(tmp_path / "missing.json")])
+    assert result.exit_code == 2 and "error: --prior: " in result.output and "is not a file" in result.output

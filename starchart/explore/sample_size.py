@@ -22,11 +22,12 @@ Examples
 >>> bool(result.reached), result.samples
 (True, 40)
 >>> result.curve[["samples", "fitted", "median_rel_error"]].round(3).to_dict("list")
-{'samples': [20, 40], 'fitted': [20, 40], 'median_rel_error': [0.095, 0.0]}
+{'samples': [20, 40], 'fitted': [20, 40], 'median_rel_error': [0.333, 0.0]}
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +41,7 @@ from starchart.configs import config_key, frame_configs
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator
-from starchart.runner import run
+from starchart.runner import run, study_evaluator, study_space
 from starchart.space import Space
 from starchart.store import Store
 from starchart.tree import StarchartTree, check_tree_options
@@ -51,6 +52,9 @@ __all__ = ["SampleSizeResult", "choose_sample_size", "plot_sample_size", "relati
 #: The columns of :attr:`SampleSizeResult.curve`.
 CURVE_COLUMNS = ("samples", "fitted", "failures", "median_rel_error", "mean_rel_error", "p90_rel_error",
                  "leaves", "depth")
+
+#: The default training budget; the first uniform draw holds ``validation`` + this many designs.
+DEFAULT_BUDGET = 3200
 
 
 @dataclass
@@ -76,6 +80,9 @@ class SampleSizeResult:
         The response.
     training, validation:
         The measured training and validation designs (failures included).
+    exhausted:
+        Whether the target was missed because every design of the space was measured
+        (a larger budget cannot help).
     """
 
     curve: pd.DataFrame
@@ -87,6 +94,7 @@ class SampleSizeResult:
     training: Dataset
     validation: Dataset
     options: dict[str, Any] = field(default_factory=dict)
+    exhausted: bool = False
 
     def plot(self, *, title: str | None = None) -> Figure:
         """The accuracy-vs-samples curve (see :func:`plot_sample_size`)."""
@@ -96,10 +104,11 @@ class SampleSizeResult:
     def summary(self) -> str:
         """One line: the chosen size and the error it reached."""
         row = self.curve[self.curve["samples"] == self.samples].iloc[-1]
-        verdict = "reached" if self.reached else "not reached within the budget"
+        verdict = ("reached" if self.reached else "not reached: every design of the space is measured"
+                   if self.exhausted else "not reached within the budget")
         return (f"{self.samples} training samples: median relative error {row['median_rel_error']:.1%} "
                 f"on {len(self.validation.ok())} validation designs (target {self.target:.1%} {verdict}); "
-                f"tree with {int(row['leaves'])} leaves")
+                f"tree with {int(row['leaves'])} {'leaf' if int(row['leaves']) == 1 else 'leaves'}")
 
     def report_sections(self) -> list[tuple[str, Any]]:
         """``(heading, content)`` pairs for :func:`starchart.report.html.write_html_report`'s ``extra_sections``."""
@@ -136,8 +145,8 @@ def training_sizes(start: int, growth: float | Sequence[int], budget: int) -> li
         raise InputError(f"the training budget must be at least 1, got {budget}", where="budget",
                          hint="allow more measurements, or hold out fewer validation designs")
     if isinstance(growth, (int, float, np.number)) and not isinstance(growth, bool):
-        if not growth > 1:
-            raise InputError(f"growth must be a factor above 1, got {growth}", where="growth",
+        if not (growth > 1 and math.isfinite(growth)):  # inf would overflow int(round(n * growth))
+            raise InputError(f"growth must be a finite factor above 1, got {growth}", where="growth",
                              hint="e.g. growth=2 doubles the training set every round")
         if int(start) < 2:
             raise InputError(f"start must be at least 2, got {start}", where="start",
@@ -216,8 +225,7 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
     sizes = training_sizes(start, growth, budget)
     options = check_tree_options(tree_options)
 
-    drawn = space.sample(validation + sizes[-1], seed=seed)
-    configs = list(frame_configs(drawn, space.names))
+    configs = _uniform_designs(space, validation + sizes[-1], min(size, validation + DEFAULT_BUDGET), seed)
     names = list(space.names)
     valid_configs, pool = configs[:validation], configs[validation:]
 
@@ -229,6 +237,10 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
     db = Store.open(store) if owns else store
     try:
         if store is not None:
+            # refuse another space or evaluator before recording these settings: a refused command
+            # must not leave the stored study with settings that cannot be resumed
+            space = study_space(db, space)
+            evaluator = study_evaluator(db, evaluator, space)
             db.put("sample_size", settings)
         def measure(batch: list[dict[str, Any]]) -> Dataset:
             fresh = not {config_key(c) for c in batch} <= db.keys()  # a bar only for work left
@@ -242,8 +254,11 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
         ok_validation = held_out.ok()
         y_valid = ok_validation.y(metric)
         if len(y_valid) == 0:
-            raise InputError("every validation design failed, so accuracy cannot be measured",
-                             where="validation", hint="check the evaluator on a few designs first")
+            common = [f"{status}: {reasons[0][0]}" for status, reasons in held_out.failure_reasons(top=1).items()
+                      if reasons]
+            why = f" (most often {common[0]})" if common else ""
+            raise InputError(f"all {len(held_out)} validation designs failed{why}, so accuracy cannot be measured",
+                             where="evaluator", hint="check the evaluator on a few designs first")
 
         rows, tree, training = [], None, None
         for n in sizes:
@@ -266,9 +281,10 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
                          where="evaluator", hint="check the evaluator on a few designs first")
     curve = pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
     reached = bool(curve["median_rel_error"].iloc[-1] <= target)
+    exhausted = not reached and validation + len(training) >= size
     return SampleSizeResult(curve=curve, samples=int(curve["samples"].iloc[-1]), reached=reached, tree=tree,
                             target=float(target), metric=metric, training=training, validation=held_out,
-                            options=settings)
+                            options=settings, exhausted=exhausted)
 
 
 def resume_sample_size(store: str | Path, *, workers: int = 1, progress: bool = False) -> SampleSizeResult:
@@ -301,6 +317,29 @@ def resume_sample_size(store: str | Path, *, workers: int = 1, progress: bool = 
     # the recorded budget is already capped by the space; the cap is applied again, so it stays the same
     return choose_sample_size(space, evaluator, budget=int(recorded["budget"]), store=store, workers=workers,
                               progress=progress, **settings)
+
+
+def _uniform_designs(space: Space, n: int, block: int, seed: int) -> list[dict[str, Any]]:
+    """The first ``n`` distinct designs of a uniform random order of the space fixed by ``seed`` and ``block``
+    alone, not by ``n``: a larger budget extends the sample (same validation set, same training prefix)
+    instead of redrawing it, so a study rerun with more budget measures only the new designs.
+
+    Designs are drawn ``block`` at a time, the first block being ``space.sample(block, seed)``;
+    dropping repeats of earlier blocks keeps the order uniform.
+    """
+    names = list(space.names)
+    configs: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    round_ = 0
+    while len(configs) < n:
+        rng = seed if round_ == 0 else np.random.default_rng([seed, round_])
+        for config in frame_configs(space.sample(block, seed=rng), names):
+            key = config_key(config, names)
+            if key not in seen:
+                seen.add(key)
+                configs.append(config)
+        round_ += 1
+    return configs[:n]
 
 
 def _select(data: Dataset, batch: list[dict[str, Any]], names: list[str]) -> Dataset:
