@@ -169,6 +169,17 @@ def plan_run(store: Store, space: Space, *, samples: int | None = None, seed: in
 
 
 # ---------------------------------------------------------------------- study set-up
+def stored_study(path: str | Path, key: str, what: str) -> tuple[dict[str, Any], Space, Evaluator]:
+    """What a search or a sample-size study recorded under ``key`` in the store at ``path``, with the
+    study's space and evaluator: all it takes to resume it (``what`` names it in the error)."""
+    with Store.open(path, create=False) as db:
+        recorded = db.get(key)
+        if not recorded:
+            raise InputError(f"the store holds no {what}", where=str(path),
+                             hint=f"a uniform study continues with: starchart resume {path} --samples N")
+        return recorded, study_space(db, None), study_evaluator(db, None)
+
+
 def study_space(store: Store, space: Space | None) -> Space:
     """The study's space: ``space`` (saved if new, checked against the stored one) or the stored one."""
     stored = store.get("space")

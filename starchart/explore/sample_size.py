@@ -41,7 +41,7 @@ from starchart.configs import config_key, frame_configs
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator
-from starchart.runner import run, study_evaluator, study_space
+from starchart.runner import run, stored_study, study_evaluator, study_space
 from starchart.space import Space
 from starchart.store import Store
 from starchart.tree import StarchartTree, check_tree_options
@@ -304,15 +304,7 @@ def resume_sample_size(store: str | Path, *, workers: int = 1, progress: bool = 
     >>> again.samples == first.samples and again.curve.equals(first.curve)
     True
     """
-    from starchart.runner import study_evaluator, study_space
-
-    with Store.open(store, create=False) as db:
-        recorded = db.get("sample_size")
-        if not recorded:
-            raise InputError("the store holds no sample-size study", where=str(store),
-                             hint=f"a uniform study continues with: starchart resume {store} --samples N")
-        space = study_space(db, None)
-        evaluator = study_evaluator(db, None)
+    recorded, space, evaluator = stored_study(store, "sample_size", "sample-size study")
     settings = {k: v for k, v in recorded.items() if k != "budget"}
     # the recorded budget is already capped by the space; the cap is applied again, so it stays the same
     return choose_sample_size(space, evaluator, budget=int(recorded["budget"]), store=store, workers=workers,

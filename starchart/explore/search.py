@@ -225,15 +225,9 @@ def resume_search(store: str | Path, *, progress: bool = False) -> SearchResult:
     >>> resume_search(path).history.equals(first.history)   # nothing left to measure: the same search
     True
     """
-    from starchart.runner import study_evaluator, study_space
+    from starchart.runner import stored_study
 
-    with Store.open(store, create=False) as db:
-        recorded = db.get("search")
-        if not recorded:
-            raise InputError("the store holds no search", where=str(store),
-                             hint=f"a uniform study continues with: starchart resume {store} --samples N")
-        space = study_space(db, None)
-        evaluator = study_evaluator(db, None)
+    recorded, space, evaluator = stored_study(store, "search", "search")
     prior = recorded.get("prior")
     if prior is not None and not Path(prior).exists():
         raise InputError(f"the search was warm-started from {prior}, which is not a file here", where=str(store),
