@@ -70,13 +70,14 @@ def run_command(
     maximize: Optional[bool] = DirectionOption,
 ) -> None:
     """Measure a uniform sample of a space (or given configurations), storing every result as it arrives."""
+    from starchart.io.csv import read_configs
     from starchart.runner import run
 
     options = {"pattern": pattern, "metric": metric, "repeats": repeats, "warmup": warmup, "timeout": timeout}
     options = {k: v for k, v in options.items() if v is not None}
     space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options,
                                             maximize)
-    chosen = _read_configs(configs, space) if configs is not None else None
+    chosen = read_configs(configs, space) if configs is not None else None
     if chosen is None and samples is None and not store.exists():
         raise InputError("how many configurations to measure is not known", hint="pass --samples N (or --configs)")
     _measure(lambda: run(space, evaluator, samples=samples, store=store, seed=seed, configs=chosen,
@@ -268,96 +269,6 @@ def _print_summary(dataset: Any, store: Path) -> None:
 
         config = plain_config({p: ok.frame.loc[best, p] for p in dataset.params})
         out.print(f"best {metric}: {values[best]:.6g}  at {config}", highlight=False, soft_wrap=True)
-
-
-def _read_configs(path: Path, space: Any) -> list[dict[str, Any]]:
-    """The configurations of a CSV file (one column per parameter of ``space``; other columns are ignored).
-
-    Each cell becomes the space's own value that it spells (``01`` stays the text "01", ``1.0``
-    is the integer 1), so a program is given the value as a sampled run would give it. A CSV
-    that ``starchart export`` wrote (its first line ``# starchart: ...``) reads as it is.
-    """
-    import io
-
-    import pandas as pd
-
-    from starchart.io.csv import HEADER_PREFIX, _data_lines, _guess_sep
-    from starchart.io.files import read_text
-    from starchart.text import shorten
-
-    text = read_text(path)
-    skipped = 0
-    if text.lstrip().startswith(HEADER_PREFIX):
-        skipped = text[: len(text) - len(text.lstrip())].count("\n") + 1
-        text = text.lstrip().partition("\n")[2]
-    try:  # as text: pandas would make 01 the number 1 and 1 of a float column 1.0; header=None: a row with
-        # more fields than the header is an error, not an index column
-        frame = pd.read_csv(io.StringIO(text), sep=_guess_sep(text), header=None, dtype=str, keep_default_na=False,
-                            skipinitialspace=True)
-    except ValueError as exc:
-        raise InputError(f"cannot read configurations ({str(exc).strip()})", where=path,
-                         hint="give a CSV with one column per parameter, each line as many fields as the header") \
-            from None
-    frame.columns = [str(c).strip() for c in frame.iloc[0]]
-    frame = frame.iloc[1:]
-    repeated = sorted({c for c in frame.columns if list(frame.columns).count(c) > 1})
-    if repeated:
-        raise InputError(f"column(s) {repeated} appear more than once in the header", where=path,
-                         hint="give every column its own name")
-    missing = [name for name in space.names if name not in frame.columns]
-    if missing:
-        raise InputError(f"no column for parameter(s) {missing}", where=path,
-                         hint=f"the space's parameters are {list(space.names)}")
-    if frame.empty:
-        raise InputError("no configurations: the file has a header but no rows", where=path,
-                         hint="add one line per configuration")
-    lines = [n + skipped for n in _data_lines(text)]
-    configs = []
-    for row, cells in enumerate(frame[list(space.names)].itertuples(index=False)):
-        config = {}
-        for parameter, cell in zip(space.parameters, cells):
-            value = _space_value(parameter.values, cell)
-            if value is _NOT_A_VALUE:
-                said = f"no value for {parameter.name}" if not cell.strip() else \
-                    f"{parameter.name} = {cell.strip()!r} is not one of its values"
-                raise InputError(f"line {lines[row]}: {said}", where=path,
-                                 hint=f"{parameter.name} takes {shorten(', '.join(map(str, parameter.values)), 120)};"
-                                      " fix or delete that line")
-            config[parameter.name] = value
-        configs.append(config)
-    inside = space.contains(configs)
-    if not inside.all():
-        row = int(inside.argmin())
-        raise InputError(f"line {lines[row]}: configuration {configs[row]} is not in the space "
-                         "(it breaks a restriction)", where=path,
-                         hint="fix or delete that line; `starchart space SPACE_FILE` lists the values and restrictions")
-    return configs
-
-
-_NOT_A_VALUE = object()
-
-
-def _space_value(values: tuple[Any, ...], cell: str) -> Any:
-    """The value among ``values`` that a CSV ``cell`` spells, else ``_NOT_A_VALUE``.
-
-    >>> _space_value((1, 2.5, "01"), " 1.0"), _space_value((1, "01"), "01"), _space_value((None, True), "true")
-    (1, '01', True)
-    """
-    text = cell.strip()
-    for spelt in (cell, text):
-        for value in values:
-            if spelt == str(value):
-                return value
-    lowered = text.lower()
-    for value in values:  # true for True; none or an empty cell for None
-        if (isinstance(value, bool) and lowered == str(value).lower()) or (value is None and lowered in ("", "none")):
-            return value
-    try:
-        number = float(text)
-    except ValueError:
-        return _NOT_A_VALUE
-    numbers = (v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and v == number)
-    return next(numbers, _NOT_A_VALUE)
 
 
 def _read_study_file(path: Path) -> tuple[Any, dict[str, Any] | None]:

@@ -8,6 +8,8 @@ was (skip that line elsewhere: ``pandas.read_csv(path, skiprows=1)``). Otherwise
 named ``time``, ``runtime``, ``wattage``, ``power`` or ``energy`` (any case) are taken as
 the metrics, and a file with none of them is an error asking for ``metrics=``. All other
 columns (except ``status``/``reason``) are parameters unless ``params=[...]`` says otherwise.
+
+:func:`read_configs` reads a CSV of configurations to measure (``starchart run --configs``).
 """
 
 from __future__ import annotations
@@ -16,12 +18,16 @@ import gzip
 import io
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.io.files import read_text
+
+if TYPE_CHECKING:
+    from starchart.space import Space
 
 FORMAT = "csv"
 OPTIONS: frozenset[str] = frozenset({"metrics", "params", "sep"})
@@ -153,3 +159,88 @@ def _data_lines(text: str) -> list[int]:
     """The file line of each data row: pandas skips blank lines, so count them out."""
     numbers = [n for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
     return numbers[1:]  # the first non-blank line is the header
+
+
+# ---------------------------------------------------------------------- configurations to measure
+def read_configs(path: str | Path, space: Space) -> list[dict[str, Any]]:
+    """The configurations of a CSV file (one column per parameter of ``space``; other columns are ignored).
+
+    Each cell becomes the space's own value that it spells (``01`` stays the text "01", ``1.0``
+    is the integer 1), so a program is given the value as a sampled run would give it. A CSV
+    that ``starchart export`` wrote (its first line ``# starchart: ...``) reads as it is.
+    """
+    from starchart.text import shorten
+
+    text = read_text(path)
+    skipped = 0
+    if text.lstrip().startswith(HEADER_PREFIX):
+        skipped = text[: len(text) - len(text.lstrip())].count("\n") + 1
+        text = text.lstrip().partition("\n")[2]
+    try:  # as text: pandas would make 01 the number 1 and 1 of a float column 1.0; header=None: a row with
+        # more fields than the header is an error, not an index column
+        frame = pd.read_csv(io.StringIO(text), sep=_guess_sep(text), header=None, dtype=str, keep_default_na=False,
+                            skipinitialspace=True)
+    except ValueError as exc:
+        raise InputError(f"cannot read configurations ({str(exc).strip()})", where=path,
+                         hint="give a CSV with one column per parameter, each line as many fields as the header") \
+            from None
+    frame.columns = [str(c).strip() for c in frame.iloc[0]]
+    frame = frame.iloc[1:]
+    repeated = sorted({c for c in frame.columns if list(frame.columns).count(c) > 1})
+    if repeated:
+        raise InputError(f"column(s) {repeated} appear more than once in the header", where=path,
+                         hint="give every column its own name")
+    missing = [name for name in space.names if name not in frame.columns]
+    if missing:
+        raise InputError(f"no column for parameter(s) {missing}", where=path,
+                         hint=f"the space's parameters are {list(space.names)}")
+    if frame.empty:
+        raise InputError("no configurations: the file has a header but no rows", where=path,
+                         hint="add one line per configuration")
+    lines = [n + skipped for n in _data_lines(text)]
+    configs = []
+    for row, cells in enumerate(frame[list(space.names)].itertuples(index=False)):
+        config = {}
+        for parameter, cell in zip(space.parameters, cells):
+            value = _space_value(parameter.values, cell)
+            if value is _NOT_A_VALUE:
+                said = f"no value for {parameter.name}" if not cell.strip() else \
+                    f"{parameter.name} = {cell.strip()!r} is not one of its values"
+                raise InputError(f"line {lines[row]}: {said}", where=path,
+                                 hint=f"{parameter.name} takes {shorten(', '.join(map(str, parameter.values)), 120)};"
+                                      " fix or delete that line")
+            config[parameter.name] = value
+        configs.append(config)
+    inside = space.contains(configs)
+    if not inside.all():
+        row = int(inside.argmin())
+        raise InputError(f"line {lines[row]}: configuration {configs[row]} is not in the space "
+                         "(it breaks a restriction)", where=path,
+                         hint="fix or delete that line; `starchart space SPACE_FILE` lists the values and restrictions")
+    return configs
+
+
+_NOT_A_VALUE = object()
+
+
+def _space_value(values: tuple[Any, ...], cell: str) -> Any:
+    """The value among ``values`` that a CSV ``cell`` spells, else ``_NOT_A_VALUE``.
+
+    >>> _space_value((1, 2.5, "01"), " 1.0"), _space_value((1, "01"), "01"), _space_value((None, True), "true")
+    (1, '01', True)
+    """
+    text = cell.strip()
+    for spelt in (cell, text):
+        for value in values:
+            if spelt == str(value):
+                return value
+    lowered = text.lower()
+    for value in values:  # true for True; none or an empty cell for None
+        if (isinstance(value, bool) and lowered == str(value).lower()) or (value is None and lowered in ("", "none")):
+            return value
+    try:
+        number = float(text)
+    except ValueError:
+        return _NOT_A_VALUE
+    numbers = (v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and v == number)
+    return next(numbers, _NOT_A_VALUE)
