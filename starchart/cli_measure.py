@@ -73,8 +73,7 @@ def run_command(
     from starchart.io.csv import read_configs
     from starchart.runner import run
 
-    options = {"pattern": pattern, "metric": metric, "repeats": repeats, "warmup": warmup, "timeout": timeout}
-    options = {k: v for k, v in options.items() if v is not None}
+    options = evaluator_options(pattern=pattern, metric=metric, repeats=repeats, warmup=warmup, timeout=timeout)
     space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options,
                                             maximize)
     chosen = read_configs(configs, space) if configs is not None else None
@@ -166,6 +165,15 @@ def demo_command(
 
 
 # ---------------------------------------------------------------------- helpers
+def evaluator_options(**given: Any) -> dict[str, Any]:
+    """The evaluator options a command was given (``--pattern``, ``--repeats`` ...), leaving out those not set.
+
+    >>> evaluator_options(pattern=None, repeats=3)
+    {'repeats': 3}
+    """
+    return {name: value for name, value in given.items() if value is not None}
+
+
 def _space_and_evaluator(space_file: Optional[Path], command: Optional[str], c_source: Optional[Path],
                          evaluator_file: Optional[Path], replay: Optional[Path],
                          options: dict[str, Any], maximize: Optional[bool] = None) -> tuple[Any, Any]:
@@ -503,8 +511,7 @@ def search_command(
     if prior is not None and not prior.is_file():  # named here: the loader's error names only the path
         raise InputError(f"{str(prior)!r} is not a file", where="--prior",
                          hint="give earlier measurements of the same space (a cache file, data file or store)")
-    options = {k: v for k, v in {"pattern": pattern, "metric": metric, "repeats": repeats,
-                                 "timeout": timeout}.items() if v is not None}
+    options = evaluator_options(pattern=pattern, metric=metric, repeats=repeats, timeout=timeout)
     space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options,
                                             maximize)
     # the library's errors in the command line's words: "use --budget 81", not "use budget=81"

@@ -22,7 +22,7 @@ from rich.table import Table
 from starchart.cli_common import PlotOption, app, check_figure_path, friendly, option_names, out, save_plot, seed_option
 from starchart.cli_measure import (CommandOption, CSourceOption, EvaluatorOption, MetricOption, PatternOption,
                                    RepeatsOption, ReplayOption, TimeoutOption, WorkersOption, _interruptible,
-                                   _space_and_evaluator)
+                                   _space_and_evaluator, evaluator_options)
 from starchart.errors import InputError
 
 #: The library's argument names in the command line's words (for its error messages).
@@ -61,8 +61,7 @@ def samples_command(
     if plot is not None:
         check_figure_path(plot, "--plot")
     share = parse_share(target, "--target")
-    options = {k: v for k, v in {"pattern": pattern, "metric": metric, "repeats": repeats,
-                                 "timeout": timeout}.items() if v is not None}
+    options = evaluator_options(pattern=pattern, metric=metric, repeats=repeats, timeout=timeout)
     space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options)
     with option_names(OPTION_NAMES):
         result = _interruptible(lambda: choose_sample_size(
