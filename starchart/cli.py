@@ -27,6 +27,7 @@ from starchart.cli_common import (DirectionOption, MetricsOption, app, err, load
                                   print_failure_reasons, seed_option)
 from starchart.cli_common import friendly as _friendly
 from starchart.errors import InputError, StarchartError
+from starchart.text import percent
 
 
 DataHelp = "Measurements: Kernel Tuner cache, T4, KTT, CSV, or a starchart store (study.db)."
@@ -47,7 +48,7 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
         out.print(f"  search: {_search_settings(meta['search'])}", markup=False, highlight=False)
     if meta.get("sample_size"):
         study = meta["sample_size"]
-        out.print(f"  sample-size study: target {study['target']:.1%} median error, {study['validation']} held out, "
+        out.print(f"  sample-size study: target {percent(study['target'])} median error, {study['validation']} held out, "
                   f"training budget {study['budget']}, seed {study['seed']} (starchart resume {data} continues it)",
                   markup=False, highlight=False)
     counts = ds.status.value_counts()

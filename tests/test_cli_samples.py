@@ -117,3 +117,12 @@ def test_samples_with_a_larger_budget_measures_only_the_new_designs(tmp_path):
     assert more.exit_code == 0, more.output
     with Store.open(store, read_only=True) as db:
         assert len(db) == 200 + 200  # the same 200 held out, the first 100 training designs kept
+
+
+def test_samples_prints_only_the_first_levels_of_a_large_tree(tmp_path):
+    gemm = dataset_path("gemm/RTX_3090.json.gz")
+    result = run("samples", "--replay", gemm, "--target", "5%", "--budget", "400", "--store", tmp_path / "g.db")
+    assert result.exit_code == 0, result.output
+    assert "tree fitted on the 400 training samples (its first 4 levels of 65 leaves):" in result.output
+    tree_lines = result.output.split("levels of 65 leaves):", 1)[1].strip().splitlines()
+    assert 10 < len(tree_lines) < 2 ** 5  # at most 2⁵ − 1 nodes down to depth 4, not 129

@@ -44,6 +44,7 @@ from starchart.measure.base import Evaluator
 from starchart.runner import run, stored_study, study_evaluator, study_space
 from starchart.space import Space
 from starchart.store import Store
+from starchart.text import percent
 from starchart.tree import StarchartTree, check_tree_options
 
 __all__ = ["SampleSizeResult", "choose_sample_size", "plot_sample_size", "relative_errors", "resume_sample_size",
@@ -106,8 +107,8 @@ class SampleSizeResult:
         row = self.curve[self.curve["samples"] == self.samples].iloc[-1]
         verdict = ("reached" if self.reached else "not reached: every design of the space is measured"
                    if self.exhausted else "not reached within the budget")
-        return (f"{self.samples} training samples: median relative error {row['median_rel_error']:.1%} "
-                f"on {len(self.validation.ok())} validation designs (target {self.target:.1%} {verdict}); "
+        return (f"{self.samples} training samples: median relative error {percent(row['median_rel_error'])} "
+                f"on {len(self.validation.ok())} validation designs (target {percent(self.target)} {verdict}); "
                 f"tree with {int(row['leaves'])} {'leaf' if int(row['leaves']) == 1 else 'leaves'}")
 
     def report_sections(self) -> list[tuple[str, Any]]:
