@@ -260,6 +260,18 @@ def test_another_seed_is_refused_on_a_store_drawn_with_one(tmp_path):
         assert len(run(SPACE, PythonEvaluator(objective), samples=3, store=store, progress=False)) == 8
 
 
+def test_asking_for_fewer_samples_than_stored_keeps_the_plan_of_an_interrupted_study(tmp_path):
+    store = tmp_path / "s.db"
+    run(SPACE, PythonEvaluator(objective), samples=12, store=store, seed=1, progress=False)
+    with Store.open(store) as db:  # pretend the run of 12 stopped after 8 results
+        db._db.execute("DELETE FROM results WHERE id > 8")
+    with pytest.warns(UserWarning, match="more than the 3 asked for: nothing to measure; its plan of 12 stays"):
+        assert len(run(store=store, samples=3, progress=False)) == 8
+    with Store.open(store, read_only=True) as db:
+        assert db.get("plan") == {"samples": 12, "seed": 1}
+    assert len(run(store=store, progress=False)) == 12  # a plain resume still finishes the study
+
+
 def test_ctrl_c_stops_the_programs_of_every_worker(tmp_path):
     """With --workers, Ctrl-C reaches only the main thread: the workers' programs must be killed,
     not waited for (these would sleep 60 s; without a timeout, forever)."""
