@@ -61,6 +61,22 @@ def test_a_prior_file_path_and_the_command_line(a4000, tmp_path):
     assert "12 evaluations of 12" in cli.output
 
 
+def test_a_search_warm_started_from_a_relative_path_resumes_from_another_folder(a4000, tmp_path, monkeypatch):
+    import shutil
+
+    from starchart.explore.search import resume_search
+
+    (tmp_path / "run").mkdir()
+    shutil.copy(dataset_path("convolution/A100.json.gz"), tmp_path / "run" / "A100.json.gz")
+    monkeypatch.chdir(tmp_path / "run")
+    first = search(ReplayEvaluator(a4000, metrics=["time"]), Space.from_dataset(a4000), budget=12, seed=1,
+                   prior="A100.json.gz", store="warm.db")
+    with Store.open("warm.db", read_only=True) as db:
+        assert db.get("search")["prior"] == str(tmp_path / "run" / "A100.json.gz")
+    monkeypatch.chdir(tmp_path)
+    assert resume_search("run/warm.db").history.equals(first.history)
+
+
 SPACE = Space({"x": list(range(16)), "y": list(range(8))})
 
 

@@ -277,9 +277,12 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
     first = _initial_indices(initial, space, enc, pool)
     earlier, source = None, None
     if prior is not None:
+        given = prior
         prior = prior_dataset(prior)
         earlier = prior_measurements(prior, enc, evaluator.objective)
-        source = str(prior.meta.get("source", "a Dataset"))
+        # a file is recorded by its absolute path, so the search resumes from any folder
+        source = str(Path(given).resolve()) if isinstance(given, (str, Path)) else str(
+            prior.meta.get("source", "a Dataset"))
     optimizer = TreeGuidedOptimizer(pool, seed=seed, minimize=evaluator.minimize, budget=budget,
                                     options=options, sampler=sampler, prior=earlier)
     settings = _settings(budget, seed, evaluator, source, recorded)
