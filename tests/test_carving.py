@@ -238,3 +238,43 @@ def test_carving_data_without_counters_says_what_is_missing():
     result = carve_counters(frame, "8.0", threads_per_block="bx", threads=2**16, warp_instructions="w",
                             global_loads="ld", blocks_on_sm=[8, 8, 8], params=["bx"])
     assert result.configs()
+
+
+def test_failed_configurations_are_reported_apart_not_as_removed():
+    """Rows without metrics (failed runs) are not configurations carving removed: 1 of 2 judged kept is 50 %."""
+    df = pd.DataFrame({"bx": [16, 32, 64, 128], "efficiency": [np.nan, 1.0, 2.0, np.nan],
+                       "utilization": [np.nan, 1.0, 2.0, np.nan]})
+    result = carve(df, predicates="bx >= 32", params=["bx"])
+    # Before: the failed bx=16 row was charged to the predicate and the share was 1 - 1/4 = 75 %.
+    assert result.frame["carved_by"].tolist() == ["missing metrics", "dominated", "", "missing metrics"]
+    assert result.failed == 2 and result.removed_share == pytest.approx(0.5)
+    assert result.dropped_by == {"missing metrics": 2, "dominated": 1}
+    summary = result.summary()
+    assert summary.startswith("carving kept 1 of 4 configurations (50.0 % of the 2 with metrics removed; 2 failed)")
+    assert "missing metrics (failed, not counted as removed): 2" in summary
+    assert result.to_dict()["failed"] == 2 and result.to_dict()["total"] == 4
+    # Before: "carving kept 0 of 4 configurations", exit status 0; now an error saying why.
+    with pytest.raises(InputError, match=r"no configuration has finite efficiency and utilization: e\.g\. row 0: "
+                                         r"more than 1024 threads per block"):
+        carve(df.assign(efficiency=np.nan, limiter="more than 1024 threads per block"))
+
+
+def test_configurations_that_do_not_compile_stay_in_the_result():
+    """carve_source's non-compiling configurations were dropped silently (a 12-configuration space was
+    reported as 8); they are now rows marked "does not compile", with the compiler's message."""
+    from starchart.carve.static import _with_failures
+
+    ok = pd.DataFrame({"T": [8, 16], "efficiency": [1.0, 2.0], "utilization": [2.0, 1.0],
+                       "status": ["ok", "ok"], "reason": ["", ""]}, index=[0, 2])
+    failed = pd.DataFrame({"T": [128], "status": ["compile"], "reason": ["ptxas error: too much shared data"]},
+                          index=[1])
+    result = _with_failures(carve(ok, params=["T"]), failed)
+    assert result.frame.index.tolist() == [0, 1, 2]
+    assert result.frame["carved_by"].tolist() == ["", "does not compile", ""]
+    assert result.failed == 1 and result.removed_share == 0.0 and len(result.metric_values) == 3
+    assert "do not compile (failed, not counted as removed): 1; first error: ptxas error: too much shared data" in \
+        result.summary()
+    assert result.configs() == [{"T": 8}, {"T": 16}]
+    from starchart.carve.plots import plot_carving
+
+    assert "1 failed, not shown" in plot_carving(result).axes[0].get_title(loc="left")

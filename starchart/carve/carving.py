@@ -59,6 +59,10 @@ __all__ = ["CarveResult", "carve", "carve_counters", "front_distance", "measure_
 #: Reasons written in the ``carved_by`` column besides the predicates themselves.
 DOMINATED = "dominated"
 NO_METRICS = "missing metrics"
+#: A configuration of a CUDA source that the compiler refused (:func:`starchart.carve.static.carve_source`).
+NOT_COMPILED = "does not compile"
+#: Reasons for configurations carving could not judge (failed ones): reported apart, never counted as removed.
+FAILED = (NO_METRICS, NOT_COMPILED)
 
 
 @dataclass
@@ -69,8 +73,8 @@ class CarveResult:
     ----------
     frame:
         The input rows with three columns added: ``carved_by`` (``""`` when kept,
-        else the predicate that failed first, ``"missing metrics"`` or
-        ``"dominated"``), ``on_front`` (Pareto-optimal among the rows that passed the
+        else the predicate that failed first, ``"missing metrics"``, ``"does not compile"``
+        or ``"dominated"``), ``on_front`` (Pareto-optimal among the rows that passed the
         predicates) and ``front_distance`` (see :func:`front_distance`; NaN for rows
         that did not reach tradeoff carving).
     metrics:
@@ -106,15 +110,25 @@ class CarveResult:
 
     @property
     def dropped_by(self) -> dict[str, int]:
-        """How many configurations each predicate, missing metrics and domination removed."""
+        """How many configurations each predicate, missing metrics, compile errors and domination removed."""
         counts = self.frame["carved_by"].value_counts()
-        order = [*self.predicates, NO_METRICS, DOMINATED]
+        order = [*self.predicates, *FAILED, DOMINATED]
         return {reason: int(counts[reason]) for reason in order if reason in counts.index}
 
     @property
+    def failed(self) -> int:
+        """How many configurations had no metrics or did not compile: carving could not judge them."""
+        return int(self.frame["carved_by"].isin(FAILED).sum())
+
+    @property
     def removed_share(self) -> float:
-        """The fraction of the configurations carving removed."""
-        return 1.0 - len(self.kept) / len(self.frame) if len(self.frame) else 0.0
+        """The fraction of the configurations with metrics that carving removed.
+
+        Failed configurations (:attr:`failed`: no metrics, or no compile) are left out of both counts:
+        carving did not remove them, they could not run, and counting them would inflate the share.
+        """
+        judged = len(self.frame) - self.failed
+        return 1.0 - len(self.kept) / judged if judged else 0.0
 
     @property
     def metric_values(self) -> pd.DataFrame:
@@ -179,16 +193,26 @@ class CarveResult:
           predicate ok == 1: removed 1
           kept: Pareto-optimal in (efficiency, utilization)
         """
-        total = len(self.frame)
-        lines = [f"carving kept {len(self.kept)} of {total} configurations ({100 * self.removed_share:.1f} % removed)"]
+        total, failed = len(self.frame), self.failed
+        share = f"{100 * self.removed_share:.1f} %"
+        # failed configurations are named apart: the share removed is of those carving could judge
+        how = f"{share} of the {total - failed} with metrics removed; {failed} failed" if failed else f"{share} removed"
+        lines = [f"carving kept {len(self.kept)} of {total} configurations ({how})"]
         dropped = self.dropped_by
         for reason in self.predicates:
             if reason in self.skipped:
                 lines.append(f"  predicate {reason}: skipped (no configuration satisfies it)")
             else:
                 lines.append(f"  predicate {reason}: removed {dropped.get(reason, 0)}")
-        if dropped.get(NO_METRICS):
-            lines.append(f"  missing metrics: removed {dropped[NO_METRICS]}")
+        if dropped.get(NO_METRICS):  # failed configurations: not among the configurations above, not "removed"
+            why = _why_missing(self.frame, self.frame["carved_by"] == NO_METRICS)
+            lines.append(f"  missing metrics (failed, not counted as removed): {dropped[NO_METRICS]}"
+                         + (f"; e.g. {why}" if why else ""))
+        if dropped.get(NOT_COMPILED):
+            first = self.frame.loc[self.frame["carved_by"] == NOT_COMPILED, "reason"].iloc[0] \
+                if "reason" in self.frame.columns else ""
+            lines.append(f"  do not compile (failed, not counted as removed): {dropped[NOT_COMPILED]}"
+                         + (f"; first error: {first}" if first else ""))
         if dropped.get(DOMINATED):
             lines.append(f"  dominated: removed {dropped[DOMINATED]}")
         rule = "Pareto-optimal" + (" (strict)" if self.strict else "")
@@ -210,7 +234,8 @@ class CarveResult:
         ([{'b': 1}, {'b': 2}], 2, 0.5)
         """
         names = list(params) if params is not None else self.params
-        out = {"total": len(self.frame), "kept_count": len(self.kept), "removed_share": self.removed_share,
+        out = {"total": len(self.frame), "failed": self.failed, "kept_count": len(self.kept),
+               "removed_share": self.removed_share,
                "front_count": int(self.frame["on_front"].sum()), "dropped_by": self.dropped_by,
                "metrics": list(self.metrics), "predicates": list(self.predicates), "skipped": list(self.skipped),
                "within": self.within, "strict": self.strict,
@@ -258,7 +283,7 @@ def carve(data: pd.DataFrame | Dataset, *, metrics: Sequence[str] = ("efficiency
     ------
     InputError
         Unknown columns in a metric or predicate, a predicate that is not boolean,
-        fewer than two metrics, a negative ``within``, or an empty table.
+        fewer than two metrics, a negative ``within``, an empty table, or no row with finite metrics.
     """
     frame, params = _frame_and_params(data, params)
     predicates = (predicates,) if isinstance(predicates, str) else tuple(predicates)
@@ -275,6 +300,13 @@ def carve(data: pd.DataFrame | Dataset, *, metrics: Sequence[str] = ("efficiency
                          hint="give one row per configuration")
     values = pd.DataFrame({m: resolve(frame, m, f"metric {m!r}") for m in metrics}, index=frame.index)
     reason = pd.Series("", index=frame.index, dtype=object)
+    # Failed configurations first: they are reported apart and must not count as removed by a predicate.
+    reason[~np.isfinite(values.to_numpy()).all(axis=1)] = NO_METRICS
+    if (reason == NO_METRICS).all():  # nothing to choose from: say why instead of "kept 0 of N"
+        why = _why_missing(frame, reason == NO_METRICS)
+        raise InputError(f"no configuration has finite {' and '.join(metrics)}" + (f": e.g. {why}" if why else ""),
+                         where="carve", hint="check the launch (threads per block, threads) and that the rows have "
+                                             "the counters or resource usage the metrics need")
     skipped = []
     for predicate in predicates:
         passed = _predicate_mask(frame, predicate)
@@ -283,7 +315,6 @@ def carve(data: pd.DataFrame | Dataset, *, metrics: Sequence[str] = ("efficiency
             skipped.append(predicate)  # the paper prunes uncoalesced configs only "when coalesced ones exist"
             continue
         reason[alive & ~passed] = predicate
-    reason[(reason == "") & ~np.isfinite(values.to_numpy()).all(axis=1)] = NO_METRICS
     candidates = (reason == "").to_numpy()
     on_front = np.zeros(len(frame), dtype=bool)
     distance = np.full(len(frame), np.nan)
@@ -359,6 +390,18 @@ def require_counters(data: pd.DataFrame | Dataset, metric_options: Mapping[str, 
                          hint="carve a file with Nsight Compute counters and registers/shared memory per "
                               "configuration (KTT's output), or the kernel's CUDA source: starchart carve "
                               "KERNEL.cu --kernel K --space SPACE.yaml --cc CC --threads-per-block E --threads E")
+
+
+def _why_missing(frame: pd.DataFrame, rows: pd.Series) -> str:
+    """Why the first of ``rows`` has no metrics, from the columns that say it: the occupancy calculator's
+    ``limiter`` (``"more than 1024 threads per block"``), else a failed run's ``reason``; ``""`` if neither."""
+    for column, unknown in (("limiter", "unknown"), ("reason", "")):
+        if column in frame.columns:
+            said = frame.loc[rows, column].dropna().astype(str)
+            said = said[(said != unknown) & (said != "")]
+            if len(said):
+                return f"row {said.index[0]}: {said.iloc[0]}"
+    return ""
 
 
 def _frame_and_params(data: Any, params: Sequence[str] | None) -> tuple[pd.DataFrame, list[str] | None]:

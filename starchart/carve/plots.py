@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
-from starchart.carve.carving import DOMINATED, NO_METRICS, CarveResult
+from starchart.carve.carving import DOMINATED, CarveResult
 from starchart.carve.sampling import expected_best_curve, sample_size_for
 
 __all__ = ["plot_carving", "plot_expected_best"]
@@ -92,16 +92,17 @@ def plot_carving(result: CarveResult, *, objective: str | None = None, minimize:
         ax.scatter(x[order], y[order], s=22, color=_KEPT, label=f"Pareto front ({len(order)})", zorder=4)
     if objective is not None:
         _mark_best(ax, result, objective, minimize, x, y)
-    missing = int((reason == NO_METRICS).sum())
+    missing = result.failed  # no metrics, or no compile: not plotted, not counted as removed
     ax.set_xlabel(f"{names[0]} ({x_note})")
     ax.set_ylabel(f"{names[1]} ({y_note})")
     ax.grid(color="#e5e5e5", lw=0.6)
     ax.set_axisbelow(True)
     ax.spines[["top", "right"]].set_visible(False)
     ax.legend(fontsize=_FONT, loc="best", framealpha=0.9)
-    note = f", {missing} without metrics not shown" if missing else ""
+    note = f" of the {len(frame) - missing} with metrics removed; {missing} failed, not shown" if missing \
+        else " removed"
     ax.set_title(title or f"carving kept {len(result.kept)} of {len(frame)} configurations "
-                 f"({100 * result.removed_share:.1f} % removed{note})", fontsize=_FONT + 2, loc="left")
+                 f"({100 * result.removed_share:.1f} %{note})", fontsize=_FONT + 2, loc="left")
     fig.tight_layout()
     return fig
 

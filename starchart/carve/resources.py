@@ -400,11 +400,23 @@ class Toolchain:
     nvrtc: tuple[Tool, ...] = ()
     nvdisasm: tuple[Tool, ...] = ()
     cuobjdump: tuple[Tool, ...] = ()
+    #: Tools found but left out because ``TOOL --version`` failed (e.g. a wrapper pointing at a removed
+    #: toolkit), each ``(path, why)``: named in the "no compiler" errors so the user knows what to fix.
+    broken: tuple[tuple[Path, str], ...] = ()
 
     def describe(self) -> dict[str, list[str]]:
-        """Paths and releases, for logs and reports."""
-        return {name: [f"{t.path} ({'.'.join(map(str, t.version)) if t.version else '?'})"
-                       for t in getattr(self, name)] for name in ("nvcc", "ptxas", "nvrtc", "nvdisasm", "cuobjdump")}
+        """Paths and releases, for logs and reports (``"broken"``: tools left out, and why)."""
+        found = {name: [f"{t.path} ({'.'.join(map(str, t.version)) if t.version else '?'})"
+                        for t in getattr(self, name)] for name in ("nvcc", "ptxas", "nvrtc", "nvdisasm", "cuobjdump")}
+        if self.broken:
+            found["broken"] = [f"{path}: {why}" for path, why in self.broken]
+        return found
+
+    def broken_note(self) -> str:
+        """``"; left out broken tool(s): PATH (why); ..."`` when some tool's ``--version`` failed, else ``""``."""
+        if not self.broken:
+            return ""
+        return "; left out broken tool(s): " + "; ".join(f"{path} ({why})" for path, why in self.broken)
 
     def pick(self, name: str, sm: int, at_least: tuple[int, int] | None = None) -> Tool | None:
         """The oldest tool ``name`` that supports ``sm`` and is at least release ``at_least``."""
@@ -443,11 +455,23 @@ def _candidates(name: str) -> list[Path]:
 
 
 def _version_of(path: Path) -> tuple[int, int] | None:
+    return _probe(path)[0]
+
+
+def _probe(path: Path) -> tuple[tuple[int, int] | None, str | None]:
+    """``(release, None)`` for a tool that answers ``--version``, ``(None, why)`` for one that cannot run.
+
+    Every NVIDIA tool exits 0 on ``--version``; one that fails (a wrapper script left pointing at a removed
+    toolkit, a binary for another platform) would fail every compile too, so it is not a usable tool.
+    """
     try:
         out = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return _release(out.stdout + out.stderr)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return None, f"--version failed: {exc}"
+    if out.returncode != 0:
+        said = (out.stderr or out.stdout).strip().splitlines()
+        return None, f"--version exited with {out.returncode}" + (f": {said[-1][:200]}" if said else "")
+    return _release(out.stdout + out.stderr), None
 
 
 def _nvrtc_libraries() -> list[Path]:
@@ -505,15 +529,24 @@ def find_toolchain(refresh: bool = False) -> Toolchain:
     if _TOOLCHAIN is not None and not refresh:
         return _TOOLCHAIN
 
+    broken: list[tuple[Path, str]] = []
+
     def tools(name: str) -> tuple[Tool, ...]:
-        found = [Tool(p, _version_of(p)) for p in _candidates(name)]
+        found = []
+        for path in _candidates(name):
+            version, why = _probe(path)
+            if why is not None:  # a tool that cannot say its version cannot compile either: leave it out
+                broken.append((path, why))
+            else:
+                found.append(Tool(path, version))
         return tuple(sorted(found, key=lambda t: t.version or (0, 0), reverse=True))
 
     nvrtc = [Tool(p, _nvrtc_version(p)) for p in _nvrtc_libraries()]
     _TOOLCHAIN = Toolchain(nvcc=tools("nvcc"), ptxas=tools("ptxas"), nvdisasm=tools("nvdisasm"),
                            cuobjdump=tools("cuobjdump"),
                            nvrtc=tuple(sorted((t for t in nvrtc if t.version), key=lambda t: t.version or (0, 0),
-                                              reverse=True)))
+                                              reverse=True)),
+                           broken=tuple(broken))
     return _TOOLCHAIN
 
 
@@ -667,7 +700,8 @@ def _choose_backend(tc: Toolchain, sm: int, backend: str) -> tuple:
     nvcc = tc.pick("nvcc", sm)
     if nvcc is None:
         older = " (CUDA 13 dropped sm_70: use the cu12 wheels or a CUDA 12 toolkit)" if sm < 75 else ""
-        raise StarchartError(f"no CUDA compiler for sm_{sm} found{older}", hint=CARVE_HINT)
+        hint = ("fix or remove the broken tool(s) above (PATH, CUDA_HOME), or " if tc.broken else "") + CARVE_HINT
+        raise StarchartError(f"no CUDA compiler for sm_{sm} found{older}{tc.broken_note()}", hint=hint)
     return ("nvcc", nvcc)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from starchart.carve.carving import CarveResult, carve
+from starchart.carve.carving import NOT_COMPILED, CarveResult, carve
 from starchart.carve.metrics import Spec, static_metrics
 from starchart.carve.resources import ResourceCompiler
 from starchart.errors import InputError
@@ -53,7 +53,8 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
     trip_counts:
         Loop trip counts for the instruction counts (``"source"``: the ``// trips:`` comments).
 
-    Configurations that do not compile are dropped with their reason (``carved_by``).
+    Configurations that do not compile are dropped with ``carved_by == "does not compile"`` and the
+    compiler's message in ``reason``; like failed ones they do not count as removed by carving.
 
     Raises
     ------
@@ -70,7 +71,24 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
     if len(table) and compiled.empty:
         raise _nothing_compiled(table, space, compiler.name)
     metrics = static_metrics(compiled, cc, threads_per_block=threads_per_block, threads=threads)
-    return carve(metrics, predicates=predicates, within=within, strict=strict, params=list(space.names))
+    result = carve(metrics, predicates=predicates, within=within, strict=strict, params=list(space.names))
+    return _with_failures(result, table[table["status"] != "ok"])
+
+
+def _with_failures(result: CarveResult, failed: pd.DataFrame) -> CarveResult:
+    """``result`` with the configurations that did not compile put back, marked ``"does not compile"``.
+
+    Without them a space whose configurations partly fail to compile would be reported as a smaller
+    space, silently; their compiler message stays in the ``reason`` column.
+    """
+    if failed.empty:
+        return result
+    failed = failed.assign(carved_by=NOT_COMPILED, on_front=False, front_distance=float("nan"))
+    frame = pd.concat([result.frame, failed]).sort_index()
+    frame["on_front"] = frame["on_front"].astype(bool)
+    result.frame = frame
+    result._metric_values = result.metric_values.reindex(frame.index)
+    return result
 
 
 def _nothing_compiled(table: pd.DataFrame, space: Space, source: str) -> InputError:

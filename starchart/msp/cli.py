@@ -37,9 +37,11 @@ def parse_sizes(text: str) -> list[int | float]:
         start, _, rest = text.partition("..")
         stop, _, factor = rest.partition("*")
         a, b, f = _number(start, text), _number(stop, text), _number(factor or "2", text)
-        if not (a > 0 and b >= a and f > 1):
+        # finite bounds: "8..inf" would otherwise grow the list until the machine runs out of memory
+        if not (a > 0 and b >= a and f > 1 and math.isfinite(b) and math.isfinite(f)):
             raise InputError(f"bad size range {text!r}", where="--sizes",
-                             hint="start..stop*factor with 0 < start <= stop and factor > 1, e.g. 8..4096*2")
+                             hint="start..stop*factor with 0 < start <= stop and factor > 1, all finite, "
+                                  "e.g. 8..4096*2")
         sizes, s = [], a
         while s <= b * (1 + 1e-12):
             sizes.append(s)
@@ -139,6 +141,8 @@ def msp_command(
 
     options = {"pattern": pattern, "metric": metric, "repeats": repeats, "warmup": warmup, "timeout": timeout}
     options = {k: v for k, v in options.items() if v is not None}
+    if plots is not None:  # before any measuring: a bad folder must not cost the whole run's results
+        _plots_folder(plots)
     with option_names(CLI_OPTIONS, CLI_PHRASES):  # the library's errors name its arguments: say the options
         space, section = _read_study_file(space_file)
         description = _evaluator_description(command, c_source, evaluator_file, None, section, options)
@@ -153,7 +157,6 @@ def msp_command(
                              confirm=confirm)
     written = []
     if plots is not None:
-        plots.mkdir(parents=True, exist_ok=True)
         written.append(plots / "msp_curve.png")
         result.plot_curve().savefig(written[-1], dpi=120)
         if result.transfer is not None:
@@ -171,6 +174,18 @@ def msp_command(
     _print(result)
     for path in written:
         out.print(f"wrote {path}")
+
+
+def _plots_folder(plots: Path) -> None:
+    """Create the ``--plots`` folder, or refuse it with an :class:`InputError` (e.g. it is a file)."""
+    if plots.exists() and not plots.is_dir():
+        raise InputError(f"{str(plots)!r} is a file, not a folder", where="--plots",
+                         hint="name a folder: msp_curve.png (and msp_transfer.png) are written into it")
+    try:
+        plots.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the folder {str(plots)!r}: {exc.strerror or exc}", where="--plots",
+                         hint="name a folder you may write to") from None
 
 
 def _row(row: dict[str, Any]) -> dict[str, Any]:

@@ -229,6 +229,13 @@ def _curve_row(size: float, units: float, values: list[float], failures: list[Me
             reason = f"the evaluator measured no {metric!r} (it measured {sorted(failures[0].values)})"
     else:
         status, reason = "ok", ""
+        # a run that "succeeded" but gives no usable throughput: say why, or the curve's error would blame
+        # failed measurements that did not happen
+        if not (math.isfinite(t) and t > 0):
+            reason = (f"no finite {metric!r} value was measured" if math.isnan(t) else
+                      f"{metric!r} is {t:g} ms, not a positive run time")
+        elif not (math.isfinite(units) and units > 0):
+            reason = f"the work is {units:g} units, not a positive amount (check the work function)"
     return {"size": size, "work": units, "time": t,
             "throughput": units / (t / 1000.0) if t > 0 else math.nan,
             "throughput_low": units / (max(finite) / 1000.0) if finite else math.nan,
@@ -370,7 +377,7 @@ def find_msp(curve: pd.DataFrame | pd.Series | Mapping[Any, float], threshold: f
         notes.append(f"size(s) {failed} have no valid measurement and were skipped")
     if good.empty:
         raise InputError("no size of the curve has a valid throughput" + _first_failure(curve), where="curve",
-                         hint="check the evaluator: every measurement failed")
+                         hint="check the evaluator (a positive run time in ms at every size) and the work function")
     peak = float(good["throughput"].max())
     peak_size = good.loc[good["throughput"].idxmax(), "size"]
     band = (1.0 - threshold) * peak
