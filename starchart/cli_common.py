@@ -102,9 +102,14 @@ def check_figure_path(path: Path, option: str) -> None:
     if path.suffix.lstrip(".").lower() not in formats:
         raise InputError(f"cannot write a figure as {path.name!r}", where=option,
                          hint=f"name a file ending in .svg or .png (or {', '.join(sorted(formats))})")
-    if not path.parent.is_dir():  # else the figure fails only after all the work
+    check_output_folder(path, option)
+
+
+def check_output_folder(path: Path, option: str) -> None:
+    """Refuse, before any work, an output file whose folder is missing (else it fails after all the work)."""
+    if not path.parent.is_dir():
         raise InputError(f"the folder {str(path.parent)!r} does not exist", where=option,
-                         hint="create it first, or name a figure in an existing folder")
+                         hint="create it first, or name a file in an existing folder")
 
 
 PlotOption = typer.Option(None, "--plot", help="Also write the figure (.svg/.png).")

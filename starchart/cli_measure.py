@@ -26,9 +26,9 @@ from typing import Any, Optional
 
 import typer
 
-from starchart.cli_common import (DirectionOption, LimitOption, MetricsOption, app, check_figure_path, err, friendly,
-                                  metric_columns, minimize_for, option_names, out, parse_limits,
-                                  print_failure_reasons, seed_option)
+from starchart.cli_common import (DirectionOption, LimitOption, MetricsOption, app, check_figure_path,
+                                  check_output_folder, err, friendly, metric_columns, minimize_for, option_names,
+                                  out, parse_limits, print_failure_reasons, seed_option)
 from starchart.errors import InputError
 
 RayOption = typer.Option(None, "--ray", metavar="[ADDRESS]",
@@ -411,6 +411,8 @@ def carve_command(
 
     if plot is not None:
         check_figure_path(plot, "--plot")
+    if output is not None:
+        check_output_folder(output, "--output")
     objective, minimize = None, True  # a measured objective to compare the kept ones on (not for a .cu)
     if source.suffix.lower() == ".cu":
         from starchart.carve.static import carve_source
