@@ -131,6 +131,12 @@ class Dataset:
         """
         meta = dict(meta or {})
         where = meta.get("source")
+        if not isinstance(df, pd.DataFrame):
+            raise InputError(f"from_frame takes a pandas DataFrame, got {type(df).__name__}", where=where or "df",
+                             hint="wrap it first: Dataset.from_frame(pd.DataFrame(...))")
+        # one name given as a string means that column, not its letters
+        params = [params] if isinstance(params, str) else params
+        metrics = [metrics] if isinstance(metrics, str) else metrics
         row_name = _row_namer(df.index, lines)
         columns = [str(c) for c in df.columns]
         if len(set(columns)) != len(columns):
@@ -138,6 +144,7 @@ class Dataset:
             raise InputError(f"column {dup!r} appears more than once", where=where, hint="rename one of them")
         df = df.set_axis(columns, axis=1)
 
+        inferred = metrics is None and params is not None  # every other column taken as a metric
         metrics = _pick_metrics(columns, params, metrics, where)
         if params is None:
             params = [c for c in columns
@@ -162,7 +169,9 @@ class Dataset:
                 raise InputError(f"parameter {p!r} has no value in {row_name(int(np.argmax(holes)))}",
                                  where=where, hint="every configuration needs a value for every parameter")
         for m in metrics:
-            out[m] = _numeric_metric(df[m], m, where, row_name)
+            out[m] = _numeric_metric(df[m], m, where, row_name,
+                                     inferred=f"{m!r} was taken as a metric because params= did not name it; "
+                                              "pass metrics=[...] as well" if inferred else None)
         out["status"] = _statuses(df, status, where, row_name)
         out["reason"] = (df["reason"].astype(object).fillna("").astype(str) if "reason" in df.columns
                          else pd.Series("", index=df.index, dtype=str))
@@ -274,6 +283,9 @@ class Dataset:
         >>> len(ds.sample(3, seed=1))
         3
         """
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+            raise InputError(f"the number of configurations to sample must be an integer, got {n!r}",
+                             where=self.meta.get("source") or "n", hint="e.g. sample(200, seed=1)")
         if not 0 <= n <= len(self):
             raise InputError(f"cannot sample {n} configurations from {len(self)}",
                              where=self.meta.get("source"), hint=f"ask for at most {len(self)}")
@@ -334,11 +346,15 @@ def _pick_metrics(columns: list[str], params: Sequence[str] | None, metrics: Seq
     return found
 
 
-def _numeric_metric(col: pd.Series, name: str, where: str | None, row_name) -> pd.Series:
-    """``col`` as float64; a value that is not a number is an InputError naming it."""
+def _numeric_metric(col: pd.Series, name: str, where: str | None, row_name,
+                    inferred: str | None = None) -> pd.Series:
+    """``col`` as float64; a value that is not a number is an InputError naming it.
+
+    ``inferred``: the hint to give when the column was taken as a metric without being named one.
+    """
     if pd.api.types.is_bool_dtype(col):
         raise InputError(f"metric column {name!r} holds true/false values, not numbers", where=where,
-                         hint="metrics must be numbers")
+                         hint=inferred or "metrics must be numbers")
     if pd.api.types.is_numeric_dtype(col):
         return col.astype("float64")
     as_num = pd.to_numeric(col, errors="coerce")
@@ -346,7 +362,7 @@ def _numeric_metric(col: pd.Series, name: str, where: str | None, row_name) -> p
     if bad.any():
         i = int(np.argmax(bad))
         raise InputError(f"metric column {name!r} is not numeric: {col.iloc[i]!r} in {row_name(i)}",
-                         where=where, hint="metrics must be numbers; leave failed measurements empty")
+                         where=where, hint=inferred or "metrics must be numbers; leave failed measurements empty")
     return as_num.astype("float64")
 
 
@@ -357,11 +373,17 @@ def _statuses(df: pd.DataFrame, status: Any, where: str | None, row_name) -> pd.
         return pd.Series("ok", index=df.index, dtype=str)
     if isinstance(status, str):
         if status not in df.columns:
+            every = (f"to give every row the status {status!r}, pass status=[{status!r}] * len(df); "
+                     if status in STATUSES else "")
             raise InputError(f"no status column named {status!r}", where=where,
-                             hint=f"the columns are: {', '.join(map(str, df.columns))}")
+                             hint=f"{every}the columns are: {', '.join(map(str, df.columns))}")
         values = df[status]
     else:
-        values = pd.Series(list(status), index=df.index)
+        status = list(status)
+        if len(status) != len(df):
+            raise InputError(f"{len(status)} statuses given for {len(df)} rows", where=where or "status",
+                             hint="give one status per row, or the name of the status column")
+        values = pd.Series(status, index=df.index)
     values = values.astype(str).str.strip()
     bad = (~values.isin(STATUSES)).to_numpy()
     if bad.any():

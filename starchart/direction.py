@@ -51,6 +51,12 @@ def resolve_directions(metrics: Sequence[str], minimize: Mapping[str, bool] | bo
     if isinstance(minimize, bool):
         return {str(m): minimize for m in metrics}
     given = dict(minimize or {})
+    stray = [str(m) for m in given if str(m) not in {str(x) for x in metrics}]
+    if stray:  # a misspelt metric would otherwise be ignored silently, and its metric judged by its name
+        from starchart.errors import InputError
+
+        raise InputError(f"minimize names {stray[0]!r}, which is not among the metrics {[str(m) for m in metrics]}",
+                         where="minimize", hint="name the metrics as they are spelt, e.g. {'time': True}")
     return {str(m): bool(given[m]) if m in given else lower_is_better(str(m), meta) for m in metrics}
 
 

@@ -59,7 +59,7 @@ import pandas as pd
 from numba import njit
 
 from starchart.errors import InputError
-from starchart.tree import StarchartTree, _validate_xy
+from starchart.tree import StarchartTree, _validate_xy, check_tree_options
 from starchart.tree_growth import TreeArrays
 
 # Weakest links within this relative distance of each other are cut together, and
@@ -241,14 +241,18 @@ def _weakest_links(parent, left, right, sse, rtol):
 
 
 # ------------------------------------------------------------ cross-validation
-def _fold_ids(n: int, folds: int, seed: int | None) -> np.ndarray:
-    """Balanced random fold labels, as rpart's ``sample(rep(1:xval, length = n))``."""
-    if isinstance(folds, bool) or int(folds) != folds or folds < 2:
-        raise InputError(f"the number of folds must be an integer ≥ 2, got {folds!r}", where="folds",
+def _fold_ids(n: int, folds: int, seed: int | None, where: str = "folds") -> np.ndarray:
+    """Balanced random fold labels, as rpart's ``sample(rep(1:xval, length = n))``.
+
+    ``where``: the caller's name for the number of folds (``fit_pruned`` calls it ``cv``).
+    """
+    if isinstance(folds, bool) or not isinstance(folds, (int, float, np.number)) or int(folds) != folds \
+            or folds < 2:
+        raise InputError(f"the number of folds must be an integer ≥ 2, got {folds!r}", where=where,
                          hint="10 is rpart's default; 5 is faster")
     if folds > n:
-        raise InputError(f"{folds} folds need at least {folds} samples, got {n}", where="folds",
-                         hint="use fewer folds or measure more configurations")
+        raise InputError(f"{folds} folds need at least {folds} samples, got {n}", where=where,
+                         hint=f"use fewer folds ({where}=...) or measure more configurations")
     return np.random.default_rng(seed).permutation(np.arange(n) % int(folds))
 
 
@@ -360,7 +364,9 @@ def fit_pruned(X: pd.DataFrame, y: Any, cv: int = 10, seed: int | None = 0,
     chosen by ``rule`` (see :func:`choose_cp`).  ``tree_params`` go to
     :class:`StarchartTree` (threshold, min_samples_split, max_depth).
     """
-    full = StarchartTree(**tree_params).fit(X, y)
+    # a misspelt option is named as such, not as a TypeError from StarchartTree.__init__
+    full = StarchartTree(**check_tree_options(tree_params, where="fit_pruned")).fit(X, y)
+    _fold_ids(full.n_samples_, cv, seed, where="cv")  # checked here so that the error names cv, not folds
     table = cp_table(full, X, y, folds=cv, seed=seed)
     row = choose_cp(table, rule)
     table.attrs["selected"] = row
@@ -391,7 +397,7 @@ def cross_validated_error(X: pd.DataFrame, y: Any, folds: int = 5, seed: int | N
     X, y_arr = _validate_xy(X, y)
     fold = _fold_ids(len(y_arr), folds, seed)
     if model is None:
-        model = StarchartTree(**tree_params)
+        model = StarchartTree(**check_tree_options(tree_params, where="cross_validated_error"))
     elif tree_params:
         raise InputError(f"tree parameters {sorted(tree_params)} given together with a model",
                          where="cross_validated_error", hint="set them on the model instead")

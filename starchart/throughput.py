@@ -50,7 +50,14 @@ def work_function(spec: WorkSpec, size: str = "n") -> Callable[[Mapping[str, Any
     24.0
     """
     if callable(spec):
-        return lambda config: float(spec(config))
+        def by_callable(config: Mapping[str, Any]) -> float:
+            try:
+                return float(spec(config))
+            except KeyError as exc:  # the usual slip: a parameter name spelt differently
+                raise InputError(f"the work function asked for {exc.args[0] if exc.args else exc!r}, "
+                                 "which is not a parameter",
+                                 where="work", hint=f"the parameters are: {', '.join(map(str, config))}") from None
+        return by_callable
     if not isinstance(spec, str) or not spec.strip():
         raise InputError(f"a work function must be a name or an expression, got {spec!r}", where="work",
                          hint=f"use one of {sorted(NAMED_WORK)} or an expression such as 'n * m'")
@@ -61,7 +68,13 @@ def work_function(spec: WorkSpec, size: str = "n") -> Callable[[Mapping[str, Any
             if size not in config:
                 raise InputError(f"the work function {spec!r} needs the size parameter {size!r}",
                                  where="work", hint=f"name the size parameter (size=...); got {sorted(config)}")
-            return named(config[size])
+            try:
+                return named(config[size])
+            except (TypeError, ValueError):  # e.g. a size parameter of strings ("small", "large")
+                raise InputError(f"the work function {spec!r} needs a numeric size, but {size!r} is "
+                                 f"{config[size]!r}", where="work",
+                                 hint="name a numeric size parameter (size=...), or give an expression "
+                                      "or a function of the configuration") from None
         return by_name
     from starchart.measure.launch import evaluate_expression  # the safe (ast-whitelisted) evaluator
 
@@ -72,6 +85,8 @@ def work_function(spec: WorkSpec, size: str = "n") -> Callable[[Mapping[str, Any
             return float(evaluate_expression(expression, config, label="work"))
         except InputError as exc:  # quote the expression as the user wrote it (n^3, not n**3)
             exc.message = exc.message.replace(repr(expression), repr(spec))
+            if "unknown parameter" in exc.message:  # "nlogn", "n*log(n)": say the named ones exist
+                exc.hint = f"{exc.hint}; or a named work function: {', '.join(repr(k) for k in NAMED_WORK)}"
             exc.args = (str(exc),)
             raise
     return by_expression
@@ -94,6 +109,11 @@ def throughput_column(frame: pd.DataFrame, time: str, work: WorkSpec, size: str 
     fn = work_function(work, size)
     records = frame.drop(columns=[time]).to_dict("records")  # work depends on the parameters, not the time
     work_units = np.array([fn(r) for r in records], dtype=float)
+    bad = ~(work_units > 0)
+    if bad.any():  # 0 or negative work makes every throughput 0 or negative: a wrong work function
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"the work function gives {work_units[i]:g} units of work for {records[i]}", where="work",
+                         hint="work must be positive: e.g. 'n^2' or 'n * m' over the input parameters")
     times = frame[time].to_numpy(dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return pd.Series(np.where(times > 0, work_units / (times / 1000.0), np.nan), index=frame.index,

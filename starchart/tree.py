@@ -148,9 +148,9 @@ def _column_values(column: pd.Series, kind: ParamKind) -> np.ndarray:
         values = column.cat.codes.to_numpy() if kind == "ordered" else column.astype(str).to_numpy()
         missing = column.isna().to_numpy().any()
     elif kind == "ordered":
+        # Booleans stay booleans: they sort False < True and compare as 0/1 with the thresholds,
+        # and a leaf then reads "flag = True" rather than "flag = 1".
         values = column.to_numpy()
-        if values.dtype == np.bool_:
-            values = values.astype(np.int64)
         missing = values.dtype.kind == "f" and np.isnan(values).any()
         if values.dtype.kind == "O":
             missing = pd.isna(values).any()
@@ -256,14 +256,19 @@ class StarchartTree:
         self._cache: dict[str, Any] = {}
 
     def _check_hyperparameters(self) -> None:
-        if not np.isfinite(self.threshold) or self.threshold < 0:
-            raise InputError(f"threshold must be a finite number ≥ 0, got {self.threshold}",
+        # a string or None would otherwise fail inside numpy with a message naming no parameter
+        if (isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float, np.number))
+                or not np.isfinite(self.threshold) or self.threshold < 0):
+            raise InputError(f"threshold must be a finite number ≥ 0, got {self.threshold!r}",
                              where="threshold", hint="use 0 (the paper's default) or a small value")
-        if int(self.min_samples_split) != self.min_samples_split or self.min_samples_split < 2:
-            raise InputError(f"min_samples_split must be an integer ≥ 2, got {self.min_samples_split}",
+        if (not isinstance(self.min_samples_split, (int, float, np.number)) or isinstance(self.min_samples_split, bool)
+                or int(self.min_samples_split) != self.min_samples_split or self.min_samples_split < 2):
+            raise InputError(f"min_samples_split must be an integer ≥ 2, got {self.min_samples_split!r}",
                              where="min_samples_split", hint="the R tool's default is 10")
-        if self.max_depth is not None and (int(self.max_depth) != self.max_depth or self.max_depth < 0):
-            raise InputError(f"max_depth must be None or an integer ≥ 0, got {self.max_depth}",
+        if self.max_depth is not None and (not isinstance(self.max_depth, (int, float, np.number))
+                                           or isinstance(self.max_depth, bool)
+                                           or int(self.max_depth) != self.max_depth or self.max_depth < 0):
+            raise InputError(f"max_depth must be None or an integer ≥ 0, got {self.max_depth!r}",
                              where="max_depth", hint="leave it unset for no limit")
 
     def _check_fitted(self) -> None:
@@ -365,6 +370,9 @@ class StarchartTree:
     def _check_columns(self, X: Any) -> pd.DataFrame:
         if not isinstance(X, pd.DataFrame):
             X = pd.DataFrame(np.asarray(X), columns=self.feature_names_in_)
+        elif not all(isinstance(c, str) for c in X.columns):
+            # fit() names parameters str(column) (e.g. 0 -> "0"); look them up the same way
+            X = X.set_axis([str(c) for c in X.columns], axis=1)
         missing = [name for name in self.feature_names_in_ if name not in X.columns]
         if missing:
             raise InputError(f"missing parameter column(s) {missing}", where="X",
@@ -468,10 +476,19 @@ class StarchartTree:
     def path(self, node_id: int) -> list[TreeNode]:
         """The nodes from the root down to ``node_id`` (both included)."""
         nodes = self.nodes_
+        self._check_node(node_id)
         chain = [nodes[node_id]]
         while chain[-1].parent is not None:
             chain.append(nodes[chain[-1].parent])
         return chain[::-1]
+
+    def _check_node(self, node_id: Any) -> None:
+        """An id of one of this tree's nodes, or a clear error (a negative id would count from the end)."""
+        self._check_fitted()
+        count = int(self.tree_.node_count)
+        if isinstance(node_id, bool) or not isinstance(node_id, (int, np.integer)) or not 0 <= node_id < count:
+            raise InputError(f"no node {node_id!r}: this tree's nodes are 0…{count - 1}", where="node_id",
+                             hint="use a TreeNode's id (tree.nodes_) or a Subspace's node_id (tree.leaves_)")
 
     def _describe(self, allowed: dict[str, list[Any]]) -> str:
         parts = []
@@ -500,6 +517,7 @@ class StarchartTree:
         top splits; a deeper node gives the importance *within that subspace*.
         """
         self._check_fitted()
+        self._check_node(node_id)
         t = self.tree_
         inside = np.zeros(t.node_count, dtype=bool)
         inside[node_id] = True
@@ -507,7 +525,7 @@ class StarchartTree:
             inside[node] = inside[t.parent[node]]
         split = inside & (t.feature >= 0)
         totals = np.bincount(t.feature[split], weights=t.improvement[split],
-                             minlength=len(self.feature_names_in_))
+                             minlength=len(self.feature_names_in_)).astype(float)  # float also with no split
         series = pd.Series(totals, index=self.feature_names_in_, name="sse_reduction")
         if normalize and series.sum() > 0:
             series = series / series.sum()

@@ -158,7 +158,7 @@ def interaction_test(y: np.ndarray, group: np.ndarray, factor: np.ndarray,
 
 
 # ---------------------------------------------------------------------- the analysis
-@dataclass
+@dataclass(repr=False)
 class InputSensitivity:
     """What :func:`input_sensitivity` found.
 
@@ -195,6 +195,12 @@ class InputSensitivity:
     transfer: pd.DataFrame
     options: dict[str, Any] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        # The dataclass repr printed every field (the data, the trees, the tables) in a notebook.
+        return (f"<InputSensitivity {self.metric} over {len(self.best)} inputs of {', '.join(self.inputs)}: "
+                f"{self.input_share:.0%} of the tree's SSE reduction is the input's; depends on the input: "
+                f"{', '.join(self.dependent()) or 'no parameter'}; .summary() for more>")
+
     @property
     def input_share(self) -> float:
         """The inputs' share of the merged tree's SSE reduction."""
@@ -227,6 +233,8 @@ class InputSensitivity:
         for _, row in self.best.iterrows():
             where = ", ".join(f"{k}={row[k]}" for k in self.inputs)
             lines.append(f"  best at {where}: {row['best_value']:.4g} with {row['best_config']}")
+        for label in self.options.get("no_valid", []):
+            lines.append(f"  no valid measurement of {self.metric} at {label}: left out of the analysis")
         return "\n".join(lines)
 
     def plot(self, *, title: str | None = None) -> Figure:
@@ -273,7 +281,8 @@ def input_sensitivity(dataset: Dataset, inputs: Sequence[str], metric: str | Non
     tree_options:
         Keyword arguments of :class:`~starchart.StarchartTree`.
     """
-    inputs = [str(i) for i in inputs]
+    # inputs="rows" names one parameter (iterating the string would name its letters)
+    inputs = [inputs] if isinstance(inputs, str) else [str(i) for i in inputs]
     missing = [i for i in inputs if i not in dataset.params]
     if not inputs or missing:
         raise InputError(f"input parameter(s) {missing or inputs} not among the parameters {dataset.params}",
@@ -303,6 +312,9 @@ def input_sensitivity(dataset: Dataset, inputs: Sequence[str], metric: str | Non
     tree = StarchartTree(**options).fit(frame[dataset.params], y)
 
     groups = frame.groupby(inputs, sort=True, observed=True).indices
+    # inputs at which nothing valid was measured would otherwise vanish from every table without a word
+    measured = dataset.frame.groupby(inputs, sort=True, observed=True).indices
+    no_valid = [_input_label(inputs, k if isinstance(k, tuple) else (k,)) for k in measured if k not in groups]
     if len(groups) < 2:
         raise InputError(f"the data holds a single input ({list(groups)[0]})", where="inputs",
                          hint="measure at two input sizes at least")
@@ -348,7 +360,7 @@ def input_sensitivity(dataset: Dataset, inputs: Sequence[str], metric: str | Non
                             trees=trees, importance=importance, interactions=interactions,
                             best=pd.DataFrame(best_rows), transfer=transfer,
                             options={"alpha": alpha, "min_share": min_share, "tree_options": options,
-                                     "paired": paired,
+                                     "paired": paired, "no_valid": no_valid,
                                      "work": work if isinstance(work, str) or work is None else "callable"})
 
 

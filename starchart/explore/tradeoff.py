@@ -267,7 +267,7 @@ def pareto_mask(values: np.ndarray | pd.DataFrame, minimize: Sequence[bool] | bo
 
 
 # ---------------------------------------------------------------------- the analysis
-@dataclass
+@dataclass(repr=False)
 class TradeoffResult:
     """Subspaces likely to meet every target, from one tree per metric.
 
@@ -301,6 +301,14 @@ class TradeoffResult:
     data: Dataset
     chosen_nodes: dict[str, list[int]] = field(default_factory=dict)
     min_samples: int = 1
+
+    def __repr__(self) -> str:
+        # The dataclass repr printed every field (tables, trees, the data): tens of kB in a notebook.
+        lims = ", ".join(f"{m} {'≤' if self.minimize[m] else '≥'} {v:.4g}" for m, v in self.limits.items())
+        n = len(self.subspaces)
+        return (f"<TradeoffResult {' vs '.join(self.metrics)}, targets {lims or 'none'}: "
+                f"{n} {'subspace' if n == 1 else 'subspaces'}, {self.coverage['inside']} of {len(self.data)} "
+                f"measured designs inside, {self.coverage['meeting']} meet every target; .summary() for more>")
 
     # ------------------------------------------------------------ queries
     def meets(self, frame: pd.DataFrame | None = None) -> np.ndarray:
@@ -495,6 +503,9 @@ def tradeoff(dataset: Dataset, metrics: Sequence[str] = ("time", "power"), limit
     if stray:
         raise InputError(f"a target is given for {stray[0]!r}, which is not among the metrics {metrics}",
                          where="limits", hint="add it to metrics=, or drop the target")
+    if isinstance(min_samples, bool) or not isinstance(min_samples, (int, np.integer)) or min_samples < 1:
+        raise InputError(f"min_samples must be an integer ≥ 1, got {min_samples!r}", where="min_samples",
+                         hint="1 keeps every intersection that holds a measured design")
     directions = resolve_directions(metrics, minimize, dataset.meta)
     ok = dataset.ok()
     keep = np.isfinite(ok.frame[metrics].to_numpy(float)).all(axis=1)
@@ -504,7 +515,9 @@ def tradeoff(dataset: Dataset, metrics: Sequence[str] = ("time", "power"), limit
                          where=dataset.meta.get("source") or "dataset", hint="measure more designs")
     if trees is None:
         options = check_tree_options(tree_options)
-        logged = set(metrics) if log is True else set() if log is False else {str(m) for m in log}
+        # log="time" names one metric (iterating the string would name its letters)
+        logged = (set(metrics) if log is True else set() if log is False
+                  else {log} if isinstance(log, str) else {str(m) for m in log})
         for m in logged:
             if m not in metrics or not (data.y(m) > 0).all():
                 raise InputError(f"cannot fit log({m}): " + ("not a traded metric" if m not in metrics
@@ -607,10 +620,15 @@ def _numeric_limits(limits: Mapping[str, Any], where: str) -> dict[str, float]:
     out = {}
     for metric, value in limits.items():
         try:
+            if isinstance(value, bool):  # float(True) is 1.0: surely not the target meant
+                raise TypeError
             out[str(metric)] = float(value)
         except (TypeError, ValueError):
             raise InputError(f"the target for {metric!r} must be a number, got {value!r}", where=where,
                              hint=f"e.g. {{{str(metric)!r}: 0.2}}") from None
+        if out[str(metric)] != out[str(metric)]:  # NaN: no design meets it, and the summary said "loosen"
+            raise InputError(f"the target for {metric!r} is NaN", where=where,
+                             hint="give a number, or leave the metric out of the limits to leave it free")
     return out
 
 
@@ -656,7 +674,7 @@ def power_savings(frame: pd.DataFrame, *, time: str = "time", power: str = "powe
     >>> s["saved_w"], round(s["slowdown"], 2), s["saved_up_to_w"]
     (20.0, 0.05, 30.0)
     """
-    if max_slowdown < 0:
+    if not max_slowdown >= 0:  # also NaN, which would leave no candidate without saying why
         raise InputError(f"max_slowdown must be ≥ 0, got {max_slowdown}", where="max_slowdown",
                          hint="0.10 accepts designs up to 10 % slower than the fastest")
     absent = [m for m in (time, power) if m not in frame.columns]

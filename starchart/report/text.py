@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 if TYPE_CHECKING:
     from starchart.tree import StarchartTree, TreeNode
 
@@ -26,6 +28,9 @@ def split_labels(tree: "StarchartTree", node: "TreeNode") -> tuple[str, str]:
         right = [v for v in map(str, tree.values_[node.feature]) if v not in node.left_levels]
         return (f"{node.feature} ∈ {{{', '.join(node.left_levels)}}}",
                 f"{node.feature} ∈ {{{', '.join(right)}}}")
+    values = tree.values_[node.feature]
+    if len(values) == 2 and all(isinstance(v, (bool, np.bool_)) for v in values):  # False ≤ 0 < True
+        return f"{node.feature} = False", f"{node.feature} = True"
     value = _threshold_label(tree, node)
     return f"{node.feature} ≤ {value}", f"{node.feature} > {value}"
 
