@@ -78,7 +78,7 @@ def _evaluate(evaluator: Evaluator, todo: Sequence[dict[str, Any]], *, workers: 
             ray.init(**options)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise InputError(f"cannot start or join Ray ({exc})", where=f"--ray {address or 'local'}",
-                             hint="check the address, or that `ray start --head` runs there") from None
+                             hint=_join_hint(exc)) from None
         started = True
     try:
         _check_resources(ray, evaluator, workers)
@@ -103,3 +103,16 @@ def _check_resources(ray: Any, evaluator: Evaluator, workers: int) -> None:
         raise InputError(f"each worker holds one {kind}: {workers} need {workers}, but the Ray cluster has {have}",
                          where="--workers",
                          hint=f"use --workers {have}" if have else f"join a Ray cluster with {kind}s (--ray ADDRESS)")
+
+
+def _join_hint(exc: Exception) -> str:
+    """What to do when ``ray.init`` fails. A ``ray://`` address needs Ray Client (``ray[client]``),
+    which a plain ``pip install ray`` lacks: then the address is fine and checking it misleads.
+
+    >>> _join_hint(RuntimeError("Ray Client requires pip package `ray[client]`. ..."))[:27]
+    'pip install "ray[client]" o'
+    """
+    if "ray[client]" in str(exc):
+        return ('pip install "ray[client]" on this machine (ray:// addresses need Ray Client), '
+                "or run on the head node with --ray auto")
+    return "check the address, or that `ray start --head` runs there"

@@ -83,3 +83,18 @@ def test_without_ray_the_error_names_the_extra_before_anything_is_written(tmp_pa
             store=store)
     assert 'starchart[ray]' in caught.value.hint
     assert not store.exists()  # no store holding a session that never ran
+
+
+def test_a_ray_client_address_without_ray_client_says_to_install_it(tmp_path, ray, monkeypatch):
+    """A plain `pip install ray` cannot join `ray://HOST:10001`: Ray says `ray[client]` is missing, and the
+    hint used to send the user to check an address that was right."""
+    def init(**options):
+        raise RuntimeError("Ray Client requires pip package `ray[client]`. If you installed the minimal Ray "
+                           "(e.g. `pip install ray`), please reinstall by executing `pip install ray[client]`.")
+
+    monkeypatch.setattr(ray, "init", init)
+    with pytest.raises(InputError, match="cannot start or join Ray") as caught:
+        run(Space({"x": [1, 2]}), PythonEvaluator(lambda c: c["x"]), samples=2, ray="ray://head:10001",
+            progress=False, store=tmp_path / "s.db")
+    assert 'pip install "ray[client]"' in caught.value.hint
+    assert "check the address" not in caught.value.hint

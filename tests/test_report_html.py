@@ -231,3 +231,21 @@ def test_large_tree_is_drawn_to_a_depth_that_fits(kmeans, tmp_path):
     out = write_html_report(tmp_path / "r.html", dataset=kmeans, tree=tree, metric="runtime",
                             save_figures=False)
     assert "have more splits below" in out.read_text(encoding="utf-8")
+
+
+def test_measurements_legend_hides_no_repeat_bar():
+    """The legend sat in the upper-left corner of the axes, over the first configurations' repeat bars
+    when their values jump (Kernel Tuner's 15-configuration vector_add cache: rank 5 onwards)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    ds = starchart.load(dataset_path("kernel_tuner_fixtures/test_cache_time_energy.json"))
+    fig = plot_measurements(ds, "time")
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    ax = fig.axes[0]
+    legend = ax.get_legend().get_window_extent(canvas.get_renderer())
+    bars = [ax.transData.transform(segment) for segment in ax.collections[0].get_segments()]
+    assert len(bars) == 15
+    hidden = [k for k, ((x, y0), (_, y1)) in enumerate(bars)
+              if legend.x0 <= x <= legend.x1 and min(y0, y1) <= legend.y1 and max(y0, y1) >= legend.y0]
+    assert not hidden

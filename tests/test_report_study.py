@@ -128,3 +128,24 @@ def test_output_below_a_file_names_the_file_in_the_way(tmp_path):
                                       "-o", str(tmp_path / "afile" / "sub" / "r.html")])
     assert result.exit_code != 0
     assert "afile is a file, not a folder" in " ".join(result.output.split())
+
+
+def test_report_of_a_sample_size_store_shows_its_curve(tmp_path):
+    """`starchart samples --store` keeps a few hundred designs, fewer than the 400 the data-file replay
+    needs: the report of such a store had no accuracy section at all, the one thing the study is about."""
+    from starchart.explore.sample_size import choose_sample_size
+    from starchart.measure.replay import ReplayEvaluator
+
+    kmeans = starchart.load(dataset_path("starchart_kmeans/kmeans_hd7970.csv"))
+    store = tmp_path / "samples.db"
+    study = choose_sample_size(starchart.Space.from_dataset(kmeans), ReplayEvaluator(kmeans, metrics=["runtime"]),
+                               validation=100, start=20, target=0.01, budget=160, seed=3, store=store)
+    path = write_study_report(store, tmp_path / "r.html")
+    headings = _headings(path)
+    assert "Accuracy vs training samples" in headings and "Accuracy vs training samples (table)" in headings
+    table = path.read_text(encoding="utf-8").split("Accuracy vs training samples (table)</h2>")[1]
+    # the study's own curve: the sizes it measured, with its errors
+    shown = [int(n) for n in re.findall(r'<tr><td class="num">(\d+)</td>', table.split("</table>")[0])]
+    assert shown == study.curve["samples"].tolist() == [20, 40, 80, 160]
+    median = f"{study.curve['median_rel_error'].iloc[-1] * 100:.2f}".rstrip("0").rstrip(".")
+    assert f'<td class="num">{median}</td>' in table

@@ -85,11 +85,14 @@ table { border-collapse: collapse; margin: 0.4rem 0 1rem; font-size: 0.88rem; ba
 th, td { border: 1px solid #dfe3ea; padding: 0.25rem 0.6rem; text-align: left; vertical-align: top; }
 th { background: #f0f2f6; font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.table-wrap { max-width: 100%; overflow-x: auto; }
+.table-wrap > table { margin-bottom: 0.4rem; }
 tr.highlight td { background: #eef2ff; font-weight: 600; }
 .figure { overflow-x: auto; background: white; border: 1px solid #dfe3ea; border-radius: 8px;
           padding: 0.4rem; margin: 0.6rem 0 1rem; }
 .figure svg { display: block; }
 .scroll { max-height: 32rem; overflow: auto; }
+pre.text-tree { max-height: 40rem; }
 pre { background: white; border: 1px solid #dfe3ea; border-radius: 8px; padding: 0.8rem; overflow: auto;
       font-size: 0.8rem; line-height: 1.3; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
@@ -159,8 +162,10 @@ def _table(frame: pd.DataFrame, *, highlight: Iterable[int] = (), index: bool = 
         css = ' class="highlight"' if position in marked else ""
         rows.append(f"<tr{css}>{''.join(cells)}</tr>")
     cls = f' class="{escape(classes)}"' if classes else ""
-    return (f"<table{cls}><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>")
+    # In a box that scrolls sideways: a table wider than the page (many parameters, long cells)
+    # would otherwise run out of its section and past the right edge of the page.
+    return (f'<div class="table-wrap"><table{cls}><thead><tr>{"".join(f"<th>{h}</th>" for h in head)}'
+            f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
 def _key_values(pairs: Iterable[tuple[str, Any]]) -> str:
@@ -343,6 +348,9 @@ def _extra(sections: Mapping[str, Any] | Sequence[tuple[str, Any]]) -> list[tupl
         if isinstance(content, Figure):
             svg = figure_svg(content, salt=f"extra{i}")
             body = _figure(svg)
+        elif isinstance(content, pd.DataFrame) and content.empty:
+            # A header row alone reads as a broken table: say that nothing qualified.
+            body = '<p class="note">None: no row to show here.</p>'
         elif isinstance(content, pd.DataFrame):
             body = _table(content)
         elif isinstance(content, str):
@@ -481,7 +489,10 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         _section("leaves", f"Leaves ({tree.n_leaves_})", _leaves(tree, minimize)),
         _section("measurements", "Measurements",
                  _figure(svgs["leaves"]) + _figure(svgs["measurements"])),
-        _section("text-tree", "The tree as text", f"<pre>{escape(tree.export_text())}</pre>"),
+        # a box of its own height: a tree of thousands of leaves is as many lines, which made the
+        # page tens of thousands of pixels long and buried the sections after it
+        _section("text-tree", "The tree as text",
+                 f'<pre class="text-tree">{escape(tree.export_text())}</pre>'),
     ]
     sections += [html for _, _, html, _ in extras]
 

@@ -458,7 +458,7 @@ def plot_measurements(dataset: Dataset, metric: str | None = None, *, unit: str 
     shown = values[finite][order]
     rank = np.arange(1, shown.size + 1)
 
-    fig = Figure(figsize=(8, 4.2))
+    fig = Figure(figsize=(10, 4.2))  # 8 inches of axes and the legend to their right
     ax = fig.add_subplot()
     spread = _repeat_range(ok, metric)
     if spread is not None and shown.size:
@@ -475,7 +475,10 @@ def plot_measurements(dataset: Dataset, metric: str | None = None, *, unit: str 
         if _use_log(shown, log):
             ax.set_yscale("log")
             plain_log_ticks(ax.yaxis)
-        ax.legend(fontsize=_FONT, loc="upper left" if minimize else "upper right")
+        # Beside the axes, never on them: inside a corner it hid the first points' repeat bars,
+        # which "best" placement does not see (a LineCollection has no offsets to avoid).
+        ax.legend(fontsize=_FONT, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                  frameon=False)
     else:
         ax.text(0.5, 0.5, "no valid measurements", transform=ax.transAxes, ha="center", va="center",
                 fontsize=_FONT + 4, color="#aa3333")

@@ -6,7 +6,8 @@ Always: the tree (SVG), the best region, importance, leaves and measurements
 - *progress* — a store knows the order its configurations were measured in:
   each value and the best so far; a store written by :func:`starchart.search`
   also shows the search's settings (budget, seed, objective, warm-start source);
-- *accuracy vs samples* — with enough valid configurations, the paper's
+- *accuracy vs samples* — a store of ``starchart samples``: its study's curve (replayed from
+  the designs it measured); else, with enough valid configurations, the paper's
   protocol replayed on the data itself (hold out 200, grow the training set);
 - *power/performance* — a time-like and a power-like metric: the trade-off
   scatter with the Pareto front;
@@ -57,15 +58,18 @@ def measured_order(results: list[tuple[str, dict[str, float]]] | None, metric: s
 
 def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None = None,
                    minimize: bool = True, search: dict[str, Any] | None = None,
-                   traded: list[str] | None = None, limits: Mapping[str, float] | None = None) -> list[Section]:
+                   traded: list[str] | None = None, limits: Mapping[str, float] | None = None,
+                   sample_size: tuple[dict[str, Any], Any] | None = None) -> list[Section]:
     """The optional sections that apply to ``dataset`` (see the module docstring); ``traded``
-    and ``limits``: the power/performance section's metrics and targets (default: found by name)."""
+    and ``limits``: the power/performance section's metrics and targets (default: found by name);
+    ``sample_size``: the settings and space a ``starchart samples`` store recorded
+    (:func:`stored_sample_size`), whose curve is then shown."""
     if traded is None:
         traded = traded_metrics(dataset, limits)
     builders: list[Callable[[], list[Section]]] = [
         lambda: _search(search),
         lambda: _progress(order, metric, minimize),
-        lambda: _accuracy(dataset, metric),
+        lambda: _accuracy(dataset, metric, sample_size),
         lambda: _power_performance(dataset, traded, limits),
         lambda: _platforms(dataset, metric, minimize),
     ]
@@ -131,7 +135,8 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     from starchart.report.html import write_html_report
 
     sections = study_sections(dataset, metric, order=measured_order(results, metric), minimize=minimize,
-                              search=search, traded=traded, limits=limits)
+                              search=search, traded=traded, limits=limits,
+                              sample_size=stored_sample_size(source) if results is not None else None)
     return write_html_report(output, dataset=dataset, tree=tree, metric=metric,
                              title=title or f"starchart report: {name}", extra_sections=sections,
                              minimize=minimize)
@@ -175,13 +180,42 @@ POWER_NAMES = ("power", "wattage", "watt", "ps_power", "nvml_power", "energy", "
 ACCURACY_MIN_ROWS = 400
 
 
-def _accuracy(dataset: Dataset, metric: str) -> list[Section]:
-    ok = dataset.ok()
-    if len(ok) < ACCURACY_MIN_ROWS:
-        return []
+def stored_sample_size(store: str | Path) -> tuple[dict[str, Any], Any] | None:
+    """The settings and the space of the sample-size study (``starchart samples``) the store at
+    ``store`` holds, read without writing; ``None`` for any other store."""
+    from starchart.space import Space
+    from starchart.store import Store
+
+    with Store.open(store, read_only=True) as db:
+        recorded, space = db.get("sample_size"), db.get("space")
+    if not recorded or not space or space.get("unsaved_restrictions"):
+        return None
+    return dict(recorded), Space.from_dict(space, where=f"{store}: stored space")
+
+
+def _accuracy(dataset: Dataset, metric: str, study: tuple[dict[str, Any], Any] | None = None) -> list[Section]:
     from starchart.explore.sample_size import choose_sample_size
     from starchart.measure.replay import ReplayEvaluator
     from starchart.space import Space
+
+    if study is not None:
+        # A sample-size study's store holds too few designs for the 200-held-out replay below, but it
+        # holds every design its own study measured: replaying that study (same space, seed and
+        # settings, so the same designs) gives its curve back without measuring anything.
+        import warnings
+
+        settings, space = study
+        settings = dict(settings)
+        budget = min(int(settings.pop("budget")), len(dataset) - int(settings.get("validation", 200)))
+        if settings.get("metric", metric) == metric and budget > 0:
+            with warnings.catch_warnings():  # "most of the space is not in the replayed data": by design
+                warnings.simplefilter("ignore", UserWarning)
+                result = choose_sample_size(space, ReplayEvaluator(dataset, metrics=[metric]), budget=budget,
+                                            progress=False, **settings)
+            return result.report_sections()
+    ok = dataset.ok()
+    if len(ok) < ACCURACY_MIN_ROWS:
+        return []
 
     result = choose_sample_size(Space.from_dataset(ok), ReplayEvaluator(ok, metrics=[metric]), validation=200,
                                 budget=min(len(ok) - 200, 1280), seed=0, progress=False)
