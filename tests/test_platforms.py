@@ -129,6 +129,29 @@ def test_convolution_three_gpus(convolution):
     assert headings[0] == "Platforms: own best vs one general setting"
 
 
+def test_best_subspaces_place_each_design_in_its_leaf_of_the_merged_tree(convolution):
+    comparison = compare_platforms(convolution, "time", samples=200, seed=1)
+    table = comparison.best_subspaces(min_samples=3).set_index("platform")
+    frame = comparison.data.frame
+    for p in comparison.platforms:  # the leaf regions, tested row by row, give the same best subspace
+        on_p = (frame["platform"] == p).to_numpy()
+        stats = [(frame.loc[leaf.contains(frame) & on_p, "time"].mean(), (leaf.contains(frame) & on_p).sum())
+                 for leaf in comparison.tree.leaves_]
+        best_mean, best_n = min((m, n) for m, n in stats if n >= 3)
+        assert table.loc[p, "merged_best_mean"] == pytest.approx(best_mean) and table.loc[p, "merged_best_n"] == best_n
+
+
+def test_report_tables_are_worded_and_an_empty_portable_table_is_explained(convolution):
+    sections = dict(compare_platforms(convolution, "time").report_sections())
+    speed = sections["Platforms: speed-up of each platform's own best"]
+    assert "own best vs worst-case setting (×)" in speed.columns and "speedup_vs_worst" not in speed.columns
+    assert speed["own best configuration"].iloc[0].startswith("block_size_x=32, block_size_y=4")
+    assert "designs (merged)" in sections["Platforms: best subspaces"].columns
+    # no setting is within 5 % everywhere on these three GPUs: the report says how close the best one comes
+    portable = sections["Settings within 5% of the best everywhere"]
+    assert isinstance(portable, str) and "needs a tolerance of 38.4%" in portable
+
+
 def test_compare_errors():
     data = small_platforms()
     with pytest.raises(InputError, match="no 'platform' parameter"):

@@ -187,7 +187,7 @@ def relative_performance(table: pd.DataFrame, minimize: bool = True) -> pd.DataF
     return pd.DataFrame(rel, index=table.index, columns=table.columns)
 
 
-@dataclass
+@dataclass(repr=False)
 class PlatformComparison:
     """The cross-platform analysis of :func:`compare_platforms`.
 
@@ -216,6 +216,12 @@ class PlatformComparison:
     values: pd.DataFrame
     relative: pd.DataFrame
     options: dict[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        # The dataclass repr printed every field (the data, the trees, the tables) in a notebook.
+        return (f"<PlatformComparison {self.metric} ({direction_word(self.minimize)}) on {', '.join(self.platforms)}: "
+                f"{len(self.values)} configurations, general setting {self.general('worst')}; "
+                ".summary() for more>")
 
     # ------------------------------------------------------------ general settings
     def _general_index(self, criterion: Criterion) -> Any:
@@ -278,13 +284,16 @@ class PlatformComparison:
         worst such leaf, and the best leaf of the platform's own tree."""
         rows = []
         frame = self.data.frame
+        # the merged tree was fitted on exactly these rows: one pass down it places each in its leaf
+        # (testing every leaf's region on every row took seconds for trees of thousands of leaves)
+        leaf_of_row = self.tree.apply(frame[[self.name, *self.params]])
+        leaves = {leaf.node_id: leaf for leaf in self.tree.leaves_}
         for p in self.platforms:
             on_p = (frame[self.name] == p).to_numpy()
-            stats = []
-            for leaf in self.tree.leaves_:
-                mask = leaf.contains(frame) & on_p
-                if mask.sum() >= min_samples:
-                    stats.append((float(frame.loc[mask, self.metric].mean()), int(mask.sum()), leaf))
+            groups = frame.loc[on_p, self.metric].groupby(leaf_of_row[on_p], sort=True).agg(["mean", "size"])
+            stats = [(float(mean), int(size), leaves[int(node)])
+                     for node, (mean, size) in zip(groups.index, groups.itertuples(index=False))
+                     if size >= min_samples]
             own = self.trees[p].best_leaf(minimize=self.minimize)
             row = {"platform": p}
             if stats:
@@ -356,16 +365,42 @@ class PlatformComparison:
 
     def report_sections(self) -> list[tuple[str, Any]]:
         """``(heading, content)`` pairs for the HTML report's ``extra_sections``."""
-        speed = self.speedups()
-        speed["own_best_config"] = speed["own_best_config"].map(str)
         diff = self.differences()
+        tolerance = self.options.get("tolerance", 0.05)
+        portable: Any = self.portable(tolerance).head(20).rename(columns={"worst_relative": "worst relative"})
+        if portable.empty:  # say what that means, rather than show a bare header row
+            portable = (f"<p>No measured setting is within {tolerance:.0%} of each platform's own best on every "
+                        f"platform: the closest, the best worst-case general setting, needs a tolerance of "
+                        f"{self.tolerance_needed():.1%}.</p>")
+        importance = (100 * diff["importance"]).round(1).reset_index(names="parameter")
+        importance.columns = [c if c == "parameter" else f"{c} (%)" for c in importance.columns]
         return [("Platforms: own best vs one general setting", self.plot()),
-                ("Platforms: speed-up of each platform's own best", speed),
-                ("Platforms: best subspaces", self.best_subspaces()),
+                ("Platforms: speed-up of each platform's own best", self._speedups_for_people()),
+                ("Platforms: best subspaces", self._subspaces_for_people()),
                 ("Platforms: tree differences", diff["splits"]),
-                ("Platforms: parameter importance", diff["importance"].reset_index(names="parameter")),
-                (f"Settings within {self.options.get('tolerance', 0.05):.0%} of the best everywhere",
-                 self.portable(self.options.get("tolerance", 0.05)).head(20))]
+                ("Platforms: share of each tree's SSE reduction per parameter", importance),
+                (f"Settings within {tolerance:.0%} of the best everywhere", portable)]
+
+    def _speedups_for_people(self) -> pd.DataFrame:
+        """:meth:`speedups` as the report shows it: worded headers, the configuration as ``k=v`` pairs."""
+        speed = self.speedups()
+        speed["own_best_config"] = speed["own_best_config"].map(
+            lambda c: ", ".join(f"{k}={v}" for k, v in c.items()))
+        m = self.metric
+        return speed.rename(columns={
+            "own_best": f"own best {m}", "general_worst": f"{m} of the best worst-case setting",
+            "general_geomean": f"{m} of the best geometric-mean setting",
+            "speedup_vs_worst": "own best vs worst-case setting (×)",
+            "speedup_vs_geomean": "own best vs geometric-mean setting (×)",
+            "own_best_config": "own best configuration"})
+
+    def _subspaces_for_people(self) -> pd.DataFrame:
+        """:meth:`best_subspaces` as the report shows it: worded headers."""
+        m = self.metric
+        return self.best_subspaces().rename(columns={
+            "merged_best": "best subspace (merged tree)", "merged_best_n": "designs (merged)",
+            "merged_best_mean": f"mean {m} (merged)", "merged_worst_mean": f"worst subspace's mean {m} (merged)",
+            "own_best": "best leaf (own tree)", "own_best_n": "designs (own)", "own_best_mean": f"mean {m} (own)"})
 
 
 def _factor(relative: float) -> float:
@@ -405,6 +440,8 @@ def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None 
     if not isinstance(data, (Mapping, Dataset)):
         raise InputError(f"compare_platforms takes a merged dataset or {{platform: dataset}}, got {type(data).__name__}",
                          where="data", hint="e.g. compare_platforms({'A100': a100, 'A6000': a6000}, 'time')")
+    if not tolerance >= 0:  # checked now, not when summary() or portable() first uses it
+        raise InputError(f"tolerance must be ≥ 0, got {tolerance}", where="tolerance", hint="e.g. 0.05 for 5 %")
     merged = merge_platforms(data, name=name) if isinstance(data, Mapping) else data
     if name not in merged.params:
         raise InputError(f"the dataset has no {name!r} parameter", where=merged.meta.get("source") or "dataset",
@@ -428,6 +465,11 @@ def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None 
     present = keys.value_counts(sort=False)
     common = [k for k in dict.fromkeys(keys) if present[k] == len(platforms)]
     if samples is not None:
+        if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 2:
+            # 0 or 1 ended in "fewer than two valid measurements in common", a negative count in numpy
+            raise InputError(f"samples must be an integer ≥ 2, got {samples!r}", where="samples",
+                             hint="leave it unset to use every configuration measured on all platforms "
+                                  "(the paper draws 200)")
         if samples > len(common):
             raise InputError(f"cannot draw {samples} configurations: {len(common)} are measured on every platform",
                              where="samples", hint=f"ask for at most {len(common)}")
@@ -449,7 +491,11 @@ def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None 
     for p in platforms:
         part = ok[(ok[name] == p).to_numpy()]
         if len(part) < 1:
-            raise InputError(f"platform {p!r} has no valid measurement among the common configurations", where=name)
+            failed = int((used[name] == p).sum())
+            raise InputError(f"platform {p!r} has no valid measurement of {metric!r} among the configurations "
+                             f"measured on every platform ({failed} of them failed there)", where=name,
+                             hint=f"leave {p!r} out of the comparison, or see why it failed "
+                                  "(Dataset.failure_reasons())")
         trees[p] = StarchartTree(**options).fit(part[params], part[metric].to_numpy(float))
     values = (used.assign(_value=np.where(ok_rows, used[metric].to_numpy(float), np.nan))
               .pivot_table(index=params, columns=name, values="_value", aggfunc="first", dropna=False, observed=True))
