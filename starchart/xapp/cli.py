@@ -22,7 +22,7 @@ import pandas as pd
 import typer
 from rich.table import Table
 
-from starchart.cli_common import app, err, friendly, option_names, out, seed_option
+from starchart.cli_common import app, check_output_folder, err, friendly, option_names, out, seed_option
 from starchart.errors import InputError
 
 __all__ = ["xapp_app", "parse_cutoffs"]
@@ -83,6 +83,15 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+def _refuse_static_only(given: dict[str, bool], where: str) -> None:
+    """Refuse static-only options given with --dynamic: they were silently ignored, so the user
+    believed e.g. --trip had changed the measured features."""
+    named = [option for option, used in given.items() if used]
+    if named:
+        raise InputError(f"{', '.join(named)} only apply to static XAPP, not to --dynamic", where=where,
+                         hint="drop them: a dynamic run measures trip counts and branches as they happen")
+
+
 def _features_table(title: str, features: dict[str, float]) -> Table:
     table = Table(title=title, show_header=True)
     table.add_column("feature")
@@ -112,6 +121,8 @@ def features_command(
 ) -> None:
     """The XAPP features of one C file's parallel band (static by default)."""
     if dynamic:
+        _refuse_static_only({"--trip": trip is not None, "--prob": prob is not None, "--details": details,
+                             "--coalescing": coalescing != "stride1"}, "starchart xapp features")
         from starchart.xapp.dynamic.features import measure
 
         run = measure(source, list(ctx.args), band_line, native=True)
@@ -199,6 +210,15 @@ def _regression_model(learners: int, seed: int):
 
 
 # ---------------------------------------------------------------------------------------------- train
+def _check_output(output: Path) -> None:
+    """Refuse, before the features and the fit, a model path that cannot be written (it failed after all
+    the work, losing the model)."""
+    if output.is_dir():
+        raise InputError("is a folder, not a model file", where="--output",
+                         hint=f"name a file, e.g. {output / 'model.json'}")
+    check_output_folder(output, "--output")
+
+
 @xapp_app.command("train")
 @friendly
 @_in_cli_words
@@ -209,6 +229,7 @@ def train_command(
     learners: int = Learners, seed: int = Seed, dynamic: bool = Dynamic,
 ) -> None:
     """Learn a speedup model from a measured corpus (static: range classifier; dynamic: regression)."""
+    _check_output(output)
     model = _regression_model(learners, seed) if dynamic else _range_model(cutoffs, levels, trees, seed)
     features, labelled = _training_data(corpus, dynamic)
     if dynamic:
@@ -308,8 +329,12 @@ def predict_command(
         raise InputError("a static model needs static features and a dynamic model dynamic ones",
                          where=model_path, hint="add or drop --dynamic to match how the model was trained")
     if dynamic:
+        _refuse_static_only({"--sweep": sweep}, "starchart xapp predict")
         _predict_dynamic(model, source, band_line, list(ctx.args), cpu_seconds, as_json)
         return
+    if cpu_seconds is not None:  # was silently ignored: a static model predicts a range, not a time
+        raise InputError("--cpu-seconds only applies to --dynamic (a static model predicts a speedup range)",
+                         where="starchart xapp predict", hint="drop --cpu-seconds, or use a dynamic model")
     if ctx.args:
         raise InputError(f"unexpected arguments {ctx.args}", where="starchart xapp predict",
                          hint="program arguments after -- are only for --dynamic")

@@ -419,8 +419,11 @@ def band_function_name(module_text: str, line: int, where: str) -> str:
             loc = debug.loc(int(md))
             if loc is not None and loc.main and loc.line == line:
                 return m.group(1)
+    # clang emits no code for a `static` function that nothing calls: its loops are then not
+    # found although the pragma is right, so the hint names that case too
     raise InputError(f"line {line} is not the first line of a loop in any function", where=where,
-                     hint="give the line of the band's `for` (band_line=) or mark it with #pragma xapp parallel")
+                     hint="give the line of the band's `for` (band_line=) or mark it with #pragma xapp parallel; "
+                          "a `static` function that nothing in the file calls is dropped by clang (remove `static`)")
 
 
 def _inline_candidates(module_text: str, root: str) -> set[str]:

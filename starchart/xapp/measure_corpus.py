@@ -30,6 +30,7 @@ True
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as _dt
 import json
 import math
@@ -41,7 +42,7 @@ import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Self
 
@@ -134,11 +135,17 @@ def _pin_prefix(core: int | None) -> list[str]:
     return [exe, "-c", str(core)] if done.returncode == 0 else []
 
 
-def _default_core() -> int | None:
+def _usable_cores() -> set[int] | None:
+    """The CPUs this process may run on (None where the platform cannot say)."""
     try:
-        return max(os.sched_getaffinity(0))
-    except (AttributeError, OSError, ValueError):
+        return set(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
         return None
+
+
+def _default_core() -> int | None:
+    usable = _usable_cores()
+    return max(usable) if usable else None
 
 
 def _now() -> str:
@@ -322,9 +329,10 @@ def measure(corpus_path: str | Path, sides: Sequence[str] = SIDES, kernels: Sequ
     out:
         The measurement file; resumed when it exists.
     timeout_s, repeats:
-        Per program run; default from corpus.yaml.
+        Per program run (seconds > 0; runs >= 1); default from corpus.yaml.
     core:
-        CPU core the C side is pinned to (default: the last one this process may use).
+        CPU core the C side is pinned to (default: the last one this process may use); one
+        this process may not use is refused, as are the values above, before anything is measured.
 
     Example
     -------
@@ -336,8 +344,20 @@ def measure(corpus_path: str | Path, sides: Sequence[str] = SIDES, kernels: Sequ
     if not sides:
         raise InputError("no side to measure", where="--side", hint="use cpu, gpu or both")
     chosen = [corpus.kernel(name) for name in kernels] if kernels else list(corpus.kernels)
-    timeout_s = float(timeout_s or corpus.timeout_s)
-    repeats = int(repeats or corpus.repeats)
+    # checked, not `or`-defaulted: 0 silently meant the default, a negative timeout recorded every kernel
+    # as timed out, nan crashed, and a repeat count the harness ignores was written into the file
+    if timeout_s is not None and not 0 < timeout_s < math.inf:
+        raise InputError(f"--timeout {timeout_s:g} is not a positive number of seconds", where="--timeout",
+                         hint=f"e.g. --timeout {corpus.timeout_s:g}, or leave it out for corpus.yaml's")
+    if repeats is not None and repeats < 1:
+        raise InputError(f"--repeats {repeats} is not a count of runs", where="--repeats",
+                         hint=f"give 1 or more, or leave it out for corpus.yaml's {corpus.repeats}")
+    usable = _usable_cores()
+    if core is not None and usable is not None and core not in usable:  # taskset failed: ran unpinned, unsaid
+        raise InputError(f"--core {core} is not a CPU this process may use", where="--core",
+                         hint=f"use one of {', '.join(map(str, sorted(usable)))}, or leave it out")
+    timeout_s = float(corpus.timeout_s if timeout_s is None else timeout_s)
+    repeats = int(corpus.repeats if repeats is None else repeats)
     core = _default_core() if core is None else core
     pin = _pin_prefix(core)
     skipped_gpu = None
@@ -368,7 +388,8 @@ def measure(corpus_path: str | Path, sides: Sequence[str] = SIDES, kernels: Sequ
         print(f"resuming {out}: {skipped} kernel(s) already measured, {len(todo)} to go", file=sys.stderr)
     write_json_atomic(out, data)
     failed = 0
-    with tempfile.TemporaryDirectory(prefix="xapp-corpus-") as build, _Bar(len(todo) * len(sides), progress) as bar:
+    with (_resume_hint_on_interrupt(out, data), tempfile.TemporaryDirectory(prefix="xapp-corpus-") as build,
+          _Bar(len(todo) * len(sides), progress) as bar):
         for kernel in todo:
             args = list(kernel.small_args if small else kernel.args)
             entry = dict(data["kernels"].get(kernel.name) or {})
@@ -392,6 +413,18 @@ def measure(corpus_path: str | Path, sides: Sequence[str] = SIDES, kernels: Sequ
             write_json_atomic(out, data)
             bar.say(_summary(kernel.name, entry, sides))
     return out
+
+
+@contextlib.contextmanager
+def _resume_hint_on_interrupt(out: Path, data: dict[str, Any]) -> Iterator[None]:
+    """On Ctrl-C, say what the file keeps and how to go on (a bare traceback left the user unsure
+    whether the hour of measurements so far was lost); :func:`main` then exits without the traceback."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: {len(data['kernels'])} kernel(s) are kept in {out}; run the same command "
+              "again to resume", file=sys.stderr)
+        raise
 
 
 def _summary(name: str, entry: dict[str, Any], sides: Sequence[str]) -> str:
@@ -435,6 +468,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StarchartError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # what was measured is kept, and measure() said how to resume
+        return 130
     data = json.loads(out.read_text(encoding="utf-8"))
     bad = [name for name, entry in data["kernels"].items()
            if any(entry.get(s, {}).get("status") not in (None, "ok") for s in SIDES)

@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -68,6 +69,9 @@ def _number(text: str | None, clause: str, where: str, *, integer: bool = False)
         kind = "a whole number" if integer else "a number"
         raise InputError(f"`{clause}` needs {kind} in parentheses, got {text!r}", where=where,
                          hint=f"write e.g. #pragma xapp {clause}({'2' if integer else '16'})") from None
+    if not math.isfinite(value):  # float() reads nan and inf, which would turn every feature into NaN
+        raise InputError(f"`{clause}({text})` is not a finite number", where=where,
+                         hint=f"write e.g. #pragma xapp {clause}({'2' if integer else '16'})")
     return value
 
 

@@ -34,6 +34,7 @@ Examples
 from __future__ import annotations
 
 import functools
+import math
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -49,7 +50,7 @@ from .ir import STATIC_IR_FLAGS, Function, Inst, band_function
 from .loops import LoopForest, find_loops, reverse_postorder
 from .mathlib import lookup
 from .pragmas import Pragma, scan_pragmas
-from .toolchain import clang_command, compile_to_ir
+from .toolchain import clang_command, compile_to_ir, require_c_file
 
 FEATURES = ("coalesced", "divergent", "ksize", "parallelism", "arith_intensity", "ctrl_intensity",
             "muldiv", "sincos", "logexp", "sqrt")
@@ -280,13 +281,16 @@ def _resolve_trips(forest: LoopForest, region: list[int], band: list[int], pragm
     if fallback is not None and fallback < 0:
         raise InputError(f"trip_counts={trip_counts} is negative", where=f"{where}, trip_counts",
                          hint="give a count >= 0")
+    if fallback is not None and not math.isfinite(fallback):  # nan/inf made NaN features (and invalid JSON)
+        raise InputError(f"trip_counts={trip_counts} is not a finite count", where=f"{where}, trip_counts",
+                         hint="give a count >= 0, e.g. 100")
     lines = {forest.loops[l].line for l in region}
     for line, count in explicit.items():
         if line not in lines:
             raise InputError(f"trip_counts names line {line}, which is not a loop inside the parallel band",
                              where=f"{where}, trip_counts", hint=f"loops of the band start at lines "
                              f"{sorted(x for x in lines if x is not None)}")
-        if count is None or float(count) < 0:
+        if count is None or not 0 <= float(count) < math.inf:  # also refuses nan
             raise InputError(f"trip_counts[{line}]={count!r} is not a count", where=f"{where}, trip_counts",
                              hint="give a count >= 0")
     out = {}
@@ -550,10 +554,8 @@ def static_analysis(path: str | Path, band_line: int | None = None,
         No band, a band_line that is not a loop, unknown calls or irreducible loops in the
         band, malformed pragmas or parameters; the message names the line.
     """
-    source = Path(path)
     where = str(path)
-    if not source.is_file():
-        raise InputError("no such C file", where=where, hint="check the path")
+    source = require_c_file(path, where)
     t0 = time.perf_counter()
     stat = source.stat()
     ir = _compile(str(source.resolve()), stat.st_mtime_ns, stat.st_size, clang_command(),

@@ -79,6 +79,21 @@ def clang_command() -> tuple[str, ...]:
     return (sys.executable, "-m", "ziglang", "cc")
 
 
+def require_c_file(path: str | Path, where: object = None) -> Path:
+    """``path`` as a Path when it is an existing file; else an InputError that says what it is.
+
+    A folder given where a C file belongs was reported as "no such C file", which sends the
+    user looking for a typo in a path that exists.
+    """
+    source = Path(path)
+    where = source if where is None else where
+    if source.is_dir():
+        raise InputError("is a folder, not a C file", where=where, hint="give the .c file inside it")
+    if not source.is_file():
+        raise InputError("no such C file", where=where, hint="check the path")
+    return source
+
+
 def compile_to_ir(path: str | Path, *, flags: tuple[str, ...] = IR_FLAGS,
                   defines: dict[str, object] | None = None,
                   include_dirs: tuple[str | Path, ...] = ()) -> str:
@@ -100,9 +115,7 @@ def compile_to_ir(path: str | Path, *, flags: tuple[str, ...] = IR_FLAGS,
     InputError
         The file is missing or clang rejects it (clang's first error lines are quoted).
     """
-    source = Path(path)
-    if not source.is_file():
-        raise InputError("no such C file", where=source, hint="check the path")
+    source = require_c_file(path)
     argv = [*clang_command(), *flags, f"-I{source.resolve().parent}"]
     argv += [f"-I{d}" for d in include_dirs]
     argv += [f"-D{k}={v}" for k, v in (defines or {}).items()]
@@ -113,5 +126,8 @@ def compile_to_ir(path: str | Path, *, flags: tuple[str, ...] = IR_FLAGS,
         if proc.returncode != 0 or not out.exists():
             errors = [ln for ln in proc.stderr.splitlines() if "error" in ln][:3] or proc.stderr.splitlines()[-3:]
             raise InputError("clang could not compile the file: " + " | ".join(errors),
-                             where=source, hint="the file must compile as C on its own (add -I/-D if needed)")
+                             where=source,
+                             # the command line has no -I/-D options, so the hint must not suggest them
+                             hint="the file must compile as C on its own: the headers it includes must lie next "
+                                  "to it or on the system include path (Python API: include_dirs=, defines=)")
         return out.read_text()

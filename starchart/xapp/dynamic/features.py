@@ -16,6 +16,7 @@ Examples
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError, StarchartError
+from ..toolchain import require_c_file
 from .build import OUT_ENV, link_instrumented, link_native, program_ir, run_program
 from .instrument import BlockInfo, BranchInfo, instrument_ir
 from .region import band_line_of
@@ -114,6 +116,10 @@ class DynamicRun:
         return self.cpu_s / self.native_cpu_s
 
 
+#: A definition of ``main`` in the IR (``define dso_local i32 @main(...)``).
+_DEFINES_MAIN = re.compile(r"^define\b[^\n]*@main\(", re.M)
+
+
 def measure(path: str | Path, args: Sequence[object] = (), band_line: int | None = None, *,
             defines: dict[str, object] | None = None, include_dirs: tuple[str | Path, ...] = (),
             libs: Sequence[str] = ("-lm",), timeout: float | None = 600.0,
@@ -143,13 +149,15 @@ def measure(path: str | Path, args: Sequence[object] = (), band_line: int | None
         No band, band line not a loop (or the loop optimised away), the program fails,
         the band never runs, or the runtime's output is missing.
     """
-    source = Path(path)
-    if not source.is_file():
-        raise InputError("no such C file", where=source, hint="check the path")
+    source = require_c_file(path)
     if band_line is not None and (not isinstance(band_line, int) or isinstance(band_line, bool)):
         raise InputError(f"band_line must be a line number, got {band_line!r}", where=source)
     line = band_line_of(source.read_text(errors="replace"), str(source), band_line)
     ir = program_ir(source, defines=defines, include_dirs=include_dirs)
+    if not _DEFINES_MAIN.search(ir):  # else the link fails with a linker error blamed on starchart
+        raise InputError("the file has no main(): dynamic XAPP runs the program to measure its band",
+                         where=source, hint="add a main() that calls the band's function on a realistic input "
+                                            "(its arguments go after --); static features need no main")
     inst = instrument_ir(ir, line, str(source))
     with tempfile.TemporaryDirectory(prefix="starchart-xapp-dyn-") as tmp:
         work = Path(tmp)
