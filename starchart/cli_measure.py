@@ -99,6 +99,13 @@ def resume_command(
     with Store.open(store, create=False) as db:  # a clear error for a mistyped path, before anything else
         searched = db.get("search")
         sample_size_study = db.get("sample_size")
+        msp_sessions = [sess for sess in db.get("sessions", []) if sess.get("msp")]
+    if msp_sessions:  # its searches and sizes are the msp command's: that command replays the store
+        argv = msp_sessions[-1].get("argv") or []
+        again = ("starchart " + shlex.join(argv[1:])) if argv[1:2] == ["msp"] else f"starchart msp ... --store {store}"
+        raise InputError("the store holds a minimum-saturation-point study (starchart msp)", where=str(store),
+                         hint=f"continue it by running its command again (what it measured is replayed, not "
+                              f"measured twice): {again}")
     if searched:
         if samples is not None:
             raise InputError("the store holds a search, which has a budget, not a sample size", where="--samples",

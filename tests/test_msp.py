@@ -38,6 +38,12 @@ from starchart.store import Store
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(autouse=True)
+def _in_a_scratch_folder(tmp_path, monkeypatch):
+    """`starchart msp` keeps its measurements in ./msp.db by default: not in the checkout."""
+    monkeypatch.chdir(tmp_path)
+
+
 def curve_of(points: dict[int, float]) -> pd.DataFrame:
     return pd.DataFrame({"size": list(points), "throughput": list(points.values())})
 

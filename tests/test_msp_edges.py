@@ -13,6 +13,12 @@ from starchart.msp import find_msp, throughput_curve
 from starchart.msp.cli import parse_sizes
 
 
+@pytest.fixture(autouse=True)
+def _in_a_scratch_folder(tmp_path, monkeypatch):
+    """`starchart msp` keeps its measurements in ./msp.db by default: not in the checkout."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.mark.parametrize("text", ["8..inf", "8..64*inf", "8..1e400"])
 def test_an_unbounded_size_range_is_refused(text):
     # Before: "8..inf" looped until the process was killed for memory.

@@ -5,7 +5,11 @@
                   [--search exhaustive|uniform] [--budget B] [--seed S] [--baseline search|exhaustive|none]
                   [--transfer] [--confirm K] [--stat median|min|mean]
                   [--command CMD | --c-source FILE | --evaluator FILE] [--repeats R] [--warmup W]
-                  [--timeout S] [--pattern RE] [--metric M] [--plots DIR] [--json]
+                  [--timeout S] [--pattern RE] [--metric M] [--plots DIR] [--json] [--store msp.db]
+
+Every measurement is kept in ``--store`` (default ``msp.db``) as it arrives: the same
+command again (after Ctrl-C, a crash, or to change --threshold, --transfer ...) measures
+nothing the store holds.
 
 Importing this module registers the command on the ``starchart`` app.
 """
@@ -14,13 +18,15 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
+import sys
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 from rich.table import Table
 
-from starchart.cli_common import app, friendly, option_names, out, seed_option
+from starchart.cli_common import app, err, friendly, option_names, out, seed_option
 from starchart.errors import InputError
 
 __all__ = ["msp_command", "parse_config", "parse_sizes"]
@@ -86,7 +92,8 @@ def parse_config(text: str | None) -> dict[str, Any] | None:
 CLI_OPTIONS = {"sizes": "--sizes", "target": "--target", "size_param": "--size-param", "config": "--default",
                "work": "--work", "threshold": "--threshold", "stable": "--stable", "search": "--search",
                "budget": "--budget", "seed": "--seed", "baseline": "--baseline", "transfer": "--transfer",
-               "confirm": "--confirm", "stat": "--stat", "metric": "--metric", "repeats": "--repeats"}
+               "confirm": "--confirm", "stat": "--stat", "metric": "--metric", "repeats": "--repeats",
+               "store": "--store"}
 #: Python-only phrases of its errors and what to type instead.
 CLI_PHRASES = (("config= (--default on the command line)", "--default"),
                ("config sets the input-size parameter", "--default sets the input-size parameter"),
@@ -129,11 +136,14 @@ def msp_command(
     timeout: Optional[float] = typer.Option(None, "--timeout", min=0.0, help="Seconds before a run is killed."),
     plots: Optional[Path] = typer.Option(None, "--plots", help="Write msp_curve.png (and msp_transfer.png) here."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
+    store: Path = typer.Option(Path("msp.db"), "--store", "-s",
+                               help="SQLite store of every measurement (run the same command again to resume)."),
 ) -> None:
     """Tune at the minimum saturation point: throughput curve, MSP, search there, winner at the target."""
     from starchart.cli_measure import (
         _evaluator_description,
         _evaluator_source,
+        _interruptible,
         _read_study_file,
     )
     from starchart.measure import evaluator_from_dict
@@ -150,11 +160,11 @@ def msp_command(
                                                                              space_file))
         size_list = parse_sizes(sizes)
         goal = None if target is None else (int(target) if float(target).is_integer() else target)
-        result = tune_at_msp(evaluator, space, size_list, target=goal, size_param=size_param,
-                             config=parse_config(default), work=work, search=search, budget=budget, seed=seed,
-                             threshold=threshold, stable=stable, stat=stat,
-                             baseline=None if baseline.lower() == "none" else baseline, transfer=transfer,
-                             confirm=confirm)
+        result = _interruptible(lambda: tune_at_msp(
+            evaluator, space, size_list, target=goal, size_param=size_param, config=parse_config(default),
+            work=work, search=search, budget=budget, seed=seed, threshold=threshold, stable=stable, stat=stat,
+            baseline=None if baseline.lower() == "none" else baseline, transfer=transfer, confirm=confirm,
+            store=store), store, again=_again(store))
     written = []
     if plots is not None:
         written.append(plots / "msp_curve.png")
@@ -169,11 +179,22 @@ def msp_command(
             payload["transfer"] = [_row(r) for r in result.transfer.to_dict("records")]
             payload["threshold_sweep"] = [_row(r) for r in threshold_sweep(result).to_dict("records")]
         payload["plots"] = [str(p) for p in written]
+        payload["store"] = str(store)
         print(json.dumps(payload, indent=2, default=str))
         return
     _print(result)
     for path in written:
         out.print(f"wrote {path}")
+    err.print(f"every measurement is kept in {store}: the same command again measures nothing twice",
+              highlight=False, soft_wrap=True)
+
+
+def _again(store: Path) -> str:
+    """How to continue an interrupted ``starchart msp``: the command as typed, when it is known."""
+    argv = sys.argv[1:]
+    if argv[:1] == ["msp"]:
+        return "starchart " + shlex.join(argv)
+    return f"the same starchart msp command with --store {shlex.quote(str(store))}"
 
 
 def _plots_folder(plots: Path) -> None:
@@ -211,7 +232,8 @@ def _print(result: Any) -> None:
             t.add_column(column, justify="right")
         names = [c for c in result.transfer.columns if c.startswith("best_")]
         for row in result.transfer.to_dict("records"):
-            winner = ", ".join(f"{c[5:]}={row[c]}" for c in names)
+            ran = any(row[c] is not None and row[c] == row[c] for c in names)  # NaN != NaN: nothing ran there
+            winner = ", ".join(f"{c[5:]}={row[c]}" for c in names) if ran else "none: nothing ran"
             t.add_row(str(row["size"]), winner, f"{row['quality']:.1%}", f"{row['search_s']:.3g}",
                       f"{row['speedup']:.3g}x")
         out.print(t)

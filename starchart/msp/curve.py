@@ -26,10 +26,8 @@ from __future__ import annotations
 
 import math
 import numbers
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -38,6 +36,7 @@ import pandas as pd
 from starchart.configs import plain_config
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement
+from starchart.msp.store import Stopwatch, msp_study
 from starchart.throughput import WorkSpec, work_function
 
 __all__ = ["MSP", "STATS", "aggregate", "check_sizes", "find_msp", "throughput_curve"]
@@ -57,12 +56,29 @@ def aggregate(values: Sequence[float], stat: str = "median") -> float:
     if not finite:
         return math.nan
     if stat == "median":
-        return float(np.median(finite))
+        return _median(finite)
     if stat == "mean":
-        return math.fsum(finite) / len(finite)
+        try:
+            return math.fsum(finite) / len(finite)
+        except OverflowError:  # huge times (a 1e308 sentinel): average the scaled values instead
+            return math.fsum(v / len(finite) for v in finite)
     if stat == "min":
         return min(finite)
     raise InputError(f"unknown statistic {stat!r}", where="stat", hint=f"use one of {', '.join(STATS)}")
+
+
+def _median(values: list[float]) -> float:
+    """The median, without overflow: the middle pair is halved before adding, so two 1e308 ms give 1e308
+    (``np.median`` adds first and gives inf). Halving is exact, so other values give what ``np.median`` gives.
+
+    >>> _median([3.0, 1.0, 2.0, 10.0]), _median([1e308, 1e308])
+    (2.5, 1e+308)
+    """
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return ordered[middle - 1] / 2 + ordered[middle] / 2
 
 
 def check_stat(stat: str) -> str:
@@ -150,7 +166,9 @@ def throughput_curve(evaluator: Evaluator, sizes: Sequence[int | float], *, size
     metric:
         The time metric (ms); default: the evaluator's objective.
     store:
-        A :class:`~starchart.store.Store` or a path: every measurement is also kept there.
+        A :class:`~starchart.store.Store` or a path: every measurement is kept there as it
+        arrives, and a curve measured again into the same store replays what it holds
+        instead of measuring it again (:mod:`starchart.msp.store`).
 
     Returns
     -------
@@ -184,38 +202,37 @@ def throughput_curve(evaluator: Evaluator, sizes: Sequence[int | float], *, size
     configs = [{**config, size_param: s} for s in sizes]
     work_units = [units(c) for c in configs]  # a bad work expression fails here, before anything is measured
     _prepare(evaluator, config, size_param, sizes)
-    db, owns = _open_store(store)
-    rows = []
-    start = time.perf_counter()
-    try:
-        for size, cfg, units_of_work in zip(sizes, configs, work_units):
-            values: list[float] = []
-            others: dict[str, list[float]] = {}
-            failures: list[Measurement] = []
-            began = time.perf_counter()
-            for _ in range(int(repeats)):
-                m = evaluator.evaluate(cfg)
-                if db is not None:
-                    db.add(m)
-                if m.ok and m.values.get(metric):
-                    values.extend(float(v) for v in m.values[metric])
-                    for name, got in m.values.items():
-                        if name != metric:
-                            others.setdefault(name, []).extend(float(v) for v in got)
-                else:
-                    failures.append(m)
-            eval_s = time.perf_counter() - began
-            row = _curve_row(size, units_of_work, values, failures, metric, stat, eval_s, int(repeats))
-            row.update({f"values_{name}": aggregate(got, stat) for name, got in others.items()})
-            rows.append(row)
-    finally:
-        if owns and db is not None:
-            db.close()
+    with msp_study(store, evaluator) as measuring:  # each measurement stored as it arrives, none made twice
+        whole = Stopwatch(measuring)
+        rows = [_measure_size(measuring, size, cfg, units_of_work, int(repeats), metric, stat)
+                for size, cfg, units_of_work in zip(sizes, configs, work_units)]
+        wall_s = whole.seconds()
     frame = pd.DataFrame(rows)
     frame.attrs.update({"size_param": size_param, "work": work if isinstance(work, str) else repr(work),
                         "metric": metric, "stat": stat, "config": plain_config(config),
-                        "wall_s": time.perf_counter() - start})
+                        "wall_s": wall_s})
     return frame
+
+
+def _measure_size(evaluator: Evaluator, size: float, config: dict[str, Any], units_of_work: float, repeats: int,
+                  metric: str, stat: str) -> dict[str, Any]:
+    """One row of the curve: ``config`` evaluated ``repeats`` times, its values pooled."""
+    values: list[float] = []
+    others: dict[str, list[float]] = {}
+    failures: list[Measurement] = []
+    clock = Stopwatch(evaluator)
+    for _ in range(repeats):
+        m = evaluator.evaluate(config)
+        if m.ok and m.values.get(metric):
+            values.extend(float(v) for v in m.values[metric])
+            for name, got in m.values.items():
+                if name != metric:
+                    others.setdefault(name, []).extend(float(v) for v in got)
+        else:
+            failures.append(m)
+    row = _curve_row(size, units_of_work, values, failures, metric, stat, clock.seconds(), repeats)
+    row.update({f"values_{name}": aggregate(got, stat) for name, got in others.items()})
+    return row
 
 
 def _curve_row(size: float, units: float, values: list[float], failures: list[Measurement], metric: str,
@@ -265,18 +282,6 @@ def _prepare(evaluator: Evaluator, config: Mapping[str, Any], size_param: str, s
     from starchart.space import Space
 
     evaluator.prepare(Space({**{k: [v] for k, v in config.items()}, size_param: list(sizes)}))
-
-
-def _open_store(store: Any) -> tuple[Any, bool]:
-    if store is None:
-        return None, False
-    from starchart.store import Store
-
-    if isinstance(store, Store):
-        return store, False
-    if isinstance(store, (str, Path)):
-        return Store.open(store), True
-    raise InputError(f"store must be a Store or a path, got {type(store).__name__}", where="store")
 
 
 # ---------------------------------------------------------------------- the MSP

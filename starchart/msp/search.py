@@ -27,8 +27,7 @@ from __future__ import annotations
 
 import functools
 import math
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,12 +38,17 @@ from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement
 from starchart.msp.curve import aggregate, measurement_value
+from starchart.msp.store import Stopwatch
 from starchart.space import Space
 
-__all__ = ["SEARCHES", "Cost", "Recorder", "SearchResult", "best_config", "exhaustive_search", "resolve_search",
-           "uniform_search"]
+__all__ = ["SEARCHES", "Cost", "NothingRan", "Recorder", "SearchResult", "best_config", "exhaustive_search",
+           "measured_seconds", "resolve_search", "uniform_search"]
 
 SearchFn = Callable[[Evaluator, Space, "int | None", "int | None"], Any]
+
+
+class NothingRan(InputError):
+    """A search in which no configuration ran successfully, so it has no best."""
 
 
 @dataclass
@@ -73,7 +77,7 @@ def _best_of(dataset: Dataset, evaluator: Evaluator, stat: str) -> SearchResult:
     if ok.empty:
         reasons = frame["reason"].dropna().astype(str)
         first = reasons.iloc[0] if len(reasons) else "no configuration was measured"
-        raise InputError(f"no configuration of the search ran successfully ({len(frame)} tried; first failure: "
+        raise NothingRan(f"no configuration of the search ran successfully ({len(frame)} tried; first failure: "
                          f"{first})", where="search", hint="check the evaluator on one configuration first")
     column = REPEATS_PREFIX + metric
     if column in ok.columns:
@@ -89,11 +93,12 @@ def _best_of(dataset: Dataset, evaluator: Evaluator, stat: str) -> SearchResult:
 
 
 def exhaustive_search(evaluator: Evaluator, space: Space, budget: int | None = None, seed: int | None = None, *,
-                      stat: str = "median") -> SearchResult:
+                      stat: str = "median", store: Any = None) -> SearchResult:
     """Measure every valid configuration of ``space`` and return the best.
 
     ``budget``, when given, must cover the whole space (an exhaustive search cannot
-    stop early); ``seed`` is ignored.
+    stop early); ``seed`` is ignored. ``store``: a store (or path) of this search's own,
+    as for :func:`starchart.run` — an interrupted search resumes there.
     """
     size = space.size()
     if budget is not None and int(budget) < size:
@@ -102,16 +107,17 @@ def exhaustive_search(evaluator: Evaluator, space: Space, budget: int | None = N
     from starchart.runner import run
 
     configs = list(frame_configs(space.to_frame(), space.names))
-    dataset = run(space, evaluator, configs=configs, progress=False)
+    dataset = run(space, evaluator, configs=configs, store=store, progress=False)
     return _best_of(dataset, evaluator, stat)
 
 
 def uniform_search(evaluator: Evaluator, space: Space, budget: int | None, seed: int | None = None, *,
-                   stat: str = "median") -> SearchResult:
+                   stat: str = "median", store: Any = None) -> SearchResult:
     """Measure ``budget`` configurations drawn uniformly at random (without repeats) and return the best.
 
     With the same ``seed``, spaces that differ only in the value of a fixed parameter
-    (the input size) get the same configurations.
+    (the input size) get the same configurations. ``store``: a store (or path) of this
+    search's own, as for :func:`starchart.run` — an interrupted search resumes there.
     """
     if budget is None or isinstance(budget, bool) or int(budget) < 1:
         raise InputError(f"a uniform search needs a budget of at least 1 evaluation, got {budget!r}",
@@ -119,7 +125,8 @@ def uniform_search(evaluator: Evaluator, space: Space, budget: int | None, seed:
     from starchart.runner import run
 
     samples = min(int(budget), space.size())
-    dataset = run(space, evaluator, samples=samples, seed=0 if seed is None else int(seed), progress=False)
+    dataset = run(space, evaluator, samples=samples, seed=0 if seed is None else int(seed), store=store,
+                  progress=False)
     return _best_of(dataset, evaluator, stat)
 
 
@@ -229,9 +236,9 @@ class Recorder(Evaluator):
         self.inner.prepare(space)
 
     def evaluate(self, config: Mapping[str, Any]) -> Measurement:
-        start = time.perf_counter()
+        clock = Stopwatch(self.inner)  # a measurement replayed from a store costs what it cost when made
         measurement = self.inner.evaluate(config)
-        self.walls.append(time.perf_counter() - start)
+        self.walls.append(clock.seconds())
         self.measurements.append(measurement)
         self._by_key.setdefault(config_key(measurement.config), measurement)
         if measurement.ok:  # an ok measurement wins over an earlier failure of the same configuration
@@ -258,32 +265,64 @@ class Recorder(Evaluator):
     def cost(self, wall_s: float | None = None) -> Cost:
         """The cost of everything recorded; ``wall_s`` defaults to the sum of the evaluations' wall times."""
         ms = self.measurements
-        measured = sum(math.fsum(v for v in m.values.get(self.metric, []) if math.isfinite(v)) for m in ms)
+        measured = measured_seconds(v for m in ms for v in m.values.get(self.metric, []))
         return Cost(wall_s=math.fsum(self.walls) if wall_s is None else wall_s, evaluations=len(ms),
                     failures=sum(not m.ok for m in ms), compile_s=math.fsum(m.compile_s for m in ms),
                     run_s=math.fsum(m.run_s for m in ms), overhead_s=math.fsum(m.overhead_s for m in ms),
-                    measured_s=measured / 1000.0)
+                    measured_s=measured)
+
+
+def measured_seconds(values_ms: Iterable[float]) -> float:
+    """The sum of run times given in ms, in seconds.
+
+    Each value is scaled before adding, so that huge times (a 1e308 ms sentinel) still add up to a
+    finite number; ``inf`` only when even the sum in seconds overflows.
+
+    >>> measured_seconds([1e308, 1e308, float("nan")])
+    2e+305
+    """
+    scaled = [float(v) / 1000.0 for v in values_ms if math.isfinite(float(v))]
+    try:
+        return math.fsum(scaled)
+    except OverflowError:  # fsum refuses a sum beyond the largest float
+        return math.inf
 
 
 @dataclass
 class Phase:
-    """One search at one input size: what it found and what it cost."""
+    """One search at one input size: what it found and what it cost.
+
+    ``best`` is ``None`` (and ``failure`` says why) when no configuration ran there.
+    """
 
     size: int | float
     search: str
-    best: dict[str, Any]
+    best: dict[str, Any] | None
     value: float
     cost: Cost
     recorder: Recorder = field(repr=False)
+    failure: str = ""
 
 
 def run_search(search: SearchFn, name: str, evaluator: Evaluator, space: Space, size: float,
-               size_param: str, budget: int | None, seed: int | None, metric: str, stat: str) -> Phase:
-    """Run ``search`` on ``space`` (its size fixed to ``size``), timing it and keeping its measurements."""
+               size_param: str, budget: int | None, seed: int | None, metric: str, stat: str, *,
+               tolerate: bool = False) -> Phase:
+    """Run ``search`` on ``space`` (its size fixed to ``size``), timing it and keeping its measurements.
+
+    When no configuration runs at this size, :class:`NothingRan` names the size; with
+    ``tolerate`` the phase is returned instead, without a best.
+    """
     recorder = Recorder(evaluator, metric, stat)
-    start = time.perf_counter()
-    result = search(recorder, space, budget, seed)
-    wall = time.perf_counter() - start
+    clock = Stopwatch(evaluator)
+    try:
+        result = search(recorder, space, budget, seed)
+    except NothingRan as exc:
+        failure = f"at size {size} ({size_param}={size}): {exc.message}"
+        if not tolerate:
+            raise NothingRan(failure, where=exc.where, hint=exc.hint) from None
+        return Phase(size=size, search=name, best=None, value=math.nan, cost=recorder.cost(clock.seconds()),
+                     recorder=recorder, failure=failure)
+    wall = clock.seconds()
     best = best_config(result, space.names)
     best[size_param] = size
     value = recorder.value(best)

@@ -40,7 +40,6 @@ large enough.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,8 +60,10 @@ from starchart.msp.curve import (
     throughput_curve,
     time_metric,
 )
-from starchart.msp.search import Cost, Phase, Recorder, resolve_search, run_search
+from starchart.msp.search import Cost, Phase, Recorder, measured_seconds, resolve_search, run_search
+from starchart.msp.store import Stopwatch, msp_study, space_with_sizes
 from starchart.space import Space
+from starchart.text import shorten
 from starchart.throughput import WorkSpec
 
 __all__ = ["BASELINES", "MSPTuningResult", "space_at", "threshold_sweep", "tune_at_msp"]
@@ -80,9 +81,7 @@ def space_at(space: Space, size_param: str, size: float) -> Space:
     >>> s.names, s.size()
     (('TILE', 'n'), 2)
     """
-    params = {name: values for name, values in space.tune_params.items() if name != size_param}
-    params[size_param] = [size]
-    return Space(params, list(space.restrictions))
+    return space_with_sizes(space, size_param, [size])
 
 
 @dataclass
@@ -121,7 +120,10 @@ class MSPTuningResult:
         there and at the target, ``quality`` at the target, the search's cost and the
         speedup had the search been run at that size.
     notes:
-        Caveats: the MSP's own notes, failures at the target, a baseline that is not exhaustive.
+        Caveats: the MSP's own notes, configurations that failed at the target (how many, and
+        the first reason; also when the MSP winner runs there), sizes of a transfer run where
+        no configuration ran (their transfer row has no winner and quality 0), a baseline
+        that is not exhaustive.
     """
 
     msp: MSP
@@ -168,9 +170,9 @@ class MSPTuningResult:
                          f"{self.target_best_value:.4g}; quality {self.quality:.1%}")
         if self.speedup is not None:
             c = self.costs
-            lines.append(f"search speedup {self.speedup:.3g}x = T_target {c['target'].wall_s:.3g} s / "
+            lines.append(f"search speedup {_times(self.speedup)} = T_target {c['target'].wall_s:.3g} s / "
                          f"(T_MSP {c['msp'].wall_s:.3g} s + T_curve {c['curve'].wall_s:.3g} s); "
-                         f"kernel-time speedup {self.kernel_speedup:.3g}x")
+                         f"kernel-time speedup {_times(self.kernel_speedup)}")
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -199,7 +201,7 @@ def tune_at_msp(evaluator: Evaluator, space: Space, sizes: Sequence[int | float]
                 search: str | Callable[..., Any] = "exhaustive", budget: int | None = None, seed: int | None = 0,
                 threshold: float = 0.10, stable: bool = False, repeats: int = 1, stat: str = "median",
                 metric: str | None = None, baseline: str | None = "search", transfer: bool = False,
-                confirm: int = 0, curve: pd.DataFrame | None = None) -> MSPTuningResult:
+                confirm: int = 0, curve: pd.DataFrame | None = None, store: Any = None) -> MSPTuningResult:
     """Tune at the minimum saturation point and evaluate the winner at the target size.
 
     Parameters
@@ -252,6 +254,14 @@ def tune_at_msp(evaluator: Evaluator, space: Space, sizes: Sequence[int | float]
     curve:
         A throughput curve already measured (by :func:`throughput_curve`, with the
         same default configuration); its ``attrs["wall_s"]`` is taken as ``T_curve``.
+    store:
+        A :class:`~starchart.store.Store` or a path (created if missing): every measurement —
+        curve, searches, the target, confirmations — is committed there as it arrives, with
+        the space (the size parameter listing the sizes), the evaluator and these settings.
+        Calling again with the same store measures nothing it holds (an interrupted study
+        resumes where it stopped; one that finished is only recomputed); a store of another
+        space or evaluator is refused before anything is measured. Default: nothing is kept.
+        See :mod:`starchart.msp.store`.
 
     Returns
     -------
@@ -282,65 +292,106 @@ def tune_at_msp(evaluator: Evaluator, space: Space, sizes: Sequence[int | float]
     else:
         target_name, target_fn = name, search_fn
     default = _default_config(space, config, size_param, sizes)
+    setup = _Setup(sizes=sizes, target=target, size_param=size_param, default=default, work=work, name=name,
+                   search_fn=search_fn, target_name=target_name, target_fn=target_fn, budget=budget, seed=seed,
+                   threshold=threshold, stable=stable, repeats=repeats, stat=stat, metric=metric,
+                   baseline=baseline, transfer=transfer, confirm=confirm)
+    # every measurement below goes to the store as it arrives; a rerun replays what is stored
+    with msp_study(store, evaluator, space=space, size_param=size_param, sizes=sizes,
+                   settings=setup.settings()) as measuring:
+        return _tune(measuring, space, setup, curve)
 
-    notes: list[str] = []
-    if curve is None:
-        curve = throughput_curve(evaluator, sizes, size_param=size_param, config=default, work=work,
-                                 repeats=repeats, stat=stat, metric=metric)
-        curve_cost = _curve_cost(curve, metric)
-    else:
-        curve = curve[curve["size"] <= target].reset_index(drop=True)
-        missing = sorted(set(sizes) - set(curve["size"].tolist()))
-        if missing:
-            raise InputError(f"the given curve lacks size(s) {missing}", where="curve",
-                             hint="measure the curve over the same sizes, or pass curve=None")
-        curve_cost = _curve_cost(curve, metric)
-    msp = find_msp(curve, threshold, target=target, stable=stable)
-    notes += msp.notes
+
+@dataclass
+class _Setup:
+    """tune_at_msp's arguments, checked and resolved."""
+
+    sizes: list[int | float]
+    target: int | float
+    size_param: str
+    default: dict[str, Any]
+    work: WorkSpec
+    name: str
+    search_fn: Callable[..., Any]
+    target_name: str
+    target_fn: Callable[..., Any]
+    budget: int | None
+    seed: int | None
+    threshold: float
+    stable: bool
+    repeats: int
+    stat: str
+    metric: str
+    baseline: str | None
+    transfer: bool
+    confirm: int
+
+    def settings(self) -> dict[str, Any]:
+        """What a store records of this study (JSON-able; a callable search or work is recorded by name)."""
+        return {"sizes": list(self.sizes), "target": self.target, "size_param": self.size_param,
+                "config": self.default, "work": self.work if isinstance(self.work, str) else repr(self.work),
+                "search": self.name, "budget": self.budget, "seed": self.seed, "threshold": float(self.threshold),
+                "stable": bool(self.stable), "repeats": int(self.repeats), "stat": self.stat,
+                "metric": self.metric, "baseline": self.baseline, "transfer": bool(self.transfer),
+                "confirm": int(self.confirm)}
+
+
+def _tune(evaluator: Evaluator, space: Space, s: _Setup, curve: pd.DataFrame | None) -> MSPTuningResult:
+    """tune_at_msp's measuring and conclusions, with ``evaluator`` already keeping what it measures."""
+    curve, curve_cost = _the_curve(evaluator, s, curve)
+    msp = find_msp(curve, s.threshold, target=s.target, stable=s.stable)
+    notes = list(msp.notes)
 
     phases: dict[Any, Phase] = {}
 
-    def phase(size: float, at_target: bool = False) -> Phase:
-        key = (size, at_target and target_name != name)
+    def phase(size: float, at_target: bool = False, tolerate: bool = False) -> Phase:
+        key = (size, at_target and s.target_name != s.name)
         if key not in phases:
-            fn, label = (target_fn, target_name) if at_target else (search_fn, name)
+            fn, label = (s.target_fn, s.target_name) if at_target else (s.search_fn, s.name)
             # an exhaustive baseline measures everything, whatever the budget of the search it is compared with
-            limit = None if label == "exhaustive" and name != "exhaustive" else budget
-            phases[key] = run_search(fn, label, evaluator, space_at(space, size_param, size), size, size_param,
-                                     limit, seed, metric, stat)
+            limit = None if label == "exhaustive" and s.name != "exhaustive" else s.budget
+            phases[key] = run_search(fn, label, evaluator, space_at(space, s.size_param, size), size, s.size_param,
+                                     limit, s.seed, s.metric, s.stat, tolerate=tolerate)
         return phases[key]
 
-    searched = sizes if transfer else [msp.size]
+    searched = s.sizes if s.transfer else [msp.size]
     for size in searched:  # smallest first: a broken set-up fails cheaply
-        phase(size)
-    reference = phase(target, at_target=True) if baseline is not None else None
+        # a size where nothing runs is a point of the transfer curve (quality 0), unless tuning needs it
+        phase(size, tolerate=size not in (msp.size, s.target))
+    reference = phase(s.target, at_target=True) if s.baseline is not None else None
     msp_phase = phase(msp.size)
+    notes += [p.failure for p in phases.values() if p.best is None]
 
     # The winners (and the baseline's best) at the target: from the baseline's own measurements, or
     # measured afresh; with confirm > 0, all of them re-measured together, alternating, in rounds.
-    confirm_rec = Recorder(evaluator, metric, stat)
-    confirm_start = time.perf_counter()
-    finalists = [p.best for key, p in sorted(phases.items(), key=lambda kv: (kv[0][0], kv[0][1]))]
-    confirmed = _confirm(confirm_rec, finalists, size_param, target, confirm, stat)
+    confirm_rec = Recorder(evaluator, s.metric, s.stat)
+    confirm_clock = Stopwatch(evaluator)
+    finalists = [p.best for key, p in sorted(phases.items(), key=lambda kv: (kv[0][0], kv[0][1]))
+                 if p.best is not None]
+    confirmed = _confirm(confirm_rec, finalists, s.size_param, s.target, s.confirm, s.stat)
 
     def at_target(cfg: Mapping[str, Any]) -> float:
-        full = {**cfg, size_param: target}
+        full = {**cfg, s.size_param: s.target}
         if confirmed:
             return confirmed[config_key(full)]
         for source in ([reference.recorder] if reference is not None else []) + [confirm_rec]:
             value = source.value(full)
             if value is not None:
                 return value
-        return measurement_value(confirm_rec.evaluate(full), evaluator.objective, stat)
+        return measurement_value(confirm_rec.evaluate(full), evaluator.objective, s.stat)
 
+    assert msp_phase.best is not None  # the MSP's search is not tolerated to find nothing
     winner_target = at_target(msp_phase.best)
     quality = speedup = kernel_speedup = None
     best_value = None
     target_best = None
+    if not math.isfinite(winner_target):
+        notes.append(f"the MSP winner {msp_phase.best} fails at the target size {s.target}"
+                     + (": quality 0" if reference is not None else ""))
     if reference is not None:
         target_best, best_value = reference.best, reference.value
         if confirmed:  # the reference is the best of the re-measured finalists
-            values = {config_key({**f, size_param: target}): f for f in finalists}
+            values = {config_key({**f, s.size_param: s.target}): f for f in finalists}
             finite = {k: v for k, v in confirmed.items() if math.isfinite(v)}
             if finite:
                 key = (min if evaluator.minimize else max)(finite, key=finite.__getitem__)
@@ -350,27 +401,60 @@ def tune_at_msp(evaluator: Evaluator, space: Space, sizes: Sequence[int | float]
         quality = _quality(best_value, winner_target, evaluator.minimize)
         speedup = _ratio(reference.cost.wall_s, msp_phase.cost.wall_s + curve_cost.wall_s)
         kernel_speedup = _ratio(reference.cost.measured_s, msp_phase.cost.measured_s + curve_cost.measured_s)
-        if not math.isfinite(winner_target):
-            notes.append(f"the MSP winner {msp_phase.best} fails at the target size {target}: quality 0")
-        if baseline == "search" and name != "exhaustive":
-            notes.append(f"the target's best comes from the same {name} search, not an exhaustive one: quality is "
-                         "relative to what that search finds at the target")
+        if s.baseline == "search" and s.name != "exhaustive":
+            notes.append(f"the target's best comes from the same {s.name} search, not an exhaustive one: quality "
+                         "is relative to what that search finds at the target")
+    notes += _target_failures(reference, confirm_rec, s.target, s.size_param)
     transfer_frame = None
-    if transfer:
+    if s.transfer:
         assert reference is not None and best_value is not None  # transfer without a baseline was refused above
-        transfer_frame = _transfer_frame(sizes, phases, name, target, at_target, best_value, evaluator.minimize,
-                                         reference, curve_cost, msp.size, size_param, target_name != name)
+        transfer_frame = _transfer_frame(s.sizes, phases, s.name, s.target, at_target, best_value,
+                                         evaluator.minimize, reference, curve_cost, msp.size, s.size_param,
+                                         s.target_name != s.name)
     costs = {"curve": curve_cost, "msp": msp_phase.cost}
     if reference is not None:
         costs["target"] = reference.cost
-    costs["confirm"] = confirm_rec.cost(time.perf_counter() - confirm_start if confirm_rec.measurements else 0.0)
+    costs["confirm"] = confirm_rec.cost(confirm_clock.seconds() if confirm_rec.measurements else 0.0)
     return MSPTuningResult(
-        msp=msp, curve=curve, default_config=default, size_param=size_param, target=target, search=name,
-        threshold=float(threshold), stat=stat, metric=metric, minimize=evaluator.minimize, winner=msp_phase.best,
-        winner_value_msp=msp_phase.value, winner_value_target=winner_target,
+        msp=msp, curve=curve, default_config=s.default, size_param=s.size_param, target=s.target, search=s.name,
+        threshold=float(s.threshold), stat=s.stat, metric=s.metric, minimize=evaluator.minimize,
+        winner=msp_phase.best, winner_value_msp=msp_phase.value, winner_value_target=winner_target,
         target_best=target_best, target_best_value=best_value,
-        quality=quality, speedup=speedup, kernel_speedup=kernel_speedup, baseline=baseline, costs=costs,
+        quality=quality, speedup=speedup, kernel_speedup=kernel_speedup, baseline=s.baseline, costs=costs,
         transfer=transfer_frame, notes=notes)
+
+
+def _the_curve(evaluator: Evaluator, s: _Setup, curve: pd.DataFrame | None) -> tuple[pd.DataFrame, Cost]:
+    """The throughput curve (measured, or the one given, checked against the sizes) and what it cost."""
+    if curve is None:
+        curve = throughput_curve(evaluator, s.sizes, size_param=s.size_param, config=s.default, work=s.work,
+                                 repeats=s.repeats, stat=s.stat, metric=s.metric)
+    else:
+        curve = curve[curve["size"] <= s.target].reset_index(drop=True)
+        missing = sorted(set(s.sizes) - set(curve["size"].tolist()))
+        if missing:
+            raise InputError(f"the given curve lacks size(s) {missing}", where="curve",
+                             hint="measure the curve over the same sizes, or pass curve=None")
+    return curve, _curve_cost(curve, s.metric)
+
+
+def _target_failures(reference: Phase | None, confirm_rec: Recorder, target: float, size_param: str) -> list[str]:
+    """A note on the configurations that failed at the target size (the baseline's, and the winners
+    measured there to compare them), with the first reason: quality is relative to those that ran."""
+    recorders = ([reference.recorder] if reference is not None else []) + [confirm_rec]
+    measured = [m for r in recorders for m in r.measurements]  # all of them at the target size
+    ran = {config_key(m.config) for m in measured if m.ok}
+    failed: dict[str, Any] = {}
+    for m in measured:
+        if not m.ok and config_key(m.config) not in ran:
+            failed.setdefault(config_key(m.config), m)
+    if not failed:
+        return []
+    first = next(iter(failed.values()))
+    shown = {k: v for k, v in first.config.items() if k != size_param}
+    tried = len({config_key(m.config) for m in measured})
+    return [f"{len(failed)} of the {tried} configurations measured at the target size {target} failed "
+            f"(e.g. {shown}: {first.status}: {shorten(first.reason or 'no reason given', 120)})"]
 
 
 def _default_config(space: Space, config: Mapping[str, Any] | None, size_param: str,
@@ -382,7 +466,10 @@ def _default_config(space: Space, config: Mapping[str, Any] | None, size_param: 
     else:
         if not isinstance(config, Mapping):
             raise InputError(f"config must be a dict of parameter values, got {config!r}", where="config")
-        config = {k: v for k, v in config.items() if k != size_param}
+        if size_param in config:  # dropping it silently made the error blame the other parameters
+            raise InputError(f"config sets the input-size parameter {size_param!r}", where="config",
+                             hint=f"give a value for each of {names} and leave {size_param!r} out: its values "
+                                  "are the input sizes")
         unknown = sorted(set(config) - set(names))
         missing = [n for n in names if n not in config]
         if unknown or missing:
@@ -443,14 +530,28 @@ def _curve_cost(curve: pd.DataFrame, metric: str) -> Cost:
         wall = float(curve["eval_s"].sum()) if "eval_s" in curve.columns else 0.0
     measured = 0.0
     if "repeats" in curve.columns:
-        measured = sum(math.fsum(v for v in values if math.isfinite(v)) for values in curve["repeats"]) / 1000.0
+        measured = measured_seconds(v for values in curve["repeats"] for v in values)
     evaluations = int(curve["evaluations"].sum()) if "evaluations" in curve.columns else len(curve)
     failures = int((curve["status"] != "ok").sum()) if "status" in curve.columns else 0
     return Cost(wall_s=float(wall), evaluations=evaluations, failures=failures, measured_s=measured)
 
 
 def _ratio(numerator: float, denominator: float) -> float:
+    """``numerator / denominator``; ``inf`` for a zero denominator, NaN when both are infinite (undefined)."""
+    if math.isinf(numerator) and math.isinf(denominator):
+        return math.nan
     return numerator / denominator if denominator > 0 else math.inf
+
+
+def _times(ratio: float | None) -> str:
+    """A speedup as text: ``12.3x``, or why there is none (times too large to add up give inf / inf).
+
+    >>> _times(12.345), _times(float("nan"))
+    ('12.3x', 'undefined (the measured times are too large to add up)')
+    """
+    if ratio is None or math.isnan(ratio):
+        return "undefined (the measured times are too large to add up)"
+    return f"{ratio:.3g}x"
 
 
 def _quality(best: float, value: float, minimize: bool) -> float:
@@ -467,14 +568,19 @@ def _transfer_frame(sizes: Sequence[int | float], phases: Mapping[Any, Phase], n
     rows = []
     for size in sizes:
         p = phases[(size, False)]
-        value_target = at_target(p.best)
-        rows.append({"size": size, **{f"best_{k}": v for k, v in p.best.items()}, "value": p.value,
+        # a size where nothing ran has no winner: quality 0, as a winner failing at the target has
+        value_target = math.nan if p.best is None else at_target(p.best)
+        best = p.best if p.best is not None else dict.fromkeys(reference.best or {})
+        rows.append({"size": size, **{f"best_{k}": v for k, v in best.items()}, "value": p.value,
                      "value_at_target": value_target, "quality": _quality(best_value, value_target, minimize),
                      "search_s": p.cost.wall_s, "measured_s": p.cost.measured_s, "evaluations": p.cost.evaluations,
                      "speedup": _ratio(reference.cost.wall_s, p.cost.wall_s + curve_cost.wall_s),
                      "kernel_speedup": _ratio(reference.cost.measured_s, p.cost.measured_s + curve_cost.measured_s),
                      "is_msp": size == msp_size})
     frame = pd.DataFrame(rows)
+    for column in [c for c in frame.columns if c.startswith("best_")]:
+        # as objects: a size without a winner (None) must not turn the other sizes' values into floats
+        frame[column] = pd.Series([row[column] for row in rows], dtype=object)
     frame.attrs.update({"target": target, "search": name, "size_param": size_param,
                         "reference": "exhaustive" if separate_target else name,
                         "target_s": reference.cost.wall_s,
