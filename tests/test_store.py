@@ -232,3 +232,12 @@ def test_exporting_an_empty_store_says_there_is_nothing_to_export(tmp_path):
             with pytest.raises(InputError, match="no measurements yet"):
                 store.export(tmp_path / name)
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_a_measurement_whose_repeats_sum_past_the_largest_float_is_stored(tmp_path):
+    """Two repeats of 1e308 ms: math.fsum raised OverflowError inside Store.add (the run crashed)."""
+    huge = Measurement(config={"x": 1}, values={"time": [1e308, 1e308]})
+    assert huge.summary() == {"time": 1e308}
+    with Store.open(tmp_path / "s.db") as db:
+        db.add(huge)
+        assert db.to_dataset().frame["time"].tolist() == [1e308]

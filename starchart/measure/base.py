@@ -36,6 +36,20 @@ from starchart.errors import InputError
 MEASUREMENT_STATUSES: tuple[str, ...] = STATUSES
 
 
+def _mean(values: Sequence[float]) -> float:
+    """The exact mean of ``values`` (NaN when empty), also when their sum overflows a float.
+
+    >>> _mean([1e308, 1e308]), _mean([1.0, 2.0])
+    (1e+308, 1.5)
+    """
+    if not values:
+        return math.nan
+    try:
+        return math.fsum(values) / len(values)
+    except OverflowError:  # fsum raises where the sum passes 1.8e308: average the scaled-down values
+        return math.fsum(v / len(values) for v in values)
+
+
 @dataclass
 class Measurement:
     """Everything measured for one configuration.
@@ -95,7 +109,7 @@ class Measurement:
         """The mean over repeats of each metric (the paper's reported value); empty on failure."""
         if not self.ok:
             return {}
-        return {m: (math.fsum(v) / len(v) if v else math.nan) for m, v in self.values.items()}
+        return {m: _mean(v) for m, v in self.values.items()}
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict; :meth:`from_dict` reads it back."""
