@@ -40,7 +40,7 @@ def require_ray() -> Any:
         from ray.util import ActorPool  # noqa: F401
     except ImportError:
         raise InputError("Ray is not installed", where="--ray",
-                         hint='pip install "starchart[ray]" (or run without --ray)') from None
+                         hint='pip install ".[ray]" in the starchart source folder (or run without --ray)') from None
     return ray
 
 

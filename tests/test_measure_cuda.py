@@ -494,7 +494,7 @@ def test_missing_cupy_is_a_clear_error(monkeypatch):
     with pytest.raises(StarchartError) as err:
         import_cupy()
     text = str(err.value)
-    assert "CuPy" in text and 'pip install "starchart[cuda]"' in text and "NVIDIA GPU" in text
+    assert "CuPy" in text and 'pip install ".[cuda]"' in text and "NVIDIA GPU" in text
     evaluator = make()  # building and describing need no GPU
     assert evaluator.describe()["kind"] == "cuda"
     with pytest.raises(StarchartError, match="CuPy"):

@@ -81,7 +81,7 @@ def test_without_ray_the_error_names_the_extra_before_anything_is_written(tmp_pa
     with pytest.raises(InputError, match="Ray is not installed") as caught:
         run(Space({"x": [1, 2, 3]}), PythonEvaluator(lambda c: c["x"]), samples=2, ray="local", progress=False,
             store=store)
-    assert 'starchart[ray]' in caught.value.hint
+    assert 'pip install ".[ray]"' in caught.value.hint
     assert not store.exists()  # no store holding a session that never ran
 
 

@@ -231,10 +231,10 @@ def _toolchain_or_skip(sm: int = 80, disasm: bool = False):
     tc = find_toolchain()
     has_compiler = any(t.supports(sm) for t in tc.nvrtc) and tc.pick("ptxas", sm) or tc.pick("nvcc", sm)
     if not has_compiler:
-        pytest.skip("no CUDA compiler found: pip install 'starchart[carve]' (NVRTC + ptxas from PyPI) "
+        pytest.skip("no CUDA compiler found: pip install '.[carve]' (NVRTC + ptxas from PyPI) "
                     "or put a CUDA toolkit on PATH")
     if disasm and not (tc.pick("nvdisasm", sm) or tc.pick("cuobjdump", sm)):
-        pytest.skip("no nvdisasm/cuobjdump: pip install 'starchart[carve]'")
+        pytest.skip("no nvdisasm/cuobjdump: pip install '.[carve]'")
     return tc
 
 
@@ -317,7 +317,7 @@ def test_nvcc_and_nvrtc_agree(tmp_path):
 def test_missing_tools_say_how_to_install(tmp_path):
     from starchart.carve.resources import Toolchain
     rc = ResourceCompiler(MATMUL, "matmul", "8.0", cache_dir=tmp_path, toolchain=Toolchain())
-    with pytest.raises(StarchartError, match=r"starchart\[carve\]"):
+    with pytest.raises(StarchartError, match=r"\.\[carve\]"):
         rc.compile({"TILE": 16, "WPT": 1, "UNROLL": 1})
     with pytest.raises(InputError, match="no CUDA source file"):
         ResourceCompiler(tmp_path / "missing.cu", "k", "8.0")

@@ -9,7 +9,7 @@ From whichever the user has:
 - CuPy's kernel attributes (``cupy.RawKernel.attributes`` on a GPU): :func:`from_cupy`, a pure
   function of the dict;
 - or compile every configuration of a CUDA kernel without a GPU: :class:`ResourceCompiler`
-  (NVRTC + ``ptxas`` from the ``starchart[carve]`` extra, or ``nvcc`` when installed), one
+  (NVRTC + ``ptxas`` from the ``carve`` extra, or ``nvcc`` when installed), one
   ``-D`` define per parameter, results cached per configuration.
 
 Shared memory is always the **static** shared memory of one block as the compiler allocates it,
@@ -69,8 +69,9 @@ __all__ = [
 ]
 
 #: How to get the compiler tools without a CUDA toolkit.
-CARVE_HINT = ("install NVIDIA's compilers from PyPI with pip install 'starchart[carve]' (NVRTC, ptxas, "
-              "nvdisasm, cuobjdump; no GPU needed), or put a CUDA toolkit's bin/ on PATH or in CUDA_HOME")
+CARVE_HINT = ("install NVIDIA's compilers from PyPI with pip install '.[carve]' in the starchart source folder "
+              "(NVRTC, ptxas, nvdisasm, cuobjdump; no GPU needed), or put a CUDA toolkit's bin/ on PATH or in "
+              "CUDA_HOME")
 #: Shared memory the system reserves per block from compute capability 8.0 on.
 RESERVED_SHARED = 1024
 

@@ -3,7 +3,7 @@
 :func:`carve_source` is the paper's whole static pipeline for one kernel and one
 compute capability: every valid configuration of the space is compiled with its
 parameters as ``-D`` macros (no GPU needed: NVIDIA's NVRTC/ptxas from PyPI, extra
-``starchart[carve]``), its registers and shared memory give the blocks per SM,
+``carve`` extra), its registers and shared memory give the blocks per SM,
 its SASS gives the instructions and blocking regions per thread, and the
 efficiency/utilization trade-off keeps the Pareto-optimal configurations.
 """

@@ -5,7 +5,7 @@ One protocol (:class:`Evaluator`), five implementations:
 - :class:`PythonEvaluator` — a Python callable;
 - :class:`CommandEvaluator` — any program (argv template, output regex / JSON lines, or wall time);
 - :class:`CEvaluator` — a C source compiled with ``-D`` defines, run with warm-up and repeats;
-- :class:`CudaEvaluator` — a CUDA kernel through CuPy (extra ``starchart[cuda]``), CUDA-event timing, NVML power;
+- :class:`CudaEvaluator` — a CUDA kernel through CuPy (extra ``cuda``), CUDA-event timing, NVML power;
 - :class:`ReplayEvaluator` — stored measurements served back, for benchmarking searches.
 
 :func:`evaluator_from_dict` rebuilds an evaluator from its ``describe()`` (how

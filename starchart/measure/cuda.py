@@ -8,7 +8,7 @@ launches with CUDA events. With ``power=True`` it also runs the kernel for about
 a second while sampling NVML (:mod:`starchart.measure.power`) and reports the
 mean power and the energy of one launch.
 
-It needs the optional extra ``starchart[cuda]`` (CuPy and nvidia-ml-py) and a
+It needs the optional extra ``cuda`` (CuPy and nvidia-ml-py) and a
 GPU. CuPy is imported only when the evaluator is prepared, so an evaluator can be
 built, described and rebuilt anywhere; :meth:`CudaEvaluator.prepare` raises a
 :class:`~starchart.errors.StarchartError` with an installation hint when CuPy or
@@ -86,8 +86,8 @@ __all__ = [
 ]
 
 #: What to do when CuPy or a GPU is missing.
-CUDA_HINT = ('pip install "starchart[cuda]" (installs CuPy and nvidia-ml-py); it also needs an NVIDIA GPU and '
-             "its driver (nvidia-smi must list the GPU)")
+CUDA_HINT = ('pip install ".[cuda]" in the starchart source folder (installs CuPy and nvidia-ml-py); '
+             "it also needs an NVIDIA GPU and its driver (nvidia-smi must list the GPU)")
 
 #: A small example kernel (Kernel Tuner's vector add), handy for tests and demos.
 VECTOR_ADD = r"""

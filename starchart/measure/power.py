@@ -50,8 +50,8 @@ __all__ = [
 ]
 
 #: What to do when NVML is missing.
-NVML_HINT = ('pip install "starchart[cuda]" (installs CuPy and nvidia-ml-py); power readings also need an '
-             "NVIDIA GPU and its driver")
+NVML_HINT = ('pip install ".[cuda]" in the starchart source folder (installs CuPy and nvidia-ml-py); '
+             "power readings also need an NVIDIA GPU and its driver")
 # nvml.h: NVML_FI_DEV_POWER_INSTANT (not in older pynvml releases)
 _FIELD_POWER_INSTANT = 186
 # nvml.h nvmlValueType_t, in the order of the c_nvmlValue_t union members

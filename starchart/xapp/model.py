@@ -68,7 +68,8 @@ def _sklearn():
         import sklearn.tree
     except ImportError:
         raise StarchartError("static XAPP needs scikit-learn",
-                             hint='pip install scikit-learn (or pip install "starchart[xapp]")') from None
+                             hint='pip install scikit-learn (or pip install ".[xapp]" in the starchart source '
+                                  'folder)') from None
     return sklearn
 
 

@@ -4,7 +4,7 @@ XAPP reads programs as LLVM IR. Two routes give a clang:
 
 * a system clang (``clang``, ``clang-NN`` on ``PATH``, or ``$STARCHART_CLANG``), e.g.
   Debian's ``apt-get install clang``;
-* the ``ziglang`` wheel from PyPI (``pip install "starchart[xapp]"``), whose ``zig cc``
+* the ``ziglang`` wheel from PyPI (``pip install ".[xapp]"`` in the starchart source folder), whose ``zig cc``
   is a full clang; this is the pip-only route.
 
 The IR of any clang since 14 parses in llvmlite's LLVM (older typed-pointer IR is
@@ -74,7 +74,8 @@ def clang_command() -> tuple[str, ...]:
     except ImportError:
         raise ToolchainError(
             "no clang found: XAPP compiles C to LLVM IR with clang",
-            hint='pip install "starchart[xapp]" (brings the ziglang wheel), or apt-get install clang',
+            hint='pip install ".[xapp]" in the starchart source folder (brings the ziglang wheel), '
+                 'or apt-get install clang',
         ) from None
     return (sys.executable, "-m", "ziglang", "cc")
 
