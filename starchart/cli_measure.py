@@ -532,4 +532,4 @@ def search_command(
 def _print_search(result: Any) -> None:
     """Why the failed evaluations of a search failed (as ``run`` says it), then its result on the last line."""
     print_failure_reasons(result.to_dataset())
-    out.print(str(result), highlight=False, soft_wrap=True)
+    out.print(result.summary(), highlight=False, soft_wrap=True)

@@ -473,22 +473,28 @@ class StarchartTree:
                 stack.extend([int(t.right[node]), int(t.left[node])])
         return out
 
-    def path(self, node_id: int) -> list[TreeNode]:
-        """The nodes from the root down to ``node_id`` (both included)."""
+    def path(self, node_id: "int | TreeNode | Subspace") -> list[TreeNode]:
+        """The nodes from the root down to ``node_id`` (both included; a node or leaf also does)."""
         nodes = self.nodes_
-        self._check_node(node_id)
+        node_id = self._check_node(node_id)
         chain = [nodes[node_id]]
         while chain[-1].parent is not None:
             chain.append(nodes[chain[-1].parent])
         return chain[::-1]
 
-    def _check_node(self, node_id: Any) -> None:
-        """An id of one of this tree's nodes, or a clear error (a negative id would count from the end)."""
+    def _check_node(self, node_id: Any) -> int:
+        """The id of one of this tree's nodes — given as an id, a :class:`TreeNode` or a leaf's
+        :class:`Subspace` — or a clear error (a negative id would count from the end)."""
         self._check_fitted()
+        if isinstance(node_id, TreeNode):
+            node_id = node_id.id
+        elif isinstance(node_id, Subspace):
+            node_id = node_id.node_id
         count = int(self.tree_.node_count)
         if isinstance(node_id, bool) or not isinstance(node_id, (int, np.integer)) or not 0 <= node_id < count:
             raise InputError(f"no node {node_id!r}: this tree's nodes are 0…{count - 1}", where="node_id",
                              hint="use a TreeNode's id (tree.nodes_) or a Subspace's node_id (tree.leaves_)")
+        return int(node_id)
 
     def _describe(self, allowed: dict[str, list[Any]]) -> str:
         parts = []
@@ -510,14 +516,14 @@ class StarchartTree:
                     parts.append(f"{name} ≤ {_fmt(keep[-1])}")
         return " ∧ ".join(parts) if parts else "all designs"
 
-    def importance(self, node_id: int = 0, normalize: bool = False) -> pd.Series:
-        """SSE reduction per parameter over the subtree rooted at ``node_id``.
+    def importance(self, node_id: "int | TreeNode | Subspace" = 0, normalize: bool = False) -> pd.Series:
+        """SSE reduction per parameter over the subtree rooted at ``node_id`` (an id, a node or a leaf).
 
         The whole tree (``node_id=0``) gives the global ranking the paper reads off the
         top splits; a deeper node gives the importance *within that subspace*.
         """
         self._check_fitted()
-        self._check_node(node_id)
+        node_id = self._check_node(node_id)
         t = self.tree_
         inside = np.zeros(t.node_count, dtype=bool)
         inside[node_id] = True

@@ -62,6 +62,15 @@ def test_unknown_node_id_is_a_clear_error(call):
         call(tree)
 
 
+def test_importance_and_path_take_a_node_or_a_leaf_as_well_as_an_id():
+    X = pd.DataFrame({"a": [1, 2, 3, 4] * 5, "b": [1] * 10 + [2] * 10})
+    tree = StarchartTree(min_samples_split=2).fit(X, X["a"] * 2.0 + X["b"])
+    node = tree.nodes_[1]
+    assert tree.importance(node).equals(tree.importance(1)) and tree.importance(tree.root_).equals(tree.importance())
+    leaf = tree.leaves_[0]
+    assert [n.id for n in tree.path(leaf)] == [n.id for n in tree.path(leaf.node_id)]
+
+
 def test_hyperparameter_of_wrong_type_names_itself():
     with pytest.raises(InputError, match="threshold"):
         StarchartTree(threshold="0").fit(pd.DataFrame({"a": [1, 2]}), [1.0, 2.0])

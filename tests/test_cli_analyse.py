@@ -51,6 +51,7 @@ def test_tradeoff_on_the_energy_file(tmp_path):
     result = run("tradeoff", path, "--limit", "time=10.5", "--limit", "Watt=66.5", "--plot", tmp_path / "t.svg")
     assert result.exit_code == 0, result.output
     assert "targets: time ≤ 10.5, Watt ≤ 66.5" in result.output
+    assert "12 subspaces;" in result.output and "… and 4 more" in result.output  # 8 listed, the rest counted
     assert "accepting up to 10% over the fastest design (time 6.835, Watt 95.74)" in result.output
     assert (tmp_path / "t.svg").stat().st_size > 1000
     # no limits: the best quarter's values, said on stderr

@@ -139,7 +139,7 @@ def needs_carve_toolchain():
     tc = find_toolchain()
     compiles = (any(t.supports(90) for t in tc.nvrtc) and tc.pick("ptxas", 90)) or tc.pick("nvcc", 90)
     if not (compiles and (tc.pick("nvdisasm", 90) or tc.pick("cuobjdump", 90))):
-        pytest.skip("no CUDA compiler/disassembler: pip install 'starchart[carve]'")
+        pytest.skip("no CUDA compiler/disassembler: pip install '.[carve]'")
 
 
 def test_carve_a_cuda_kernel_then_measure_only_the_survivors(tmp_path):
@@ -424,7 +424,8 @@ def test_a_search_explains_its_failures_and_info_shows_its_budget_and_seed(tmp_p
                     "--seed", "4", "--store", store)
     assert result.exit_code == 0, result.output
     assert "runtime: most common reason (2 of 2): exit status 1; stderr: no room" in result.output
-    assert result.output.splitlines()[-1].startswith("SearchResult(5 evaluations of 5, seed 4, 2 failed")
+    assert result.output.splitlines()[-2] == "5 evaluations of 5 (seed 4, 2 failed)"
+    assert result.output.splitlines()[-1].startswith("best time ")
     info = invoke("info", store)
     assert info.exit_code == 0 and "search: budget 5, seed 4" in info.output
 

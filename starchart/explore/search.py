@@ -124,6 +124,24 @@ class SearchResult:
                                   meta={"objective": self.objective, "minimize": self.minimize,
                                         "format": "starchart-search"})
 
+    def summary(self) -> str:
+        """Two lines for people: what was spent, and the best configuration found.
+
+        >>> from starchart.measure import PythonEvaluator
+        >>> space = Space({"x": list(range(20))})
+        >>> print(search(PythonEvaluator(lambda c: (c["x"] - 7) ** 2 + 1.0), space, budget=6, seed=0).summary())
+        ... # doctest: +ELLIPSIS
+        6 evaluations of 6 (seed 0, 0 failed)
+        best time ... at evaluation ...: x=...
+        """
+        head = f"{len(self.history)} evaluations of {self.budget} (seed {self.seed}, {self.failures} failed)"
+        best = self.best
+        if best is None:
+            return f"{head}\nno valid result: every evaluation failed"
+        sense = "" if self.minimize else " (maximised)"
+        config = ", ".join(f"{k}={v}" for k, v in best.config.items())
+        return f"{head}\nbest {self.objective}{sense} {best.value:.6g} at evaluation {best.step}: {config}"
+
     def __repr__(self) -> str:
         best = self.best
         shown = "none valid" if best is None else f"{best.value:.6g} at step {best.step}: {best.config}"

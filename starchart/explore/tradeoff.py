@@ -422,6 +422,8 @@ class TradeoffResult:
         for _, row in self.subspaces.head(8).iterrows():
             stats = ", ".join(f"{m} mean {row[f'mean_{m}']:.4g} worst {row[f'worst_{m}']:.4g}" for m in self.metrics)
             lines.append(f"  {row['description']}  (n={row['n']}, {row['share_meeting']:.0%} meet; {stats})")
+        if n > 8:  # the list stops at 8: say so, rather than leave the count and the list disagreeing
+            lines.append(f"  … and {n - 8} more (all of them: starchart report, or .subspaces in Python)")
         return "\n".join(lines)
 
     def report_sections(self) -> list[tuple[str, Any]]:
