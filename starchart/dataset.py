@@ -208,6 +208,28 @@ class Dataset:
         return {m: self.frame[REPEATS_PREFIX + m] for m in self.metrics
                 if REPEATS_PREFIX + m in self.frame.columns}
 
+    def repeat_spread(self, metric: str) -> float | None:
+        """How far the repeats of one configuration disagree: the median over the valid configurations
+        with two or more repeats of (largest − smallest) / median repeat; ``None`` without such repeats.
+
+        A spread near the differences between configurations means the data cannot rank them.
+
+        >>> ds = Dataset.from_frame(pd.DataFrame({"x": [1, 2], "time": [1.0, 2.0],
+        ...                                       "repeats_time": [[0.9, 1.0, 1.1], [2.0, 2.0, 2.0]]}))
+        >>> round(ds.repeat_spread("time"), 3)   # 0.2 / 1.0 and 0.0 / 2.0
+        0.1
+        """
+        column = self.repeats.get(metric)
+        if column is None:
+            return None
+        spreads = []
+        for values in column[(self.frame["status"] == "ok").to_numpy()]:
+            finite = np.asarray(values if isinstance(values, (list, tuple, np.ndarray)) else [], dtype=float)
+            finite = finite[np.isfinite(finite)]
+            if finite.size >= 2 and np.median(finite) > 0:
+                spreads.append((finite.max() - finite.min()) / np.median(finite))
+        return float(np.median(spreads)) if spreads else None
+
     @property
     def default_metric(self) -> str:
         """The metric to optimise by default: the file's objective, else ``time``, else the first.

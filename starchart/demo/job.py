@@ -50,10 +50,32 @@ class DemoResult:
             f"best subspace: {leaf.description}  (n={leaf.n_samples}, mean {leaf.mean:.3g} ms)",
             (f"best measured: {ok.frame.loc[best_row, self.metric]:.3g} ms at {best_config}; "
              f"slowest {ok.frame[self.metric].max():.3g} ms"),
+            *_noise_line(self.dataset.repeat_spread(self.metric)),
             f"report: {self.report}",
             f"store:  {self.store}  (re-running reuses it; export with: starchart export {self.store} -o demo.csv)",
         ]
         return "\n".join(lines)
+
+
+#: A spread of the repeats above which the summary warns that close configurations cannot be told apart.
+NOISY = 0.10
+
+
+def _noise_line(spread: float | None) -> list[str]:
+    """The summary's line on measurement noise (none without repeats).
+
+    >>> _noise_line(0.04)
+    ['measurement noise: the repeats of a configuration differ by 4% (median)']
+    >>> _noise_line(0.25)[0].endswith("close other programs or add --repeats, and measure again")
+    True
+    """
+    if spread is None:
+        return []
+    line = f"measurement noise: the repeats of a configuration differ by {spread:.0%} (median)"
+    if spread > NOISY:  # a busy machine: the ranking of close configurations (and the tree) may not repeat
+        line += ("; differences smaller than that are noise, so the best subspace may change from run to run — "
+                 "close other programs or add --repeats, and measure again")
+    return [line]
 
 
 def run_demo(out_dir: str | Path = "starchart-demo", *, samples: int = 200, repeats: int = 5, warmup: int = 1,
