@@ -21,7 +21,9 @@ from starchart.report.plots import (
     metric_label,
     plot_importance,
     plot_leaf_distributions,
+    PAGE_INCHES,
     plot_measurements,
+    plot_progress,
     plot_tree,
 )
 
@@ -249,3 +251,71 @@ def test_measurements_legend_hides_no_repeat_bar():
     hidden = [k for k, ((x, y0), (_, y1)) in enumerate(bars)
               if legend.x0 <= x <= legend.x1 and min(y0, y1) <= legend.y1 and max(y0, y1) >= legend.y0]
     assert not hidden
+
+
+def test_progress_draws_failures_apart_from_the_values():
+    """Failures were drawn × at the lowest value, on the best-so-far line, where they read as good results:
+    they now sit in a strip of their own above the plot, labelled "failed"."""
+    values = [5.0, 3.0, float("nan"), 4.0, 2.5, float("nan"), 2.0]
+    fig = plot_progress(values, metric="time")
+    ax, strip = fig.axes
+    # the value axes hold only the 5 measured values (and the best-so-far line)
+    assert sum(len(c.get_offsets()) for c in ax.collections) == 5
+    assert strip.get_ylabel() == "failed"
+    (failed,) = strip.collections
+    assert failed.get_offsets()[:, 0].tolist() == [3, 6]  # evaluations 3 and 6
+    assert strip.get_shared_x_axes().joined(ax, strip)  # same evaluation scale
+    assert "2 failed" in strip.get_title(loc="left")
+    # without failures: one axes, as before
+    assert len(plot_progress([3.0, 2.0, 1.0]).axes) == 1
+
+
+def _root_box_inches(fig: Figure, tree: StarchartTree) -> tuple[float, float]:
+    """Left and right edge, in inches from the figure's left, of the root's box."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    root = tree.root_
+    box = next(t for t in fig.axes[0].texts
+               if t.get_text().startswith(f"{root.feature}\nn={root.n_samples}\n")).get_window_extent(
+        canvas.get_renderer())
+    return box.x0 / fig.dpi, box.x1 / fig.dpi
+
+
+def test_a_tree_wider_than_the_page_starts_at_the_top_left(kmeans):
+    """A browser shows the left part of a wide figure first; centred over a wide tree, the root lay far
+    to the right, and a reader saw an empty corner (and no colour bar) where the tree should begin."""
+    tree = StarchartTree(min_samples_split=2).fit(kmeans.X, kmeans.y("runtime"))
+    fig = plot_tree(tree, metric="runtime", max_depth=6)
+    width = fig.get_figwidth()
+    assert width > 2 * PAGE_INCHES  # the case this is about
+    left, right = _root_box_inches(fig, tree)
+    assert right < 1.5, (left, right)
+    bar = fig.axes[1].get_position()  # the colour bar, in figure fractions
+    assert bar.x1 * width < PAGE_INCHES
+    # centred on request, as a small tree still is: the root half-way across
+    centred = plot_tree(tree, metric="runtime", max_depth=6, root_left=False)
+    assert _root_box_inches(centred, tree)[0] > PAGE_INCHES
+
+
+def test_a_tree_that_fits_the_page_stays_centred():
+    X = pd.DataFrame({"x": list(range(8)) * 2})
+    tree = StarchartTree(min_samples_split=2).fit(X, [1.0, 2, 4, 8, 16, 32, 64, 128] * 2)
+    fig = plot_tree(tree, metric="time")
+    assert fig.get_figwidth() <= PAGE_INCHES
+    left, _ = _root_box_inches(fig, tree)
+    assert left > 1.5  # centred over its children, not moved to the edge
+
+
+def test_captioned_extra_keeps_its_figure_and_escapes_its_note(fitted, tmp_path):
+    from starchart.report.html import Captioned
+
+    train, tree = fitted
+    extra = Figure()
+    extra.add_subplot().plot([1, 2], [3, 4])
+    out = write_html_report(tmp_path / "r.html", dataset=train, tree=tree, metric="runtime",
+                            extra_sections={"A plot": Captioned(extra, "read <this> first")})
+    html = out.read_text(encoding="utf-8")
+    assert '<p class="caution">read &lt;this&gt; first</p>' in html
+    assert (tmp_path / "r-a-plot.svg").is_file()

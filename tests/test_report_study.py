@@ -149,3 +149,35 @@ def test_report_of_a_sample_size_store_shows_its_curve(tmp_path):
     assert shown == study.curve["samples"].tolist() == [20, 40, 80, 160]
     median = f"{study.curve['median_rel_error'].iloc[-1] * 100:.2f}".rstrip("0").rstrip(".")
     assert f'<td class="num">{median}</td>' in table
+
+
+def _section_of(html: str, heading: str) -> str:
+    part = html[html.index(f"<h2>{heading}</h2>"):]
+    return part[:part.index("</section>")]
+
+
+def test_search_report_says_its_sample_is_not_uniform_and_how_much_it_measured(tmp_path):
+    """A search measures more of what looks good: read as a uniform sample, its tree and importance
+    describe the whole space wrongly. The report now says so where they are shown and in the progress."""
+    space = starchart.Space({"x": list(range(20)), "y": [1, 2, 3]})
+    evaluator = PythonEvaluator(lambda c: (c["x"] - 7) ** 2 + c["y"])
+    starchart.search(evaluator, space, 15, seed=1, store=tmp_path / "s.db", progress=False)
+    html = write_study_report(tmp_path / "s.db", tmp_path / "r.html").read_text(encoding="utf-8")
+    for heading in ("Progress: values in the order measured", "The Starchart tree", "Parameter importance"):
+        assert "not a uniform sample of the space" in _section_of(html, heading), heading
+    # the stored space gives the summary its size: 15 configurations of 60
+    assert "of the space measured" in _section_of(html, "Summary") and "25.00%" in html
+    # a uniform sample (starchart run) is no search: no such warning
+    starchart.run(space, evaluator, samples=30, store=tmp_path / "run.db", seed=1, progress=False)
+    uniform = write_study_report(tmp_path / "run.db", tmp_path / "u.html").read_text(encoding="utf-8")
+    assert "not a uniform sample" not in uniform
+
+
+def test_analyses_come_before_the_text_tree(tmp_path):
+    """The progress of a search (and accuracy, platforms) sat below the text tree's long box."""
+    space = starchart.Space({"x": list(range(20)), "y": [1, 2, 3]})
+    starchart.search(PythonEvaluator(lambda c: (c["x"] - 7) ** 2 + c["y"]), space, 15, seed=1,
+                     store=tmp_path / "s.db", progress=False)
+    headings = _headings(write_study_report(tmp_path / "s.db", tmp_path / "r.html"))
+    assert headings[-1] == "The tree as text"
+    assert headings.index("Progress: values in the order measured") < headings.index("The tree as text")

@@ -36,7 +36,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -44,6 +44,7 @@ import pandas as pd
 from starchart.direction import direction_word, lower_is_better
 from starchart.errors import InputError, StarchartError
 from starchart.report.plots import (
+    PAGE_INCHES,
     depth_to_fit,
     failure_counts,
     figures,
@@ -59,7 +60,15 @@ if TYPE_CHECKING:
     from starchart.space import Space
     from starchart.tree import StarchartTree
 
-__all__ = ["figure_svg", "write_html_report"]
+__all__ = ["Captioned", "figure_svg", "write_html_report"]
+
+
+class Captioned(NamedTuple):
+    """An extra section's content (a Figure, a DataFrame or an HTML string) with a note under it,
+    for what a reader must know to read it right; the figure is still saved beside the report."""
+
+    content: Any
+    note: str
 
 #: Figures written beside the report (``<report stem>-<name>.svg``), in the order they appear.
 FIGURE_NAMES: tuple[str, ...] = ("tree", "importance", "leaves", "measurements")
@@ -97,6 +106,7 @@ pre { background: white; border: 1px solid #dfe3ea; border-radius: 8px; padding:
       font-size: 0.8rem; line-height: 1.3; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .note { color: #5a6272; font-size: 0.86rem; }
+.caution { background: #fff6e0; border-left: 4px solid #e0a100; padding: 0.4rem 0.8rem; font-size: 0.9rem; }
 .reason { font-family: ui-monospace, monospace; font-size: 0.8rem; white-space: pre-wrap; }
 footer { color: #8a92a2; font-size: 0.8rem; margin-top: 3rem; }
 """
@@ -344,6 +354,9 @@ def _extra(sections: Mapping[str, Any] | Sequence[tuple[str, Any]]) -> list[tupl
     items = sections.items() if isinstance(sections, Mapping) else sections
     out = []
     for i, (heading, content) in enumerate(items):
+        note = None
+        if isinstance(content, Captioned):
+            content, note = content
         svg = None
         if isinstance(content, Figure):
             svg = figure_svg(content, salt=f"extra{i}")
@@ -358,6 +371,8 @@ def _extra(sections: Mapping[str, Any] | Sequence[tuple[str, Any]]) -> list[tupl
         else:
             raise InputError(f"extra section {heading!r} is a {type(content).__name__}",
                              hint="pass an HTML string, a pandas DataFrame or a matplotlib Figure")
+        if note:
+            body += f'<p class="caution">{escape(note)}</p>'
         out.append((f"extra-{i}", str(heading), _section(f"extra-{i}", str(heading), body), svg))
     return out
 
@@ -403,15 +418,14 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
                       title: str = "Starchart report", space: Space | None = None,
                       extra_sections: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
                       minimize: bool | None = None, save_figures: bool = True,
-                      tree_max_depth: int | None | Literal["auto"] = "auto") -> Path:
+                      tree_max_depth: int | None | Literal["auto"] = "auto", caution: str | None = None) -> Path:
     """Write a self-contained HTML report of ``tree`` fitted on ``dataset``'s ``metric``.
 
     Sections: summary (samples, failures by status with their reasons, the space's
     size, the environment from ``dataset.meta["environment"]``), the tree (inline
     SVG), the best subspace with the best measured configuration, parameter
     importance (plot and table), the leaves (table), the measurements (per leaf,
-    and all sorted with their repeat spread), the text tree, and any
-    ``extra_sections``.
+    and all sorted with their repeat spread), any ``extra_sections``, and the text tree.
 
     Parameters
     ----------
@@ -430,9 +444,10 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
     space:
         The tuning space, to show its size and description.
     extra_sections:
-        ``{heading: content}`` or ``[(heading, content), ...]`` appended at the end;
+        ``{heading: content}`` or ``[(heading, content), ...]`` after the measurements (before the text tree);
         content is a matplotlib Figure, a DataFrame, or an HTML string inserted as
-        it is (escape any text in it yourself); headings are escaped.
+        it is (escape any text in it yourself), or any of these with a note as
+        :class:`Captioned`; headings are escaped.
     minimize:
         Whether lower values are better; default: as the dataset records it, else by the
         metric's name (:func:`starchart.direction.lower_is_better`: GFLOP/s is maximised).
@@ -445,6 +460,9 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         Draw the tree figure only down to this depth (the text tree stays complete);
         ``"auto"`` draws it whole unless it has more than 120 leaves, else as deep as
         120 boxes allow; None always draws it whole.
+    caution:
+        A warning about the data shown at the top of the tree and the importance sections,
+        e.g. that a search chose the configurations, so they are no uniform sample of the space.
 
     Returns
     -------
@@ -475,31 +493,37 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         for name, svg in files.items():  # named after the report: two reports can share a folder
             (path.parent / f"{path.stem}-{name}").write_text(header + svg, encoding="utf-8")
 
+    warning = f'<p class="caution">{escape(caution)}</p>' if caution else ""
     sections = [
         _section("summary", "Summary", _summary(dataset, metric, space, minimize)),
         _section("tree", "The Starchart tree",
-                 _figure(svgs["tree"], "Boxes: split parameter, sample count n and mean; edges: the "
+                 warning + _figure(svgs["tree"], "Boxes: split parameter, sample count n and mean; edges: the "
                          "condition of each branch; leaves coloured by mean, the best one outlined "
                          "and starred. Scroll sideways for wide trees."
+                         + (" Wider than the page, the tree is drawn from the left: each split sits above "
+                            "its left branch, its right branch runs off to the right."
+                            if figs["tree"].get_figwidth() > PAGE_INCHES else "")
                          + (f" Drawn down to depth {tree_max_depth} of {tree.depth_}; boxes marked … "
                             "have more splits below (see the text tree)."
                             if tree_max_depth is not None and tree_max_depth < tree.depth_ else ""))),
         _section("best", "Best subspace", _best(tree, dataset, metric, minimize)),
-        _section("importance", "Parameter importance", _importance(tree, svgs["importance"])),
+        _section("importance", "Parameter importance", warning + _importance(tree, svgs["importance"])),
         _section("leaves", f"Leaves ({tree.n_leaves_})", _leaves(tree, minimize)),
         _section("measurements", "Measurements",
                  _figure(svgs["leaves"]) + _figure(svgs["measurements"])),
-        # a box of its own height: a tree of thousands of leaves is as many lines, which made the
-        # page tens of thousands of pixels long and buried the sections after it
-        _section("text-tree", "The tree as text",
-                 f'<pre class="text-tree">{escape(tree.export_text())}</pre>'),
     ]
+    # The analyses (a search's progress, accuracy vs samples, platforms...) before the text tree, a
+    # reference listing: after it, they sat below a long box where readers stopped scrolling.
     sections += [html for _, _, html, _ in extras]
+    # a box of its own height: a tree of thousands of leaves is as many lines, which made the
+    # page tens of thousands of pixels long and buried the sections after it
+    sections.append(_section("text-tree", "The tree as text",
+                             f'<pre class="text-tree">{escape(tree.export_text())}</pre>'))
 
     links = "".join(f'<a href="#{a}">{escape(h)}</a>' for a, h in
                     (("summary", "Summary"), ("tree", "Tree"), ("best", "Best subspace"),
                      ("importance", "Importance"), ("leaves", "Leaves"), ("measurements", "Measurements"),
-                     ("text-tree", "Text tree"), *((a, h) for a, h, _, _ in extras)))
+                     *((a, h) for a, h, _, _ in extras), ("text-tree", "Text tree")))
     fitted = (f"Tree fitted on {tree.n_samples_:,} samples: {tree.n_leaves_} leaves, depth {tree.depth_}, "
               f"threshold {_num(tree.threshold)}, min_samples_split {tree.min_samples_split}"
               + (f", max_depth {tree.max_depth}" if tree.max_depth is not None else "") + ".")

@@ -6,10 +6,12 @@ global list of open figures; save one with ``fig.savefig("tree.svg")`` (or
 ``.png``, ``.pdf``).
 
 - :func:`plot_tree` — the tree itself: split parameters in the boxes, conditions on
-  the edges, leaves coloured by their mean, the best leaf outlined (no Graphviz);
+  the edges, leaves coloured by their mean, the best leaf outlined (no Graphviz); a tree
+  wider than a page starts at the top-left corner, where a browser shows it first;
 - :func:`plot_importance` — each parameter's share of the SSE reduction;
 - :func:`plot_leaf_distributions` — the measured values in every leaf, best first;
-- :func:`plot_measurements` — all measured values sorted, with their repeat spread.
+- :func:`plot_measurements` — all measured values sorted, with their repeat spread;
+- :func:`plot_progress` — values in the order measured, the best so far, failures apart.
 
 Examples
 --------
@@ -47,8 +49,8 @@ if TYPE_CHECKING:
     from starchart.dataset import Dataset
     from starchart.tree import StarchartTree
 
-__all__ = ["depth_to_fit", "failure_counts", "figures", "metric_label", "metric_unit", "plot_importance",
-           "plot_leaf_distributions", "plot_measurements", "plot_tree"]
+__all__ = ["PAGE_INCHES", "depth_to_fit", "failure_counts", "figures", "metric_label", "metric_unit",
+           "plot_importance", "plot_leaf_distributions", "plot_measurements", "plot_progress", "plot_tree"]
 
 #: Units of metrics whose names say what they are (times are kept in ms throughout).
 KNOWN_UNITS: dict[str, str] = {"time": "ms", "time_ms": "ms", "compile_time": "ms", "power": "W",
@@ -57,6 +59,10 @@ KNOWN_UNITS: dict[str, str] = {"time": "ms", "time_ms": "ms", "compile_time": "m
 
 _BEST_COLOR = "#1f3fbf"
 _FONT = 8
+
+#: Widest figure (inches) the HTML report's column shows without scrolling: 1200 px less its
+#: padding, at 96 px per inch. A wider tree is drawn with its root at the left (see :func:`plot_tree`).
+PAGE_INCHES = 11.5
 
 
 def metric_unit(metric: str | None, unit: str | None = None) -> str | None:
@@ -144,9 +150,16 @@ def _text_color(face: Any) -> str:
 
 
 # ------------------------------------------------------------------------- the tree
-def _tree_layout(tree: StarchartTree, max_depth: int | None) -> tuple[dict[int, float], list[int]]:
-    """x position of every drawn node (one slot per terminal node, parents centred)
-    and the ids of the terminal nodes (leaves, or nodes cut off at ``max_depth``)."""
+def _tree_layout(tree: StarchartTree, max_depth: int | None, *, parent_over_left: bool = False
+                 ) -> tuple[dict[int, float], list[int]]:
+    """x position of every drawn node (one slot per terminal node) and the ids of the terminal
+    nodes (leaves, or nodes cut off at ``max_depth``), left to right.
+
+    A parent is centred over its two children, or, with ``parent_over_left``, drawn straight
+    above its left child: then the root and every first split sit at the left edge, where a
+    browser shows a figure wider than the page before it is scrolled (centred, the root of a
+    wide tree lies half-way across, out of view, above an empty left part).
+    """
     nodes = tree.nodes_
     x: dict[int, float] = {}
     terminals: list[int] = []
@@ -158,10 +171,22 @@ def _tree_layout(tree: StarchartTree, max_depth: int | None) -> tuple[dict[int, 
             x[node_id] = float(len(terminals))
             terminals.append(node_id)
         elif children_done:
-            x[node_id] = (x[node.left] + x[node.right]) / 2
+            x[node_id] = x[node.left] if parent_over_left else (x[node.left] + x[node.right]) / 2
         else:
             stack += [(node_id, True), (node.right, False), (node.left, False)]
     return x, terminals
+
+
+def _slot_width(tree: StarchartTree, x: dict[int, float], terminals: set[int], slot_width: float) -> float:
+    """Inches per slot so that each node's two edge conditions fit side by side: they sit half-way
+    down its edges, (x_right - x_left) / 2 slots apart (at most 1.5 inches: labels are shortened anyway)."""
+    nodes = tree.nodes_
+    for node_id in x:
+        node = nodes[node_id]
+        if node_id not in terminals:
+            pair = sum(_text_inches(shorten(t, 28), _FONT - 1.5) for t in _edge_label(tree, node)) + 0.08
+            slot_width = max(slot_width, min(1.5, pair / (x[node.right] - x[node.left])))
+    return slot_width
 
 
 def _edge_label(tree: StarchartTree, node: Any) -> tuple[str, str]:
@@ -173,7 +198,8 @@ def _edge_label(tree: StarchartTree, node: Any) -> tuple[str, str]:
 
 def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | None = None,
               minimize: bool = True, max_depth: int | None = None, title: str | None = None,
-              cmap: str | None = None, slot_width: float = 0.62, level_height: float = 0.95) -> Figure:
+              cmap: str | None = None, slot_width: float = 0.62, level_height: float = 0.95,
+              root_left: bool | None = None) -> Figure:
     """Draw a fitted tree: one box per node, leaves coloured by their mean.
 
     Inner nodes show the split parameter, their sample count and mean; the edges
@@ -198,29 +224,37 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
         Figure title; default names the metric, leaf count and depth.
     cmap:
         A matplotlib colormap name; default red-yellow-green, green for good.
+    root_left:
+        Draw each parent above its left child, so the root sits at the top-left corner, instead of
+        centred over its children; default: when the centred figure is wider than
+        :data:`PAGE_INCHES`, so that a browser, which shows the left part of a wide figure first,
+        shows the top of the tree (and the colour bar, then placed beside the title).
     """
     tree._check_fitted()
     nodes = tree.nodes_
-    x, terminal_order = _tree_layout(tree, max_depth)
+    what = metric_label(metric, unit) if metric else "the response"
+    if title is None:
+        title = f"Starchart tree of {what}: {tree.n_leaves_} leaves, depth {tree.depth_}"
+    title_inches = _text_inches(title, _FONT + 3)
+
+    def layout(over_left: bool) -> tuple[dict[int, float], list[int], float, float]:
+        x, order = _tree_layout(tree, max_depth, parent_over_left=over_left)
+        slot = _slot_width(tree, x, set(order), slot_width)
+        # The title (left) and the 2.4-inch colour bar share the top strip: wide enough for both.
+        return x, order, slot, max(6.5, slot * len(order) + 0.8, title_inches + 3.6)
+
+    x, terminal_order, slot_width, width = layout(bool(root_left))
+    if root_left is None and width > PAGE_INCHES:
+        # Centred over a tree wider than the page, the root and the first splits lie out of view and
+        # a reader first sees an empty corner: start the tree at the left edge instead.
+        root_left = True
+        x, terminal_order, slot_width, width = layout(True)
     terminals = set(terminal_order)
     best = tree.best_leaf(minimize=minimize).node_id
     depth = max(nodes[i].depth for i in x)
     means = np.array([nodes[i].mean for i in terminal_order])
     norm = _norm(means)
     colors = _leaf_colormap(cmap, minimize)
-
-    # A node's two conditions sit half-way down its edges, (x_right - x_left) / 2 slots apart:
-    # widen the slots until the widest pair fits (up to 1.5 inches, labels are shortened anyway).
-    for node_id in x:
-        node = nodes[node_id]
-        if node_id not in terminals:
-            pair = sum(_text_inches(shorten(t, 28), _FONT - 1.5) for t in _edge_label(tree, node)) + 0.08
-            slot_width = max(slot_width, min(1.5, pair / (x[node.right] - x[node.left])))
-    what = metric_label(metric, unit) if metric else "the response"
-    if title is None:
-        title = f"Starchart tree of {what}: {tree.n_leaves_} leaves, depth {tree.depth_}"
-    # The title (left) and the 2.4-inch colour bar (right) share the top strip: wide enough for both.
-    width = max(6.5, slot_width * len(terminals) + 0.8, _text_inches(title, _FONT + 3) + 3.6)
     height = level_height * (depth + 1) + 1.3
     fig = Figure(figsize=(width, height))
     # Axes at a fixed inch margin: the title on top, colour bar in the top-right corner.
@@ -261,8 +295,12 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
                     bbox={"boxstyle": "round,pad=0.3", "fc": "#eef1f6", "ec": "#555555", "lw": 0.7})
 
     ax.set_title(title, fontsize=_FONT + 3, loc="left", pad=14)
-    # Colour bar: fixed 2.4-inch wide strip in the top-right corner.
-    cax = fig.add_axes((1 - (2.4 + side) / width, 1 - 0.42 / height, 2.4 / width, 0.11 / height))
+    # Colour bar: fixed 2.4-inch wide strip in the top-right corner, or, for a tree drawn from the
+    # left, right after the title, where it is seen before the figure is scrolled.
+    bar_left = width - 2.4 - side
+    if root_left:
+        bar_left = min(bar_left, side + title_inches + 0.6)
+    cax = fig.add_axes((bar_left / width, 1 - 0.42 / height, 2.4 / width, 0.11 / height))
     bar = fig.colorbar(ScalarMappable(norm=norm, cmap=colors), cax=cax, orientation="horizontal")
     ticks = (np.geomspace if isinstance(norm, LogNorm) else np.linspace)(norm.vmin, norm.vmax, 4)
     bar.set_ticks(ticks, labels=[_fmt(t) for t in ticks])
@@ -501,19 +539,28 @@ def plot_progress(values: Any, *, metric: str = "time", unit: str | None = None,
     """Each evaluation's value in the order measured, with the best so far as a step line.
 
     ``values`` are the objective values in evaluation order (NaN for failures, or
-    pass ``failed`` as a boolean mask); failures are marked at the bottom.
+    pass ``failed`` as a boolean mask). Failures have no value: they are marked × in a
+    strip of their own above the plot, labelled "failed" (drawn at the lowest value, as
+    before, they sat on the best-so-far line and read as good results).
 
     >>> fig = plot_progress([5.0, 3.0, float("nan"), 4.0, 2.5])
-    >>> fig.axes[0].get_xlabel()
-    'evaluation'
+    >>> fig.axes[0].get_xlabel(), fig.axes[1].get_ylabel()
+    ('evaluation', 'failed')
     """
     y = np.asarray(values, dtype=float)
     bad = ~np.isfinite(y) if failed is None else np.asarray(failed, dtype=bool) | ~np.isfinite(y)
     step = np.arange(1, y.size + 1)
     filled = np.where(bad, np.inf if minimize else -np.inf, y)
     best = np.minimum.accumulate(filled) if minimize else np.maximum.accumulate(filled)
-    fig = Figure(figsize=(8, 3.8))
-    ax = fig.add_subplot()
+    # constrained, not tight_layout: the latter cannot lay out the shared-axis strip
+    fig = Figure(figsize=(8, 3.8 + (0.4 if bad.any() else 0.0)), layout="constrained")
+    if bad.any():  # the value axes first (axes[0]), the strip of failures above it
+        grid = fig.add_gridspec(2, 1, height_ratios=(1, 11))
+        ax = fig.add_subplot(grid[1])
+        strip = fig.add_subplot(grid[0], sharex=ax)
+    else:
+        ax = fig.add_subplot()
+        strip = None
     ax.scatter(step[~bad], y[~bad], s=10, color="#9db4d6", label="evaluation", zorder=2)
     shown = np.isfinite(best)
     if shown.any():
@@ -521,18 +568,24 @@ def plot_progress(values: Any, *, metric: str = "time", unit: str | None = None,
         if _use_log(y[~bad], None):
             ax.set_yscale("log")
             plain_log_ticks(ax.yaxis)
-    if bad.any():
-        bottom = np.nanmin(y[~bad]) if (~bad).any() else 0.0
-        ax.scatter(step[bad], np.full(int(bad.sum()), bottom), marker="x", s=14, color="#aa3333",
-                   label=f"failed ({int(bad.sum())})", zorder=2)
     ax.set_xlabel("evaluation")
     ax.set_ylabel(metric_label(metric, unit))
     ax.grid(color="#e5e5e5", lw=0.6)
     ax.set_axisbelow(True)
     ax.spines[["top", "right"]].set_visible(False)
     ax.legend(fontsize=_FONT)
-    ax.set_title(title or f"{metric} in the order measured ({y.size} evaluations)", fontsize=_FONT + 3, loc="left")
-    fig.tight_layout()
+    heading = title or f"{metric} in the order measured ({y.size} evaluations)"
+    if strip is not None:
+        strip.scatter(step[bad], np.zeros(int(bad.sum())), marker="x", s=18, color="#aa3333", lw=1.2)
+        strip.set_ylim(-1, 1)
+        strip.set_yticks([])
+        strip.set_ylabel("failed", rotation=0, ha="right", va="center", fontsize=_FONT, color="#aa3333")
+        strip.tick_params(axis="x", labelbottom=False, length=0)
+        strip.spines[["top", "right", "left"]].set_visible(False)
+        strip.grid(axis="x", color="#e5e5e5", lw=0.6)
+        strip.set_axisbelow(True)
+        heading += f", {int(bad.sum())} failed (×, no value)"
+    (strip or ax).set_title(heading, fontsize=_FONT + 3, loc="left")
     return fig
 
 

@@ -1,11 +1,14 @@
 """``starchart report``: one HTML file for a store or a measurement file, with whatever applies.
 
 Always: the tree (SVG), the best region, importance, leaves and measurements
-(:func:`starchart.report.html.write_html_report`). Then, when the data allows:
+(:func:`starchart.report.html.write_html_report`; for a store, with the size of the space it
+recorded and how much of it was measured). Then, when the data allows:
 
 - *progress* — a store knows the order its configurations were measured in:
-  each value and the best so far; a store written by :func:`starchart.search`
-  also shows the search's settings (budget, seed, objective, warm-start source);
+  each value and the best so far, failures in a strip of their own; a store written by
+  :func:`starchart.search` also shows the search's settings (budget, seed, objective,
+  warm-start source) and warns, here and above the tree and the importance, that a
+  search's configurations are no uniform sample of the space;
 - *accuracy vs samples* — a store of ``starchart samples``: its study's curve (replayed from
   the designs it measured); else, with enough valid configurations, the paper's
   protocol replayed on the data itself (hold out 200, grow the training set);
@@ -19,14 +22,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from starchart.dataset import Dataset
 from starchart.direction import lower_is_better
-from starchart.errors import InputError
+from starchart.errors import InputError, StarchartError
 from starchart.tree import StarchartTree
+
+if TYPE_CHECKING:
+    from starchart.space import Space
 
 Section = tuple[str, Any]
 
@@ -68,7 +74,7 @@ def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None =
         traded = traded_metrics(dataset, limits)
     builders: list[Callable[[], list[Section]]] = [
         lambda: _search(search),
-        lambda: _progress(order, metric, minimize),
+        lambda: _progress(order, metric, minimize, searched=bool(search)),
         lambda: _accuracy(dataset, metric, sample_size),
         lambda: _power_performance(dataset, traded, limits),
         lambda: _platforms(dataset, metric, minimize),
@@ -139,7 +145,8 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
                               sample_size=stored_sample_size(source) if results is not None else None)
     return write_html_report(output, dataset=dataset, tree=tree, metric=metric,
                              title=title or f"starchart report: {name}", extra_sections=sections,
-                             minimize=minimize)
+                             minimize=minimize, space=stored_space(source) if results is not None else None,
+                             caution=SEARCH_CAUTION_SHORT if search else None)
 
 
 def folder_problem(folder: Path, exc: OSError) -> str:
@@ -164,12 +171,24 @@ def _search(settings: dict[str, Any] | None) -> list[Section]:
     return [("Search settings", table)]
 
 
-def _progress(order: list[float] | None, metric: str, minimize: bool) -> list[Section]:
+#: What a search's report must say: its configurations are no uniform sample of the space.
+SEARCH_CAUTION = ("These configurations were chosen by a search, which measures more of what looks good so "
+                  "far: they are not a uniform sample of the space. The tree, the importance and the leaf and "
+                  "median values describe where the search looked, not the whole space; for a map of the whole "
+                  "space, measure a uniform sample (starchart run … --samples N).")
+#: Its short form, above the tree and the importance.
+SEARCH_CAUTION_SHORT = ("Chosen by a search, these configurations are not a uniform sample of the space: the tree "
+                        "and the importance describe where the search looked, not the whole space (see Progress).")
+
+
+def _progress(order: list[float] | None, metric: str, minimize: bool, searched: bool = False) -> list[Section]:
     if not order:
         return []
+    from starchart.report.html import Captioned
     from starchart.report.plots import plot_progress
 
-    return [("Progress: values in the order measured", plot_progress(order, metric=metric, minimize=minimize))]
+    figure = plot_progress(order, metric=metric, minimize=minimize)
+    return [("Progress: values in the order measured", Captioned(figure, SEARCH_CAUTION) if searched else figure)]
 
 
 #: Metric names (lower case) read as time-like and power-like for the trade-off section.
@@ -180,17 +199,32 @@ POWER_NAMES = ("power", "wattage", "watt", "ps_power", "nvml_power", "energy", "
 ACCURACY_MIN_ROWS = 400
 
 
-def stored_sample_size(store: str | Path) -> tuple[dict[str, Any], Any] | None:
-    """The settings and the space of the sample-size study (``starchart samples``) the store at
-    ``store`` holds, read without writing; ``None`` for any other store."""
+def stored_space(store: str | Path) -> Space | None:
+    """The space a store recorded (``None`` when it has none, one whose restrictions were not saved, or
+    one that does not read back), so that the summary says how much of it was measured: 100
+    configurations read differently as a whole space or as 2 % of it."""
     from starchart.space import Space
     from starchart.store import Store
 
     with Store.open(store, read_only=True) as db:
-        recorded, space = db.get("sample_size"), db.get("space")
-    if not recorded or not space or space.get("unsaved_restrictions"):
+        space = db.get("space")
+    if not space or space.get("unsaved_restrictions"):
         return None
-    return dict(recorded), Space.from_dict(space, where=f"{store}: stored space")
+    try:
+        return Space.from_dict(space, where=f"{store}: stored space")
+    except StarchartError:  # the report stands without the space's size: do not lose it for that
+        return None
+
+
+def stored_sample_size(store: str | Path) -> tuple[dict[str, Any], Any] | None:
+    """The settings and the space of the sample-size study (``starchart samples``) the store at
+    ``store`` holds, read without writing; ``None`` for any other store."""
+    from starchart.store import Store
+
+    with Store.open(store, read_only=True) as db:
+        recorded = db.get("sample_size")
+    space = stored_space(store) if recorded else None
+    return None if space is None else (dict(recorded), space)
 
 
 def _accuracy(dataset: Dataset, metric: str, study: tuple[dict[str, Any], Any] | None = None) -> list[Section]:
