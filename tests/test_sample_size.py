@@ -170,5 +170,9 @@ def test_plot_shows_the_curve_target_and_choice():
     assert "median" in labels and "target 2 %" in labels and any(lbl.startswith("chosen") for lbl in labels)
     median = next(line for line in ax.get_lines() if line.get_label() == "median")
     assert median.get_xdata().tolist() == result.curve["samples"].tolist()
+    # each size's leaf count under its tick, not written across the lines
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert ticks == [f"{n}\n{leaves}" for n, leaves in zip(result.curve["samples"], result.curve["leaves"])]
+    assert not [t for t in ax.texts if "leaves" in t.get_text()]
     headings = [h for h, _ in result.report_sections()]
     assert headings == ["Accuracy vs training samples", "Accuracy vs training samples (table)"]

@@ -388,16 +388,12 @@ def plot_sample_size(curve: pd.DataFrame, *, target: float | None = None, chosen
                 label=f"chosen: {chosen} samples")
     if len(x) and x.max() / max(x.min(), 1) > 4:
         ax.set_xscale("log")
-        ax.set_xticks(x, [f"{int(v)}" for v in x])
         ax.minorticks_off()
-    if "leaves" in curve:
-        for xv, yv, leaves in zip(x, 100 * curve["median_rel_error"], curve["leaves"]):
-            if np.isfinite(yv):
-                # up and to the right: the falling curve leaves that corner free
-                ax.annotate(f"{int(leaves)} leaves", (xv, yv), textcoords="offset points", xytext=(4, 5),
-                            ha="left", fontsize=7, color="#555555")
+    # each size's tree size under its tick: written next to the points, the counts crossed the other lines
+    leaves = [f"\n{int(n)}" for n in curve["leaves"]] if "leaves" in curve else [""] * len(x)
+    ax.set_xticks(x, [f"{int(v)}{n}" for v, n in zip(x, leaves)], fontsize=8)
     ax.set_ylim(bottom=0)
-    ax.set_xlabel("training samples")
+    ax.set_xlabel("training samples" + (" (below: leaves of the tree fitted on them)" if "leaves" in curve else ""))
     ax.set_ylabel("relative error on the validation set (%)")
     what = f" of {metric}" if metric else ""
     ax.set_title(title or f"Prediction accuracy{what} vs training samples", loc="left", fontsize=11)
