@@ -141,12 +141,18 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
     if occupancy:
         report("carve_occupancy_oracle", "Occupancy: ours vs NVIDIA cuda_occupancy.h", occupancy, extra)
+    else:
+        print(f"occupancy oracle {extra['occupancy_oracle']} (CUDA_HOME or /usr/local/cuda)")
     if compiled:
         report("carve_compile", "matmul.cu compiled for every compute capability (NVRTC + ptxas, no GPU)",
                compiled, {"toolchain": extra["toolchain"]})
+    else:
+        print('compile: skipped, needs NVRTC and ptxas (pip install ".[carve]")')
     if counted:
         report("carve_sass_counts", "SASS instruction counts of the matmul space vs the kernel's arithmetic",
                counted, {"toolchain": extra["toolchain"]})
+    elif compiled:
+        print('counts: skipped, needs nvdisasm (pip install ".[carve]")')
 
 
 if __name__ == "__main__":

@@ -9,9 +9,9 @@ Cases
     full enumeration, and Kernel Tuner's ``Searchspace`` (skip with ``--quick``);
 (d) a 10^12-point space: 1000 uniform valid samples, and the exact size.
 
-Run ``python benchmarks/bench_space.py [--quick] [--repeat N]``; prints a table and writes
-``benchmarks/results/space.json``. The datasets are read from ``../shared/datasets`` beside the
-project root.
+Run ``python benchmarks/bench_space.py [--quick] [--repeat N]`` (about 15 s); prints a table and writes
+``benchmarks/results/space.json`` (with ``--quick``, a JSON file in the temporary folder instead). The
+datasets are read from ``../shared/datasets`` beside the project root.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 
-from common import dataset, report
+from common import dataset, quick_path, report
 from starchart.io.files import read_json
 from starchart.space import Space
 
@@ -121,14 +121,17 @@ def _estimate_without_elimination(space: Space) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--quick", action="store_true", help="skip Kernel Tuner on the 12M-point space (~15 s)")
+    parser.add_argument("--quick", action="store_true",
+                        help="skip Kernel Tuner on the 12M-point space (~10 s); the JSON goes to the temporary "
+                             "folder, not benchmarks/results/")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the fastest is kept")
     args = parser.parse_args()
     import kernel_tuner
 
     rows = run(args.quick, args.repeat)
     report("space", "Building, counting, enumerating and sampling spaces (best of repeats)", rows,
-           extra={"kernel_tuner": getattr(kernel_tuner, "__version__", "unknown"), "repeat": args.repeat})
+           extra={"kernel_tuner": getattr(kernel_tuner, "__version__", "unknown"), "repeat": args.repeat},
+           path=quick_path("space") if args.quick else None)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ configuration and one of its 32 measured repeats, so large sets repeat configura
 with real measurement noise, as a re-measured tuning space does.  A synthetic set of
 200,000 nearly unique configurations shows the cost without repeated configurations.
 
-Run: python benchmarks/bench_tree_fit.py [--quick]
+Run: python benchmarks/bench_tree_fit.py [--quick]  (about 20 s; writes benchmarks/results/tree_fit.json,
+or with --quick, sizes up to 20,000 rows only, a JSON file in the temporary folder)
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pandas as pd
 from sklearn.tree import DecisionTreeRegressor
 
 import starchart
-from common import dataset, report
+from common import dataset, quick_path, report
 
 # The authors' R tool on this kind of machine (2 cores), as quoted in the core issue;
 # R is not installed here, so these are references, not measurements of this run.
@@ -68,10 +69,12 @@ def main(quick: bool = False) -> None:
                      "sklearn/starchart": sk / ours, "leaves": tree.n_leaves_, "depth": tree.depth_,
                      "R_tool_s (quoted)": R_TOOL_SECONDS.get(n, "")})
     report("tree_fit", "StarchartTree.fit vs sklearn DecisionTreeRegressor(min_samples_split=10), "
-           "best of repeats", rows)
+           "best of repeats", rows, path=quick_path("tree_fit") if quick else None)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="fewer sizes and repeats (a smoke run)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: sizes up to 20,000 rows, no 200,000-row cases; the JSON goes to the "
+                             "temporary folder, not benchmarks/results/")
     main(quick=parser.parse_args().quick)

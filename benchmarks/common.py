@@ -11,6 +11,7 @@ import json
 import os
 import platform
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -48,20 +49,29 @@ def environment() -> dict[str, Any]:
             "numpy": numpy.__version__, "pandas": pandas.__version__}
 
 
-def report(name: str, title: str, rows: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> Path:
-    """Print ``rows`` as a table and write them (with the environment) to results/NAME.json."""
+def report(name: str, title: str, rows: list[dict[str, Any]], extra: dict[str, Any] | None = None,
+           path: Path | None = None) -> Path:
+    """Print ``rows`` as a table and write them (with the environment) to results/NAME.json.
+
+    ``path`` writes elsewhere instead: smoke runs (``--quick``) must not replace the results of record.
+    """
     table = Table(title=title)
     for column in rows[0]:
         table.add_column(str(column), justify="right")
     for row in rows:
         table.add_row(*[_cell(v) for v in row.values()])
     Console(width=160).print(table)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"{name}.json"
+    path = RESULTS / f"{name}.json" if path is None else Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     payload = {"benchmark": name, "environment": environment(), **(extra or {}), "rows": rows}
     path.write_text(json.dumps(payload, indent=2, default=str) + "\n")
-    print(f"wrote {path.relative_to(ROOT)}")
+    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     return path
+
+
+def quick_path(name: str) -> Path:
+    """Where a ``--quick`` smoke run writes its JSON: the temporary folder, not ``benchmarks/results/``."""
+    return Path(tempfile.gettempdir()) / f"starchart-{name}-quick.json"
 
 
 def _cell(value: Any) -> str:

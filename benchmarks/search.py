@@ -231,7 +231,26 @@ def summarise(runs: dict, methods: list[str], spaces: list[str], budgets: list[i
 
 
 def _runs_file(work: Path, quick: bool, method: str) -> Path:
-    return work / f"runs{'_quick' if quick else ''}_{method}.json"
+    """Where the runs of ``method`` are kept, named by the code that made them: after a change of the
+    search (or of Kernel Tuner) the kept runs are not reused as if they were runs of the new code."""
+    return work / f"runs{'_quick' if quick else ''}_{method}_{_code_version(method)}.json"
+
+
+@functools.lru_cache(maxsize=None)
+def _code_version(method: str) -> str:
+    """A short fingerprint of what decides ``method``'s results: our sources, or Kernel Tuner's version."""
+    import hashlib
+
+    if method not in ("starchart", "uniform"):
+        import kernel_tuner
+
+        return f"kt{kernel_tuner.__version__}"
+    package = Path(__file__).resolve().parent.parent / "starchart"
+    sources = ["space.py", "constraints.py"] + (
+        ["tree_growth.py"] + [f"explore/{f.name}" for f in sorted((package / "explore").glob("search*.py"))]
+        if method == "starchart" else [])
+    digest = hashlib.sha1(b"".join((package / name).read_bytes() for name in sources))
+    return digest.hexdigest()[:10]
 
 
 def load_runs(work: Path, quick: bool, methods: list[str]) -> dict:

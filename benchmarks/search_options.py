@@ -6,7 +6,7 @@ drives :class:`~starchart.explore.search_engine.TreeGuidedOptimizer` directly on
 eleven replayed spaces of ``search.py`` (its seven and the four it keeps apart) with
 any :class:`~starchart.explore.search_engine.SearchOptions`, and prints per budget the
 median quality and the share within 5 % of the optimum, for the seven and for the
-other four separately (10 seeds × 4 budgets take about 100 s on 2 cores). Failed
+other four separately (10 seeds × 4 budgets take about 2.5 minutes on 2 cores). Failed
 configurations are charged, as in ``search.py``.
 
 With 10 seeds a pooled median moves by ±0.02–0.04 between equally good settings: use
