@@ -14,7 +14,7 @@ It writes
 - ``benchmarks/results/case_studies.json`` — the headline numbers with date, machine and versions.
 
 The replayed studies take a few seconds; the input study measures the bundled C kernel
-(``starchart/demo/matmul.c``) at three sizes, under a minute.
+(``starchart/demo/matmul.c``) at four sizes (N = 64, 128, 256, 512), under a minute.
 """
 
 from __future__ import annotations
