@@ -158,13 +158,15 @@ def plan_run(store: Store, space: Space, *, samples: int | None = None, seed: in
         seed = int(np.random.SeedSequence().entropy % 2**32)
     need = samples - len(done)
     drawn = frame_configs(space.sample(samples, seed=int(seed)), space.names) if need > 0 else []
-    if need < 0:  # a study never shrinks: say so, and keep the recorded plan for a later resume
-        kept = f"; its plan of {stored_plan['samples']} stays" if stored_plan.get("samples") else ""
-        warnings.warn(f"{store.path or 'the store'} already holds {len(done)} configurations, more than the "
-                      f"{samples} asked for: nothing to measure{kept}", stacklevel=3)
-        if stored_plan.get("samples"):
-            return RunPlan([], len(done), len(done))
-    store.put("plan", {"samples": samples, "seed": int(seed)})  # only a plan that can be drawn
+    planned = int(stored_plan.get("samples") or 0)
+    larger_plan = need <= 0 and planned > samples  # an interrupted study asked for less than it planned
+    if need < 0 or larger_plan:  # a study never shrinks: say so, and keep the larger plan for a later resume
+        kept = f"; its plan of {planned} stays" if larger_plan else ""
+        warnings.warn(f"{store.path or 'the store'} already holds {len(done)} configurations, "
+                      f"{'more than' if need < 0 else 'as many as'} the {samples} asked for: nothing to "
+                      f"measure{kept}", stacklevel=3)
+    if not larger_plan:
+        store.put("plan", {"samples": samples, "seed": int(seed)})  # only a plan that can be drawn
     if need <= 0:
         return RunPlan([], len(done), len(done))
     todo = [c for c in drawn if config_key(c) not in done][:need]

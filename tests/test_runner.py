@@ -267,6 +267,8 @@ def test_asking_for_fewer_samples_than_stored_keeps_the_plan_of_an_interrupted_s
         db._db.execute("DELETE FROM results WHERE id > 8")
     with pytest.warns(UserWarning, match="more than the 3 asked for: nothing to measure; its plan of 12 stays"):
         assert len(run(store=store, samples=3, progress=False)) == 8
+    with pytest.warns(UserWarning, match="as many as the 8 asked for: nothing to measure; its plan of 12 stays"):
+        assert len(run(store=store, samples=8, progress=False)) == 8
     with Store.open(store, read_only=True) as db:
         assert db.get("plan") == {"samples": 12, "seed": 1}
     assert len(run(store=store, progress=False)) == 12  # a plain resume still finishes the study
