@@ -25,10 +25,11 @@ from starchart.cli_measure import (CommandOption, CSourceOption, EvaluatorOption
                                    _space_and_evaluator, evaluator_options)
 from starchart.errors import InputError
 
-#: The library's argument names in the command line's words (for its error messages).
-MAX_PRINTED_LEAVES = 40  # larger trees are printed to PRINTED_LEVELS levels only
+#: Trees with more leaves are printed to their first PRINTED_LEVELS levels only (a 200-leaf tree fills screens).
+MAX_PRINTED_LEAVES = 40
 PRINTED_LEVELS = 4
 
+#: The library's argument names in the command line's words (for its error messages).
 OPTION_NAMES = {"target": "--target", "validation": "--validation", "start": "--start", "growth": "--growth",
                  "budget": "--budget", "metric": "--metric"}
 
@@ -95,7 +96,7 @@ def print_sample_size(result: Any, store: Path) -> None:
         out.print(f"to go further: the same command with a larger --budget (or a looser --target); "
                   f"{store} keeps what was measured", highlight=False, soft_wrap=True)
     leaves = result.tree.n_leaves_
-    shown = None if leaves <= MAX_PRINTED_LEAVES else PRINTED_LEVELS  # a 200-leaf tree fills screens
+    shown = None if leaves <= MAX_PRINTED_LEAVES else PRINTED_LEVELS
     note = "" if shown is None else f" (its first {shown} levels of {leaves} leaves)"
     out.print(f"\ntree fitted on the {result.samples} training samples{note}:", highlight=False)
     out.print(result.tree.export_text(max_depth=shown), highlight=False, soft_wrap=True)

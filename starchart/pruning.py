@@ -364,9 +364,10 @@ def fit_pruned(X: pd.DataFrame, y: Any, cv: int = 10, seed: int | None = 0,
     chosen by ``rule`` (see :func:`choose_cp`).  ``tree_params`` go to
     :class:`StarchartTree` (threshold, min_samples_split, max_depth).
     """
-    # a misspelt option is named as such, not as a TypeError from StarchartTree.__init__
+    # checked before the fit, naming cv (cp_table calls it folds); a misspelt option is named as such,
+    # not as a TypeError from StarchartTree.__init__
+    _fold_ids(len(X), cv, seed, where="cv")
     full = StarchartTree(**check_tree_options(tree_params, where="fit_pruned")).fit(X, y)
-    _fold_ids(full.n_samples_, cv, seed, where="cv")  # checked here so that the error names cv, not folds
     table = cp_table(full, X, y, folds=cv, seed=seed)
     row = choose_cp(table, rule)
     table.attrs["selected"] = row

@@ -39,6 +39,16 @@ NAMED_WORK: dict[str, Callable[[float], float]] = {
 WorkSpec = str | Callable[[Mapping[str, Any]], float]
 
 
+class _Parameters(dict):
+    """A configuration handed to a user's work function: a name it lacks is an error naming the
+    parameters (the usual slip, a name spelt differently), while KeyErrors of the function's own
+    lookups stay its own."""
+
+    def __missing__(self, key: Any) -> Any:
+        raise InputError(f"the work function asked for {key!r}, which is not a parameter", where="work",
+                         hint=f"the parameters are: {', '.join(map(str, self))}")
+
+
 def work_function(spec: WorkSpec, size: str = "n") -> Callable[[Mapping[str, Any]], float]:
     """A function ``config -> units of work``.
 
@@ -51,12 +61,7 @@ def work_function(spec: WorkSpec, size: str = "n") -> Callable[[Mapping[str, Any
     """
     if callable(spec):
         def by_callable(config: Mapping[str, Any]) -> float:
-            try:
-                return float(spec(config))
-            except KeyError as exc:  # the usual slip: a parameter name spelt differently
-                raise InputError(f"the work function asked for {exc.args[0] if exc.args else exc!r}, "
-                                 "which is not a parameter",
-                                 where="work", hint=f"the parameters are: {', '.join(map(str, config))}") from None
+            return float(spec(_Parameters(config)))
         return by_callable
     if not isinstance(spec, str) or not spec.strip():
         raise InputError(f"a work function must be a name or an expression, got {spec!r}", where="work",

@@ -522,8 +522,7 @@ class StarchartTree:
         The whole tree (``node_id=0``) gives the global ranking the paper reads off the
         top splits; a deeper node gives the importance *within that subspace*.
         """
-        self._check_fitted()
-        node_id = self._check_node(node_id)
+        node_id = self._check_node(node_id)  # also checks that the tree is fitted
         t = self.tree_
         inside = np.zeros(t.node_count, dtype=bool)
         inside[node_id] = True

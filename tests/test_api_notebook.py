@@ -199,6 +199,13 @@ def test_work_function_mistakes_are_input_errors(work, match):
         starchart.input_sensitivity(input_data(), inputs=["n"], work=work)
 
 
+def test_a_key_error_of_the_work_functions_own_code_stays_its_own():
+    table = {4: 16.0}
+    with pytest.raises(KeyError, match="5"):  # its own lookup failed, not a misspelt parameter
+        work_function(lambda c: table[c["n"]])({"n": 5})
+    assert work_function(lambda c: table[c["n"]])({"n": 4}) == 16.0
+
+
 def test_named_work_on_a_string_size_is_an_input_error():
     frame = pd.DataFrame({"shape": ["small", "big"], "time": [1.0, 2.0]})
     with pytest.raises(InputError, match="numeric size"):

@@ -242,8 +242,9 @@ def _accuracy(dataset: Dataset, metric: str, study: tuple[dict[str, Any], Any] |
         settings = dict(settings)
         budget = min(int(settings.pop("budget")), len(dataset) - int(settings.get("validation", 200)))
         if settings.get("metric", metric) == metric and budget > 0:
-            with warnings.catch_warnings():  # "most of the space is not in the replayed data": by design
-                warnings.simplefilter("ignore", UserWarning)
+            with warnings.catch_warnings():  # the space's configurations not in the store: by design here
+                warnings.filterwarnings("ignore", message=r".* of the space's configurations are not in the "
+                                                          r"replayed", category=UserWarning)
                 result = choose_sample_size(space, ReplayEvaluator(dataset, metrics=[metric]), budget=budget,
                                             progress=False, **settings)
             return result.report_sections()
