@@ -21,6 +21,7 @@ recorded and how much of it was measured). Then, when the data allows:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,22 +38,49 @@ if TYPE_CHECKING:
 Section = tuple[str, Any]
 
 
-def load_study(source: str | Path, metrics: list[str] | None = None
-               ) -> tuple[Dataset, list[tuple[str, dict[str, float]]] | None, dict[str, Any] | None]:
-    """The dataset of ``source`` and, for a store, the (status, metric values) of its results in the
-    order measured and the settings a :func:`starchart.search` recorded (``None`` where they do not apply).
-    ``metrics``: a CSV's measured columns (see :func:`starchart.load`)."""
+@dataclass
+class LoadedStudy:
+    """What a report reads from its source: the dataset and, for a store, the results in the order
+    measured (status, metric values), the settings a search recorded, the space it recorded and a
+    sample-size study's settings with that space (``None`` where they do not apply)."""
+
+    dataset: Dataset
+    results: list[tuple[str, dict[str, float]]] | None = None
+    search: dict[str, Any] | None = None
+    space: Space | None = None
+    sample_size: tuple[dict[str, Any], Space] | None = None
+
+
+def load_study(source: str | Path, metrics: list[str] | None = None) -> LoadedStudy:
+    """Read ``source`` for a report (see :class:`LoadedStudy`); ``metrics``: a CSV's measured columns
+    (see :func:`starchart.load`)."""
     from starchart.io.load import is_store, load
 
     if not is_store(source):
-        return load(source, **({"metrics": metrics} if metrics else {})), None, None
+        return LoadedStudy(load(source, **({"metrics": metrics} if metrics else {})))
     from starchart.store import Store
 
-    with Store.open(source, read_only=True) as store:  # one opening for all three
+    with Store.open(source, read_only=True) as store:  # one opening for all of it
         dataset = store.to_dataset()
         frame = store.results_frame()
-        search = store.get("search")
-    return dataset, list(zip(frame["status"], frame["summary"])), search
+        search, sample_size = store.get("search"), store.get("sample_size")
+        space = _stored_space(store.get("space"), source)
+    return LoadedStudy(dataset, list(zip(frame["status"], frame["summary"])), search, space,
+                       (dict(sample_size), space) if sample_size and space is not None else None)
+
+
+def _stored_space(description: dict[str, Any] | None, source: str | Path) -> Space | None:
+    """The space a store recorded (``None`` when it has none, one whose restrictions were not saved, or
+    one that does not read back), so that the summary says how much of it was measured: 100
+    configurations read differently as a whole space or as 2 % of it."""
+    from starchart.space import Space
+
+    if not description or description.get("unsaved_restrictions"):
+        return None
+    try:
+        return Space.from_dict(description, where=f"{source}: stored space")
+    except StarchartError:  # the report stands without the space's size: do not lose it for that
+        return None
 
 
 def measured_order(results: list[tuple[str, dict[str, float]]] | None, metric: str) -> list[float] | None:
@@ -69,7 +97,7 @@ def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None =
     """The optional sections that apply to ``dataset`` (see the module docstring); ``traded``
     and ``limits``: the power/performance section's metrics and targets (default: found by name);
     ``sample_size``: the settings and space a ``starchart samples`` store recorded
-    (:func:`stored_sample_size`), whose curve is then shown."""
+    (:attr:`LoadedStudy.sample_size`), whose curve is then shown."""
     if traded is None:
         traded = traded_metrics(dataset, limits)
     builders: list[Callable[[], list[Section]]] = [
@@ -106,14 +134,15 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
 
     if isinstance(source, (str, Path)):
         label, source = split_label(str(source))  # one LABEL=PATH: the label names it
-        dataset, results, search = load_study(source, metrics)
+        study = load_study(source, metrics)
         default_output = source.parent / f"{source.name.split('.')[0]}-report" / "report.html"
         name = label or source.name
     else:
-        dataset, results, search = load_platforms(source, metrics=metrics), None, None
+        study = LoadedStudy(load_platforms(source, metrics=metrics))
         source = split_label(str(source[0]))[1]
         default_output = source.parent / "platforms-report" / "report.html"
-        name = " · ".join(dataset.meta["platforms"])
+        name = " · ".join(study.dataset.meta["platforms"])
+    dataset = study.dataset
     metric = metric or dataset.default_metric
     if metric not in dataset.metrics:
         raise InputError(f"no metric named {metric!r}", where=source,
@@ -140,13 +169,12 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
                          where=output.parent, hint="choose a writable path with -o") from exc
     from starchart.report.html import write_html_report
 
-    sections = study_sections(dataset, metric, order=measured_order(results, metric), minimize=minimize,
-                              search=search, traded=traded, limits=limits,
-                              sample_size=stored_sample_size(source) if results is not None else None)
+    sections = study_sections(dataset, metric, order=measured_order(study.results, metric), minimize=minimize,
+                              search=study.search, traded=traded, limits=limits, sample_size=study.sample_size)
     return write_html_report(output, dataset=dataset, tree=tree, metric=metric,
                              title=title or f"starchart report: {name}", extra_sections=sections,
-                             minimize=minimize, space=stored_space(source) if results is not None else None,
-                             caution=SEARCH_CAUTION_SHORT if search else None)
+                             minimize=minimize, space=study.space,
+                             caution=SEARCH_CAUTION_SHORT if study.search else None)
 
 
 def folder_problem(folder: Path, exc: OSError) -> str:
@@ -197,34 +225,6 @@ POWER_NAMES = ("power", "wattage", "watt", "ps_power", "nvml_power", "energy", "
 
 #: Fewest valid configurations for the accuracy-vs-samples section (200 are held out).
 ACCURACY_MIN_ROWS = 400
-
-
-def stored_space(store: str | Path) -> Space | None:
-    """The space a store recorded (``None`` when it has none, one whose restrictions were not saved, or
-    one that does not read back), so that the summary says how much of it was measured: 100
-    configurations read differently as a whole space or as 2 % of it."""
-    from starchart.space import Space
-    from starchart.store import Store
-
-    with Store.open(store, read_only=True) as db:
-        space = db.get("space")
-    if not space or space.get("unsaved_restrictions"):
-        return None
-    try:
-        return Space.from_dict(space, where=f"{store}: stored space")
-    except StarchartError:  # the report stands without the space's size: do not lose it for that
-        return None
-
-
-def stored_sample_size(store: str | Path) -> tuple[dict[str, Any], Any] | None:
-    """The settings and the space of the sample-size study (``starchart samples``) the store at
-    ``store`` holds, read without writing; ``None`` for any other store."""
-    from starchart.store import Store
-
-    with Store.open(store, read_only=True) as db:
-        recorded = db.get("sample_size")
-    space = stored_space(store) if recorded else None
-    return None if space is None else (dict(recorded), space)
 
 
 def _accuracy(dataset: Dataset, metric: str, study: tuple[dict[str, Any], Any] | None = None) -> list[Section]:
