@@ -106,7 +106,11 @@ def check_figure_path(path: Path, option: str) -> None:
 
 
 def check_output_folder(path: Path, option: str) -> None:
-    """Refuse, before any work, an output file whose folder is missing (else it fails after all the work)."""
+    """Refuse, before any work, an output file that is a folder or whose folder is missing (else it
+    fails after all the work)."""
+    if path.is_dir():
+        raise InputError(f"{str(path)!r} is a folder, not a file", where=option,
+                         hint="name a file, in that folder if it is the place")
     if not path.parent.is_dir():
         raise InputError(f"the folder {str(path.parent)!r} does not exist", where=option,
                          hint="create it first, or name a file in an existing folder")

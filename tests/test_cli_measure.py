@@ -241,6 +241,8 @@ def test_carve_ktt_data_text_matches_the_documented_recipe_and_says_what_was_kep
     result = invoke("carve", data, "--cc", "7.5", "-o", tmp_path / "missing" / "kept.csv")
     assert result.exit_code == 2 and "--output: the folder" in result.output and "does not exist" in result.output
     assert "carving kept" not in result.output  # refused before carving, not after
+    result = invoke("carve", data, "--cc", "7.5", "-o", tmp_path)
+    assert result.exit_code == 2 and "is a folder, not a file" in result.output and "carving kept" not in result.output
 
 
 def test_search_command_on_a_replayed_space(tmp_path):

@@ -210,15 +210,6 @@ def _regression_model(learners: int, seed: int):
 
 
 # ---------------------------------------------------------------------------------------------- train
-def _check_output(output: Path) -> None:
-    """Refuse, before the features and the fit, a model path that cannot be written (it failed after all
-    the work, losing the model)."""
-    if output.is_dir():
-        raise InputError("is a folder, not a model file", where="--output",
-                         hint=f"name a file, e.g. {output / 'model.json'}")
-    check_output_folder(output, "--output")
-
-
 @xapp_app.command("train")
 @friendly
 @_in_cli_words
@@ -229,7 +220,7 @@ def train_command(
     learners: int = Learners, seed: int = Seed, dynamic: bool = Dynamic,
 ) -> None:
     """Learn a speedup model from a measured corpus (static: range classifier; dynamic: regression)."""
-    _check_output(output)
+    check_output_folder(output, "--output")  # before the features and the fit: else the model is lost
     model = _regression_model(learners, seed) if dynamic else _range_model(cutoffs, levels, trees, seed)
     features, labelled = _training_data(corpus, dynamic)
     if dynamic:
