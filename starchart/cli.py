@@ -21,10 +21,11 @@ from typing import Any, Optional
 
 import numpy as np
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from starchart.cli_common import (DirectionOption, MetricsOption, app, err, load_data, minimize_for, out,
-                                  print_failure_reasons, seed_option)
+from starchart.cli_common import (DirectionOption, MetricsOption, app, check_output_folder, err, load_data,
+                                  minimize_for, out, print_failure_reasons, seed_option)
 from starchart.cli_common import friendly as _friendly
 from starchart.errors import InputError, StarchartError
 from starchart.text import percent
@@ -40,10 +41,12 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
     """Summarise a measurement file: format, device, statuses, parameters and metrics."""
     ds = load_data(data, metrics)
     meta = ds.meta
-    out.print(f"[bold]{data}[/]  ({meta.get('format', '?')})")
+    # escape(): file names, parameter names and values are the user's text, not rich markup ("run[old]/k.csv",
+    # a column named "[/b]" would be eaten or crash the command)
+    out.print(f"[bold]{escape(str(data))}[/]  ({meta.get('format', '?')})")
     for key in ("device_name", "kernel_name", "problem_size", "objective"):
         if meta.get(key) not in (None, ""):
-            out.print(f"  {key.replace('_', ' ')}: {meta[key]}")
+            out.print(f"  {key.replace('_', ' ')}: {meta[key]}", markup=False)
     if meta.get("search"):
         out.print(f"  search: {_search_settings(meta['search'])}", markup=False, highlight=False)
     if meta.get("sample_size"):
@@ -61,24 +64,35 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
     for name in ds.params:
         uniq = sorted(ds.frame[name].unique().tolist(), key=lambda v: (str(type(v)), v))
         shown = ", ".join(map(str, uniq[:10])) + (" …" if len(uniq) > 10 else "")
-        params.add_row(name, shown, str(len(uniq)))
+        params.add_row(escape(str(name)), escape(shown), str(len(uniq)))
     out.print(params)
     ok = ds.ok()
+    if meta.get("ignored_fields"):  # e.g. an observer's strings or lists in a Kernel Tuner cache
+        out.print(f"  not metrics (not a number in every valid configuration): {', '.join(meta['ignored_fields'])}",
+                  markup=False, highlight=False, soft_wrap=True)
+    if not len(ok):  # an empty table would only show its header
+        out.print(f"  metrics: {', '.join(ds.metrics) or 'none'} (no valid configuration to summarise)",
+                  markup=False, highlight=False, soft_wrap=True)
+        return
     table = Table(title="metrics (valid configurations)", show_edge=False)
     for column in ("name", "min", "median", "max"):
         table.add_column(column, justify="right")
-    infinite = {}
+    notes = []
     for name in ds.metrics:
-        values = ok.frame[name].dropna().to_numpy(dtype=float)
-        infinite[name] = int(np.isinf(values).sum())
+        values = ok.frame[name].to_numpy(dtype=float)
+        missing, infinite = int(np.isnan(values).sum()), int(np.isinf(values).sum())
         values = values[np.isfinite(values)]
         if values.size:
-            table.add_row(name, f"{values.min():.4g}", f"{np.median(values):.4g}", f"{values.max():.4g}")
+            table.add_row(escape(str(name)), f"{values.min():.4g}", f"{np.median(values):.4g}", f"{values.max():.4g}")
+        else:  # keep the row: a metric silently missing from the table looks like a reading error
+            table.add_row(escape(str(name)), "–", "–", "–")
+        said = [f"missing in {missing}"] * bool(missing) + [f"infinite in {infinite}"] * bool(infinite)
+        if said:
+            notes.append(f"  {name} is {' and '.join(said)} of the {len(ok)} valid configurations "
+                         "(trees leave them out)")
     out.print(table)
-    for name, n in infinite.items():
-        if n:
-            out.print(f"  {name} is infinite in {n} of the {len(ok)} valid configurations (trees leave them out)",
-                      highlight=False, soft_wrap=True)
+    for note in notes:
+        out.print(note, highlight=False, soft_wrap=True, markup=False)
 
 
 def _search_settings(settings: dict[str, Any]) -> str:
@@ -126,6 +140,8 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
     from starchart.tree import StarchartTree
 
     _check_seed(seed, sample)
+    if output is not None:  # refuse a missing folder before the fit, not after it
+        check_output_folder(output, "-o")
     ds = load_data(data, metrics).ok()
     metric = metric or ds.default_metric
     if metric not in ds.metrics:
@@ -137,9 +153,13 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
     finite = np.isfinite(y)
     if not finite.any():
         others = [m for m in ds.metrics if m != metric]
-        raise InputError(f"metric {metric!r} has no measured values", where=str(data),
-                         hint=f"choose another --metric ({', '.join(others)})" if others and len(ds) else
-                         f"no configuration succeeded; `starchart info {data}` shows why they failed")
+        if others and len(ds):
+            hint = f"choose another --metric ({', '.join(others)})"
+        elif len(ds):  # valid configurations, but none with a finite value: "no configuration succeeded" is wrong
+            hint = f"its {len(ds)} valid configuration(s) hold no finite {metric} (NaN or infinite); fix the file"
+        else:
+            hint = f"no configuration succeeded; `starchart info {data}` shows why they failed"
+        raise InputError(f"metric {metric!r} has no measured values", where=str(data), hint=hint)
     X, y = ds.X[finite], y[finite]
     params = {"threshold": threshold, "min_samples_split": min_split, "max_depth": max_depth}
     if not np.isfinite(threshold):  # --threshold's min=0 lets inf and nan through
@@ -222,7 +242,7 @@ def _emit(text: str, output: Optional[Path]) -> None:
     except OSError as exc:
         raise InputError(f"cannot write output ({exc.strerror})", where=str(output),
                          hint="choose a writable path for -o") from exc
-    err.print(f"wrote {output}")
+    err.print(f"wrote {escape(str(output))}")
 
 
 @app.command()
@@ -238,17 +258,23 @@ def space(file: Path = typer.Argument(..., help="Space file (YAML/JSON), T1 inpu
           ) -> None:
     """Describe a tuning space; count it; draw a uniform sample of valid configurations."""
     _check_seed(seed, sample)
+    if output is not None:
+        if sample is None:  # it would be silently ignored
+            raise InputError("it writes the sample of --sample, which is not given", where="-o",
+                             hint="add --sample N to write N configurations there as CSV")
+        check_output_folder(output, "-o")  # before the work, and naming the option (pandas names neither)
     the_space = _read_space(file, restriction)
     # a sample printed to stdout must be plain CSV (`... --sample 50 > configs.csv`): describe on stderr then
     console = err if sample is not None and output is None else out
-    console.print(the_space.describe(), highlight=False, soft_wrap=True)
+    console.print(the_space.describe(), highlight=False, soft_wrap=True, markup=False)
     if size:
-        console.print(f"valid configurations: {_size_text(the_space)}", highlight=False, soft_wrap=True)
+        console.print(f"valid configurations: {_size_text(the_space)}", highlight=False, soft_wrap=True,
+                      markup=False)
     if sample is not None:
         frame = _sample_space(the_space, sample, seed, file)
         if output is not None:
             frame.to_csv(output, index=False)
-            err.print(f"wrote {output}")
+            err.print(f"wrote {escape(str(output))}")
         else:
             sys.stdout.write(frame.to_csv(index=False))
 
@@ -256,7 +282,7 @@ def space(file: Path = typer.Argument(..., help="Space file (YAML/JSON), T1 inpu
 def _read_space(file: Path, restrictions: list[str]) -> Any:
     """The space a file describes: a space file, a T1 input, a Kernel Tuner cache (+ restrictions),
     a starchart store (its study's space) or a CSV (the configurations it holds)."""
-    from starchart.io import ktt, t4
+    from starchart.io import csv, kernel_tuner, ktt, t4
     from starchart.io.files import parse_json, read_text
     from starchart.io.load import is_store, load
     from starchart.space import Space
@@ -277,7 +303,19 @@ def _read_space(file: Path, restrictions: list[str]) -> Any:
         _refuse_restrictions(restrictions, file, "add restrictions to the space file's 'restrictions' list")
         return Space.from_file(file)
     text = read_text(file)
-    document = parse_json(text, file)
+    head = text[:65536]
+    if not head.lstrip().startswith(("{", "[")) and csv.sniff(head):
+        # a table whatever its name (results.json holding CSV), as `info` and `tree` read it
+        _refuse_restrictions(restrictions, file, "filter the configurations before, or write a space file")
+        return Space.from_dataset(load(file, format="csv"))
+    if kernel_tuner.sniff(head):
+        # an unfinished cache (a crashed run, a cut .json.gz) still has its whole header: read it as `info`
+        # and `tree` do, rather than calling it invalid JSON
+        document, unfinished = kernel_tuner.parse_cache(text, file)
+        if unfinished:
+            kernel_tuner.warn_unfinished(file, len(document.get("cache") or {}))
+    else:
+        document = parse_json(text, file)
     if isinstance(document, dict) and "ConfigurationSpace" in document:
         return Space.from_t1(file, document)
     if isinstance(document, dict) and "tune_params" in document:
@@ -334,7 +372,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _show_warning(message: Warning | str, category: type[Warning], *_: Any, **__: Any) -> None:
     """A warning as one line on stderr, like the errors (no file and line of the library)."""
-    err.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)
+    err.print(f"[yellow]warning:[/] {escape(str(message))}", highlight=False, soft_wrap=True)
 
 
 def expand_optional_values(args: list[str]) -> list[str]:

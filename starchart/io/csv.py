@@ -99,6 +99,8 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
         raw.columns = [str(c).strip() for c in raw.columns]
         for name in text_params:
             frame[name] = raw[name].to_numpy(dtype=object)
+    if sep == ";":
+        _read_decimal_commas(frame, skip=text_params)
     meta = {"source": str(path), "format": FORMAT}
     lines = [n + skipped for n in _data_lines(text)]
     return Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta, lines=lines)
@@ -148,6 +150,32 @@ def _declared_columns(text: str, path: Path) -> tuple[dict[str, list[str]] | Non
         raise InputError(f"line {skipped}: a broken '{HEADER_PREFIX}' line", where=path,
                          hint='it must read # starchart: {"params": [...], "metrics": [...]}, or delete it') from exc
     return columns, rest, skipped
+
+
+#: A number written with a decimal comma (``1,5``, ``-0,25``, ``3,1e-05``), or an integer.
+_DECIMAL_COMMA = r"[+-]?(\d+,\d*|\d*,\d+|\d+)([eE][+-]?\d+)?"
+
+
+def _read_decimal_commas(frame: pd.DataFrame, skip: list[str]) -> None:
+    """Turn text columns of decimal-comma numbers into numbers, in place.
+
+    Spreadsheets in locales with a decimal comma (German, French, ...) export CSV separated by
+    semicolons and write 1.5 as ``1,5``; pandas keeps those as text, and a metric then reads as
+    "not numeric". Only a column whose every value is such a number (one with a comma at least) changes.
+
+    >>> f = pd.DataFrame({"a": ["1,5", "2"], "b": ["x,1", "2,0"]}); _read_decimal_commas(f, []); f["a"].tolist()
+    [1.5, 2.0]
+    """
+    for name in frame.columns:
+        column = frame[name]
+        if name in skip or pd.api.types.is_numeric_dtype(column):
+            continue
+        given = column.dropna()
+        if not len(given) or not given.map(lambda v: isinstance(v, str)).all():
+            continue
+        cells = given.str.strip()
+        if cells.str.fullmatch(_DECIMAL_COMMA).all() and cells.str.contains(",", regex=False).any():
+            frame[name] = pd.to_numeric(column.str.strip().str.replace(",", ".", regex=False))
 
 
 def _guess_sep(text: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -30,21 +31,48 @@ def read_text(path: str | Path) -> str:
         raise InputError("is a directory, not a file", where=path, hint="give a file path")
     try:
         raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
+    except OSError as exc:  # e.g. no read permission: the hint is about access, not the encoding
+        raise InputError(f"cannot read file ({exc.strerror or exc})", where=path,
+                         hint="check that you may read it (its permissions) and that it is a regular file") from exc
+    compressed = raw[:2] == b"\x1f\x8b"
+    if compressed:
+        try:
             raw = _gunzip_tolerant(raw)
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        except zlib.error as exc:  # a damaged .gz would otherwise escape as a traceback
+            raise InputError(f"broken gzip data ({exc})", where=path,
+                             hint="the file is damaged; download or export it again") from exc
+    try:
+        text = _decode(raw)
+    except UnicodeDecodeError as exc:
         raise InputError(f"cannot read file ({exc})", where=path,
                          hint="give a UTF-8 text file, optionally gzip-compressed") from exc
     if not text.strip():
+        if compressed and not raw:
+            raise InputError("the gzip file holds no data (empty, or cut off before its content)",
+                             where=path, hint="download or export it again")
         raise InputError("file is empty", where=path, hint="give a file with data in it")
     return text
 
 
-def _gunzip_tolerant(raw: bytes) -> bytes:
-    """Decompress gzip data, keeping what was written before a truncated end."""
-    import zlib
+def _decode(raw: bytes) -> str:
+    """UTF-8 text without a leading byte-order mark; UTF-16 when its mark says so.
 
+    Editors on Windows put a BOM before UTF-8 (Notepad) or save "Unicode text" as UTF-16 (Excel);
+    a BOM left in the text hides the ``{`` of a JSON file from format detection and json.loads.
+
+    >>> _decode(b"\\xef\\xbb\\xbf{}"), _decode("a,b".encode("utf-16"))
+    ('{}', 'a,b')
+    """
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return raw.decode("utf-16")
+    return raw.decode("utf-8-sig")
+
+
+def _gunzip_tolerant(raw: bytes) -> bytes:
+    """Decompress gzip data, keeping what was written before a truncated end.
+
+    Raises ``zlib.error`` when the data is not gzip at all or damaged before its end.
+    """
     # decompressobj (unlike gzip.decompress) returns what it could decode from a
     # stream cut off by a crash, so an unfinished cache.json.gz still loads.
     decomp = zlib.decompressobj(16 + zlib.MAX_WBITS)

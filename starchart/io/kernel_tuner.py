@@ -111,8 +111,7 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
         raise InputError("cache has no configurations" + (" (unfinished file)" if unfinished else ""),
                          where=path, hint="the tuning run stopped before measuring anything")
     if unfinished:
-        warnings.warn(f"{path}: unfinished Kernel Tuner cache (the run did not complete); "
-                      f"recovered {len(entries)} complete entries", UnfinishedCacheWarning, stacklevel=3)
+        warn_unfinished(path, len(entries))
     frame, metric_names, ignored = _entries_to_frame(entries, list(keys), doc.get("objective"), path)
     if metrics is not None:
         unknown = [m for m in metrics if m not in metric_names]
@@ -126,6 +125,27 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
     if ignored:
         meta["ignored_fields"] = ignored
     return Dataset.from_frame(frame, params=list(keys), metrics=metric_names, meta=meta)
+
+
+def warn_unfinished(path: str | Path, recovered: int) -> None:
+    """Warn that ``path`` is an unfinished cache of which ``recovered`` complete entries were read."""
+    entries = "entry" if recovered == 1 else "entries"
+    warnings.warn(f"{path}: unfinished Kernel Tuner cache (the run did not complete); "
+                  f"recovered {recovered} complete {entries}", UnfinishedCacheWarning, stacklevel=4)
+
+
+def parse_cache(text: str, path: str | Path) -> tuple[Any, bool]:
+    """Parse a cache's ``text``, finished or not; returns ``(document, unfinished)``.
+
+    An unfinished file (cut off by a crash or a truncated download) gives its header and its
+    complete entries under ``"cache"``; other JSON damage is an :class:`InputError` naming the line.
+    Readers that want the header only (``starchart space``) use this so that they accept exactly
+    the files :func:`read` accepts.
+
+    >>> parse_cache('{"tune_params": {"x": [1, 2]}, "cache": {"1": {"x": 1, "time": 0.5},', "c.json")
+    ({'tune_params': {'x': [1, 2]}, 'cache': {'1': {'x': 1, 'time': 0.5}}}, True)
+    """
+    return _parse(text, Path(path))
 
 
 def _parse(text: str, path: Path) -> tuple[Any, bool]:
@@ -212,6 +232,7 @@ def _entries_to_frame(entries: dict[str, Any], keys: list[str], objective: str |
             bad = entry_keys[int(np.argmax(missing))]
             raise InputError(f"cache entry lacks parameter {p!r}", where=f"{path}, key {bad!r}",
                              hint="the entry does not match tune_params_keys; remove it or re-export")
+    _check_unique_keys(raw, keys, entry_keys, path)
 
     status = pd.Series("ok", index=raw.index, dtype=object)
     reason = pd.Series("", index=raw.index, dtype=object)
@@ -274,6 +295,28 @@ def _entries_to_frame(entries: dict[str, Any], keys: list[str], objective: str |
         frame[REPEATS_PREFIX + "time"] = raw["times"].where(raw["times"].map(lambda v: isinstance(v, list)),
                                                             None)
     return frame, metric_names, ignored
+
+
+def _check_unique_keys(raw: pd.DataFrame, keys: list[str], entry_keys: list[str], path: Path) -> None:
+    """Refuse two entries holding one configuration, naming their cache keys.
+
+    Dataset.from_frame would refuse them too, but as "rows 0 and 1", which a user cannot find in
+    the file (e.g. a hand-merged cache with keys ``"16,1"`` and ``"16,1.0"``).
+    """
+    try:
+        dup = raw.duplicated(subset=keys, keep=False).to_numpy()
+    except TypeError:  # unhashable parameter values (lists): Dataset.from_frame reports those
+        return
+    if not dup.any():
+        return
+    first = int(np.argmax(dup))
+    same = (raw[keys] == raw[keys].iloc[first]).all(axis=1).to_numpy() & dup
+    named = [repr(entry_keys[i]) for i in np.flatnonzero(same)[:5]]
+    config = {p: raw[p].iloc[first] for p in keys}
+    config = {p: v.item() if isinstance(v, np.generic) else v for p, v in config.items()}
+    raise InputError(f"cache entries {', '.join(named[:-1])} and {named[-1]} hold the same configuration {config}",
+                     where=f"{path}, key {named[0]}",
+                     hint="keep one entry per configuration (delete the others), e.g. the one measured last")
 
 
 # ---------------------------------------------------------------------- writing
