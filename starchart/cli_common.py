@@ -223,5 +223,6 @@ def print_failure_reasons(dataset: Any, width: int = 160) -> None:
     for status, reasons in dataset.failure_reasons(top=1).items():
         for reason, n in reasons:
             text = shorten(reason, width, collapse=True)
+            # a program's own words: "[/x]" in them is text, not markup (it crashed rich)
             out.print(f"  {status}: most common reason ({n} of {counts[status]}): {text}", highlight=False,
-                      soft_wrap=True)
+                      soft_wrap=True, markup=False)

@@ -208,3 +208,12 @@ def test_space_of_t4_and_ktt_measurements(data, count):
     result = run("space", dataset_path(data), "--size")  # was "unknown keys ['metadata', 'results', ...]"
     assert result.exit_code == 0, result.output
     assert f"valid configurations: {count} Cartesian points" in result.output
+
+
+def test_a_failure_reason_with_brackets_is_printed_as_written(tmp_path):
+    """A program's own words may hold "[/x]": rich read it as markup and crashed `info`."""
+    data = tmp_path / "br.csv"
+    data.write_text("x,time,status,reason\n1,2.0,ok,\n2,,runtime,bad [/x] thing\n3,1.0,ok,\n")
+    result = run("info", str(data))
+    assert result.exit_code == 0, result.output
+    assert "runtime: most common reason (1 of 1): bad [/x] thing" in result.output
