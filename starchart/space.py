@@ -568,7 +568,8 @@ class Space:
         for p in self._parameters:
             shown = ", ".join(repr(v) if isinstance(v, str) else str(v) for v in p.values[:8])
             more = f", ... ({len(p) - 8} more)" if len(p) > 8 else ""
-            lines.append(f"  {p.name:<{width}}  {p.kind:<11}  {len(p)} values: {shown}{more}")
+            count = f"{len(p)} {'value' if len(p) == 1 else 'values'}"
+            lines.append(f"  {p.name:<{width}}  {p.kind:<11}  {count}: {shown}{more}")
         if self._restrictions:
             lines.append("restrictions:")
             lines.extend(f"  {r.source if isinstance(r.source, str) else r.label + ' (callable)'}"

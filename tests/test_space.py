@@ -462,3 +462,7 @@ def test_from_kernel_tuner_max_threads() -> None:
 def test_from_kernel_tuner_without_tune_params() -> None:
     with pytest.raises(InputError, match="tune_params"):
         Space.from_kernel_tuner({"cache": {}})
+
+
+def test_a_one_valued_parameter_reads_1_value():
+    assert "a  numeric      1 value: 1" in Space({"a": [1], "b": [1, 2]}).describe()
