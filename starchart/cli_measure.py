@@ -101,8 +101,11 @@ def resume_command(
         sample_size_study = db.get("sample_size")
         msp_sessions = [sess for sess in db.get("sessions", []) if sess.get("msp")]
     if msp_sessions:  # its searches and sizes are the msp command's: that command replays the store
-        argv = msp_sessions[-1].get("argv") or []
-        again = ("starchart " + shlex.join(argv[1:])) if argv[1:2] == ["msp"] else f"starchart msp ... --store {store}"
+        from starchart.msp.cli import msp_command_line
+
+        last = msp_sessions[-1]
+        # in the folder it ran in (its paths may be relative to it), on this store wherever it was said from
+        again = msp_command_line(last.get("argv") or [], store.resolve(), last.get("cwd"))
         raise InputError("the store holds a minimum-saturation-point study (starchart msp)", where=str(store),
                          hint=f"continue it by running its command again (what it measured is replayed, not "
                               f"measured twice): {again}")

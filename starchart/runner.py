@@ -28,7 +28,7 @@ from starchart.measure import Evaluator, Measurement, evaluator_from_dict
 from starchart.measure.environment import environment
 from starchart.measure.process import kill_running
 from starchart.space import Space
-from starchart.store import Store
+from starchart.store import Store, as_stored
 
 
 @dataclass
@@ -100,9 +100,7 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
         space = study_space(db, space)
         evaluator = study_evaluator(db, evaluator, space)
         plan = plan_run(db, space, samples=samples, seed=seed, configs=configs)
-        db.add_session({"started": time.time(), "evaluator": evaluator.describe(), "workers": workers,
-                        "ray": ray if ray else None, "argv": sys.argv,
-                        "environment": environment(extra_packages=_packages_for(evaluator, ray))})
+        db.add_session(session_record(evaluator, workers=workers, ray=ray))
         results = _execute(evaluator, plan.todo, workers=workers, ray=ray)
         with Progress(plan, evaluator, db, enabled=progress) as bar:
             for measurement in results:
@@ -185,8 +183,12 @@ def stored_study(path: str | Path, key: str, what: str) -> tuple[dict[str, Any],
         return recorded, study_space(db, None), study_evaluator(db, None)
 
 
-def study_space(store: Store, space: Space | None) -> Space:
-    """The study's space: ``space`` (saved if new, checked against the stored one) or the stored one."""
+def study_space(store: Store, space: Space | None, *, continue_with: str | None = None) -> Space:
+    """The study's space: ``space`` (saved if new, checked against the stored one) or the stored one.
+
+    ``continue_with``: the hint of the refusal of another space, for a study that ``starchart resume``
+    does not continue (default: a new store, or resume without giving a space).
+    """
     stored = store.get("space")
     if space is None:
         if stored is None:
@@ -205,15 +207,17 @@ def study_space(store: Store, space: Space | None) -> Space:
         store.put("space", description)
     elif stored.get("parameters") != description.get("parameters"):
         raise InputError("the store holds a study of a different space", where=str(store.path),
-                         hint="use a new store file, or resume without giving a space")
+                         hint=continue_with or "use a new store file, or resume without giving a space")
     return space
 
 
-def study_evaluator(store: Store, evaluator: Evaluator | None, space: Space | None = None) -> Evaluator:
+def study_evaluator(store: Store, evaluator: Evaluator | None, space: Space | None = None, *,
+                    continue_with: str | None = None) -> Evaluator:
     """The study's evaluator: ``evaluator`` (described in the store if new) or rebuilt from the store.
 
     With ``space``, the evaluator is checked against it (:meth:`Evaluator.prepare`)
     before the store records it, so a mistyped command is never stored as the study's.
+    ``continue_with``: see :func:`check_same_evaluator`.
     """
     stored = store.get("evaluator")
     if evaluator is None:
@@ -222,7 +226,7 @@ def study_evaluator(store: Store, evaluator: Evaluator | None, space: Space | No
                              hint="pass an evaluator")
         evaluator = evaluator_from_dict(stored, where=f"{store.path}: stored evaluator")
     elif stored is not None:
-        check_same_evaluator(store, stored, evaluator)
+        check_same_evaluator(store, stored, evaluator, continue_with=continue_with)
     if space is not None:
         evaluator.prepare(space)
     if stored is None:
@@ -234,18 +238,18 @@ def study_evaluator(store: Store, evaluator: Evaluator | None, space: Space | No
 INFORMATIONAL_KEYS = ("compiler_version",)
 
 
-def check_same_evaluator(store: Store, stored: Mapping[str, Any], evaluator: Evaluator) -> None:
+def check_same_evaluator(store: Store, stored: Mapping[str, Any], evaluator: Evaluator, *,
+                         continue_with: str | None = None) -> None:
     """Refuse to add measurements of another program (or metric, options, source) to a study.
 
     Results already stored would otherwise be mixed with new ones, or a fixed
     program's old failures kept as if they were still true.
+
+    ``continue_with``: the hint of the refusal of another evaluator, for a study that ``starchart
+    resume`` does not continue (an MSP study is continued by its own command); default: a new store,
+    or ``starchart resume``. Another version of a C source keeps its own hint (restore the source).
     """
-    import json
-
-    def plain(description: Mapping[str, Any]) -> dict[str, Any]:
-        return json.loads(json.dumps(dict(description), default=str))
-
-    old, new = plain(stored), plain(evaluator.describe())
+    old, new = as_stored(dict(stored)), as_stored(evaluator.describe())
     for key in sorted(set(old) | set(new)):
         if key in INFORMATIONAL_KEYS or old.get(key) == new.get(key):
             continue
@@ -260,13 +264,23 @@ def check_same_evaluator(store: Store, stored: Mapping[str, Any], evaluator: Eva
                                   "store (--store new.db)")
         raise InputError(f"{name} holds measurements of another evaluator: {key} was "
                          f"{shorten(repr(old.get(key)), 80)}, now {shorten(repr(new.get(key)), 80)}", where=str(name),
-                         hint="measure into a new store (--store new.db), or continue the stored study as it "
-                              f"was with: starchart resume {name}")
+                         hint=continue_with or "measure into a new store (--store new.db), or continue the stored "
+                                               f"study as it was with: starchart resume {name}")
 
 
-def _packages_for(evaluator: Evaluator, ray: Any) -> list[str]:
-    packages = {"cuda": ["cupy", "nvidia-ml-py"]}.get(evaluator.kind, [])
-    return packages + (["ray"] if ray else [])
+def session_record(evaluator: Evaluator, *, workers: int = 1, ray: str | bool | None = None,
+                   **flags: Any) -> dict[str, Any]:
+    """What a store records of one session (:meth:`Store.add_session`): when, with which evaluator, workers
+    and command line, on what machine; ``flags`` mark what kind of study measured (``search=True``...).
+
+    >>> from starchart.measure import PythonEvaluator
+    >>> record = session_record(PythonEvaluator(lambda c: 1.0), msp=True)
+    >>> record["evaluator"]["kind"], record["workers"], record["ray"], record["msp"], "environment" in record
+    ('python', 1, None, True, True)
+    """
+    packages = {"cuda": ["cupy", "nvidia-ml-py"]}.get(evaluator.kind, []) + (["ray"] if ray else [])
+    return {"started": time.time(), "evaluator": evaluator.describe(), "workers": workers, "ray": ray if ray else None,
+            "argv": list(sys.argv), **flags, "environment": environment(extra_packages=packages)}
 
 
 # ---------------------------------------------------------------------- execution

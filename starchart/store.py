@@ -335,6 +335,38 @@ class Store:
         return path
 
 
+def as_stored(value: Any) -> Any:
+    """``value`` as it reads back from a store's JSON: tuples as lists, other objects (numpy numbers, paths)
+    as text. Compare with this what a store holds and what is about to be recorded.
+
+    >>> as_stored({"sizes": (16, 64), "where": Path("a")})
+    {'sizes': [16, 64], 'where': 'a'}
+    """
+    return json.loads(json.dumps(value, default=str))
+
+
+def with_earlier(settings: Mapping[str, Any], recorded: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``settings`` to record in place of ``recorded`` (what the store held), keeping under ``earlier``
+    every different settings a store was used with before, each once.
+
+    Values are compared as the store reads them back (:func:`as_stored`), so settings that only
+    differ in being a tuple or a list are the same.
+
+    >>> first = with_earlier({"seed": 1}, None)
+    >>> second = with_earlier({"seed": 2}, first)
+    >>> second, with_earlier({"seed": 1}, second)
+    ({'seed': 2, 'earlier': [{'seed': 1}]}, {'seed': 1, 'earlier': [{'seed': 1}, {'seed': 2}]})
+    >>> with_earlier({"sizes": (1, 2)}, {"sizes": [1, 2]})
+    {'sizes': (1, 2)}
+    """
+    earlier = list(recorded.get("earlier", [])) if recorded else []
+    if recorded:
+        before = {k: v for k, v in recorded.items() if k != "earlier"}
+        if as_stored(before) != as_stored(dict(settings)) and as_stored(before) not in as_stored(earlier):
+            earlier.append(before)
+    return {**settings, "earlier": earlier} if earlier else dict(settings)
+
+
 def _check_tables(db: sqlite3.Connection, path: Path) -> None:
     """Refuse (closing ``db``) a SQLite database that has tables but not a store's."""
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

@@ -103,6 +103,8 @@ def test_the_store_records_the_study_and_reads_like_any_other(tmp_path):
         assert settings["search"] == "uniform" and settings["budget"] == 3 and settings["seed"] == 4
         assert settings["sizes"] == SIZES and settings["config"] == {"B": 16} and settings["threshold"] == 0.1
         assert len(db.get("sessions")) == 1 and db.get("sessions")[0]["msp"] is True
+        session = db.get("sessions")[0]                     # as run() records one, with the working folder
+        assert session["cwd"] == str(Path.cwd()) and session["workers"] == 1 and "environment" in session
     data = load(path)                                       # `starchart tree msp.db`, inputs --input n ...
     assert data.params == ["B", "n"] and set(data.frame["n"]) == set(SIZES)
     tune_at_msp(PythonEvaluator(lanes_model), SPACE, SIZES, config={"B": 16}, search="uniform", budget=3,
@@ -124,13 +126,64 @@ def test_more_sizes_extend_the_stored_study(tmp_path):
 def test_a_store_of_another_space_or_evaluator_is_refused_before_measuring(tmp_path):
     path = tmp_path / "msp.db"
     tune_at_msp(PythonEvaluator(lanes_model), SPACE, SIZES, config={"B": 16}, store=path)
+    with Store.open(path) as db:
+        recorded = {key: db.get(key) for key in ("space", "evaluator", "msp", "sessions")}
     calls = Counting()
     with pytest.raises(InputError, match="holds measurements of another evaluator") as info:
         tune_at_msp(PythonEvaluator(calls, metrics="time_ms"), SPACE, SIZES, config={"B": 16}, store=path)
     assert "--store new.db" in info.value.hint and "starchart resume" not in info.value.hint
-    with pytest.raises(InputError, match="holds a study of a different space"):
+    with pytest.raises(InputError, match="holds a study of a different space") as info:
         tune_at_msp(PythonEvaluator(calls), Space({"B": [1, 4]}), SIZES, config={"B": 4}, store=path)
+    assert "--store new.db" in info.value.hint and "resume" not in info.value.hint
+    # more sizes and another evaluator: before, the refused store's space already listed the new size
+    with pytest.raises(InputError, match="holds measurements of another evaluator"):
+        tune_at_msp(PythonEvaluator(calls, metrics="time_ms"), SPACE, [*SIZES, 2 ** 18], config={"B": 16},
+                    store=path)
     assert calls.calls == []
+    with Store.open(path) as db:                            # a refused store is left as it was
+        assert {key: db.get(key) for key in recorded} == recorded
+        assert db.get("space")["parameters"]["n"] == SIZES
+
+
+class Sourced(PythonEvaluator):
+    """A Python evaluator that describes itself with a source hash, as the C evaluator does."""
+
+    def __init__(self, fn, sha):
+        super().__init__(fn)
+        self.sha = sha
+
+    def describe(self):
+        return {**super().describe(), "source_sha256": self.sha}
+
+
+def test_a_store_of_another_source_keeps_its_own_hint():
+    """Before: msp rewrote every refusal's hint that said "holds", the source's "restore the source" too."""
+    db = Store.open(None)
+    tune_at_msp(Sourced(lanes_model, "a"), SPACE, SIZES[:3], config={"B": 16}, store=db)
+    with pytest.raises(InputError, match="holds measurements of another version of the C source") as info:
+        tune_at_msp(Sourced(lanes_model, "b"), SPACE, SIZES[:3], config={"B": 16}, store=db)
+    assert info.value.hint.startswith("restore the source to continue this study")
+
+
+def test_replayed_measurements_cost_what_they_cost_when_made(tmp_path):
+    """A stored measurement's wall time is its compile + run + overhead times: no extra field is stored."""
+    path = tmp_path / "msp.db"
+
+    def slow(config):
+        time.sleep(0.005)
+        return lanes_model(config)
+
+    first = tune_at_msp(PythonEvaluator(Counting(slow)), SPACE, SIZES[:3], config={"B": 16}, store=path)
+    with Store.open(path) as db:
+        assert all("wall_s" not in m.extra for m in db.measurements())
+    again = Counting()
+    rerun = tune_at_msp(PythonEvaluator(again), SPACE, SIZES[:3], config={"B": 16}, store=path)
+    assert again.calls == []
+    for phase in ("curve", "msp", "target"):
+        made, replayed = first.costs[phase], rerun.costs[phase]
+        assert replayed.evaluations == made.evaluations
+        assert replayed.wall_s >= made.evaluations * 0.005     # each replay costs what the sleep cost
+        assert replayed.wall_s == pytest.approx(made.wall_s, rel=0.5)
 
 
 def test_a_throughput_curve_resumes_from_its_store(tmp_path):
@@ -165,6 +218,7 @@ def test_cli_ctrl_c_keeps_the_measurements_and_the_same_command_resumes(tmp_path
     deadline = time.time() + 60
     while time.time() < deadline and not (log.exists() and "1024 1" in log.read_text()):
         time.sleep(0.05)  # until the curve's program hangs at the size 1024
+    assert log.exists() and "1024 1" in log.read_text(), "the curve never reached the size 1024"
     time.sleep(0.3)
     child.send_signal(signal.SIGINT)
     _, stderr = child.communicate(timeout=30)
@@ -213,6 +267,46 @@ def test_cli_keeps_measurements_in_msp_db_by_default_and_refuses_another_evaluat
     text = " ".join(resumed.output.split())
     assert resumed.exit_code == 2 and "holds a minimum-saturation-point study (starchart msp)" in text
     assert "continue it by running its command again" in text
+
+
+def test_resume_names_the_folder_and_the_store_of_an_msp_study(tmp_path, monkeypatch):
+    """Before: the hint was the recorded command alone: run from another folder, its relative study path
+    was wrong and, without --store in it, it measured into a fresh ./msp.db."""
+    work = tmp_path / "work"
+    work.mkdir()
+    study, log, _ = _command_study(tmp_path)
+    (work / "study.yaml").write_text(study.read_text())
+    monkeypatch.chdir(work)
+    typed = ["msp", "study.yaml", "--sizes", "16,256", "--default", "B=1"]
+    monkeypatch.setattr(sys, "argv", ["starchart", *typed])      # what the session records
+    assert CliRunner().invoke(app, typed).exit_code == 0
+    runs = len(log.read_text().splitlines())
+    monkeypatch.chdir(tmp_path)
+    resumed = CliRunner().invoke(app, ["resume", "work/msp.db"])
+    said = " ".join(resumed.output.split())
+    again = f"cd {work} && starchart msp study.yaml --sizes 16,256 --default B=1 --store {work / 'msp.db'}"
+    assert resumed.exit_code == 2 and again in said
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = subprocess.run(again, shell=True, cwd=elsewhere, env=child_env(), capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert len(log.read_text().splitlines()) == runs       # replayed: nothing measured again
+    assert not (elsewhere / "msp.db").exists()
+
+
+@pytest.mark.parametrize("bad", [["--sizes", "8..inf"], ["--default", "n=3"], ["--default", "B=7"],
+                                 ["--work", "n +"]])
+def test_a_command_refused_for_its_options_leaves_no_plots_folder(tmp_path, bad):
+    """Before: --plots was created first, and stayed behind, empty, when the command was refused (and a bad
+    --work was refused only once the store had recorded the study)."""
+    study, log, _ = _command_study(tmp_path)
+    args = {"--sizes": "16,256", "--default": "B=1", "--work": "n"}
+    args[bad[0]] = bad[1]
+    result = CliRunner().invoke(app, ["msp", str(study), *[x for kv in args.items() for x in kv],
+                                      "--plots", str(tmp_path / "figures")])
+    assert result.exit_code == 2, result.output
+    assert not (tmp_path / "figures").exists() and not log.exists() and not (tmp_path / "msp.db").exists()
 
 
 # ---------------------------------------------------------------------- the smaller defects

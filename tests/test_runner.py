@@ -87,6 +87,37 @@ def test_a_store_refuses_measurements_of_another_evaluator(tmp_path):
         assert len(db.to_dataset()) == 8
 
 
+def test_a_study_of_another_kind_names_its_own_way_to_continue(tmp_path):
+    """continue_with replaces the refusal's `starchart resume` hint (an MSP study is continued by its own
+    command), but not the more specific one of another version of a source."""
+    from starchart.runner import study_evaluator, study_space
+
+    with Store.open(tmp_path / "s.db") as db:
+        study_space(db, SPACE)
+        study_evaluator(db, PythonEvaluator(objective), SPACE)
+        with pytest.raises(InputError, match="another evaluator") as err:
+            study_evaluator(db, PythonEvaluator(other_objective), continue_with="rerun its command")
+        assert err.value.hint == "rerun its command"
+        with pytest.raises(InputError, match="another evaluator") as err:
+            study_evaluator(db, PythonEvaluator(other_objective))
+        assert "starchart resume" in err.value.hint
+        with pytest.raises(InputError, match="a different space") as err:
+            study_space(db, Space({"z": [1, 2]}), continue_with="rerun its command")
+        assert err.value.hint == "rerun its command"
+        db.put("evaluator", {**db.get("evaluator"), "source_sha256": "old"})
+        with pytest.raises(InputError, match="another version of the C source") as err:
+            study_evaluator(db, PythonEvaluator(objective), continue_with="rerun its command")
+        assert err.value.hint.startswith("restore the source")
+
+
+def test_a_session_records_when_how_and_where(tmp_path):
+    run(SPACE, PythonEvaluator(objective), samples=3, store=tmp_path / "s.db", seed=1, workers=2, progress=False)
+    with Store.open(tmp_path / "s.db") as db:
+        (session,) = db.get("sessions")
+    assert session["workers"] == 2 and session["ray"] is None and session["argv"] == sys.argv
+    assert session["evaluator"]["kind"] == "python" and "python" in session["environment"]
+
+
 def test_explicit_configs_skip_stored_ones(tmp_path):
     store = tmp_path / "s.db"
     wanted = [{"x": 1, "y": 1}, {"x": 2, "y": 2}, {"x": 1, "y": 1}]

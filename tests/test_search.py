@@ -187,6 +187,17 @@ def test_a_finished_search_resumes_to_its_result_without_refitting(tmp_path, mon
     assert resumed.best == first.best and len(resumed.measurements) == 20
 
 
+def test_a_search_session_records_the_environment_as_a_run_does(tmp_path):
+    """Before: a search's session had no environment, so its store's dataset reported none."""
+    path = tmp_path / "env.db"
+    search(PythonEvaluator(objective), SPACE, budget=5, seed=1, store=path)
+    with Store.open(path) as db:
+        (session,) = db.get("sessions")
+        environment = db.to_dataset().meta.get("environment")
+    assert session["search"] is True and session["evaluator"]["kind"] == "python"
+    assert environment is not None and environment == session["environment"] and "python" in environment
+
+
 def test_a_store_from_another_search_is_learnt_from_not_measured_again(tmp_path):
     path = tmp_path / "other.db"
     search(PythonEvaluator(objective), SPACE, budget=10, seed=1, store=path)

@@ -241,3 +241,17 @@ def test_a_measurement_whose_repeats_sum_past_the_largest_float_is_stored(tmp_pa
     with Store.open(tmp_path / "s.db") as db:
         db.add(huge)
         assert db.to_dataset().frame["time"].tolist() == [1e308]
+
+
+def test_with_earlier_keeps_each_different_setting_once_compared_as_stored():
+    from starchart.store import as_stored, with_earlier
+
+    first = with_earlier({"sizes": (16, 64), "seed": 1}, None)
+    assert first == {"sizes": (16, 64), "seed": 1}
+    # read back from the store (tuples as lists): the same settings, so no "earlier"
+    assert with_earlier({"sizes": (16, 64), "seed": 1}, as_stored(first)) == first
+    second = with_earlier({"sizes": [16, 64], "seed": 2}, as_stored(first))
+    assert second["earlier"] == [{"sizes": [16, 64], "seed": 1}]
+    third = with_earlier({"sizes": [16, 64], "seed": 3}, as_stored(with_earlier({"sizes": (16, 64), "seed": 1},
+                                                                                 as_stored(second))))
+    assert [e["seed"] for e in third["earlier"]] == [1, 2]      # each earlier setting once

@@ -37,7 +37,6 @@ measurements are replayed, not measured again.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +53,7 @@ from starchart.explore.search_engine import SearchOptions, TreeGuidedOptimizer
 from starchart.explore.search_prior import prior_dataset, prior_measurements
 from starchart.measure.base import Evaluator, Measurement
 from starchart.space import Space
-from starchart.store import Store
+from starchart.store import Store, with_earlier
 
 __all__ = ["Best", "SearchResult", "resume_search", "search"]
 
@@ -268,12 +267,7 @@ def _settings(budget: int, seed: int, evaluator: Evaluator, prior: str | None,
     """What the store records of this search; a store first searched with other settings keeps those too."""
     settings: dict[str, Any] = {"budget": budget, "seed": seed, "objective": evaluator.objective,
                                 "minimize": evaluator.minimize, "prior": prior}
-    earlier = list(recorded.get("earlier", [])) if recorded else []
-    if recorded:
-        before = {k: v for k, v in recorded.items() if k != "earlier"}
-        if before != settings and before not in earlier:
-            earlier.append(before)
-    return {**settings, "earlier": earlier} if earlier else settings
+    return with_earlier(settings, recorded)
 
 
 def _check_budget(budget: Any) -> int:
@@ -286,7 +280,7 @@ def _check_budget(budget: Any) -> int:
 def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial: Any, db: Store,
             progress: bool, options: SearchOptions | None, count: Any, prior: Any,
             recorded: dict[str, Any] | None) -> SearchResult:
-    from starchart.runner import RunPlan, Progress, study_evaluator, study_space
+    from starchart.runner import RunPlan, Progress, session_record, study_evaluator, study_space
 
     space = study_space(db, space)
     evaluator = study_evaluator(db, evaluator, space)
@@ -305,7 +299,8 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
                                     options=options, sampler=sampler, prior=earlier)
     settings = _settings(budget, seed, evaluator, source, recorded)
     db.put("search", settings)
-    db.add_session({"started": time.time(), "evaluator": evaluator.describe(), "search": True})
+    # as run() records its sessions (with the machine's environment, which the store's dataset reports)
+    db.add_session(session_record(evaluator, search=True))
     stored = _stored(db, space.names)
     done = _finished(db, stored, space, budget, settings, recorded)
     if done is not None:  # nothing left to measure: the stored search as it was, without refitting its model

@@ -36,11 +36,14 @@ from starchart.errors import InputError
 MEASUREMENT_STATUSES: tuple[str, ...] = STATUSES
 
 
-def _mean(values: Sequence[float]) -> float:
+def mean_of(values: Sequence[float]) -> float:
     """The exact mean of ``values`` (NaN when empty), also when their sum overflows a float.
 
-    >>> _mean([1e308, 1e308]), _mean([1.0, 2.0])
-    (1e+308, 1.5)
+    The one place that knows :func:`math.fsum` raises past 1.8e308: huge times (a 1e308 ms
+    sentinel for a failed run) must average, and add up, to finite numbers.
+
+    >>> mean_of([1e308, 1e308]), mean_of([1.0, 2.0]), mean_of([])
+    (1e+308, 1.5, nan)
     """
     if not values:
         return math.nan
@@ -109,7 +112,7 @@ class Measurement:
         """The mean over repeats of each metric (the paper's reported value); empty on failure."""
         if not self.ok:
             return {}
-        return {m: _mean(v) for m, v in self.values.items()}
+        return {m: mean_of(v) for m, v in self.values.items()}
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict; :meth:`from_dict` reads it back."""

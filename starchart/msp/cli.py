@@ -20,6 +20,7 @@ import json
 import math
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional
 
@@ -29,7 +30,7 @@ from rich.table import Table
 from starchart.cli_common import app, err, friendly, option_names, out, seed_option
 from starchart.errors import InputError
 
-__all__ = ["msp_command", "parse_config", "parse_sizes"]
+__all__ = ["msp_command", "msp_command_line", "parse_config", "parse_sizes"]
 
 
 def parse_sizes(text: str) -> list[int | float]:
@@ -151,8 +152,6 @@ def msp_command(
 
     options = {"pattern": pattern, "metric": metric, "repeats": repeats, "warmup": warmup, "timeout": timeout}
     options = {k: v for k, v in options.items() if v is not None}
-    if plots is not None:  # before any measuring: a bad folder must not cost the whole run's results
-        _plots_folder(plots)
     with option_names(CLI_OPTIONS, CLI_PHRASES):  # the library's errors name its arguments: say the options
         space, section = _read_study_file(space_file)
         description = _evaluator_description(command, c_source, evaluator_file, None, section, options)
@@ -160,11 +159,18 @@ def msp_command(
                                                                              space_file))
         size_list = parse_sizes(sizes)
         goal = None if target is None else (int(target) if float(target).is_integer() else target)
-        result = _interruptible(lambda: tune_at_msp(
-            evaluator, space, size_list, target=goal, size_param=size_param, config=parse_config(default),
-            work=work, search=search, budget=budget, seed=seed, threshold=threshold, stable=stable, stat=stat,
-            baseline=None if baseline.lower() == "none" else baseline, transfer=transfer, confirm=confirm,
-            store=store), store, again=_again(store))
+        config = parse_config(default)
+
+        def measure() -> Any:
+            # the folder is made before any measuring (a bad one must not cost the whole run's results), but
+            # only once tune_at_msp has checked its arguments: a refused command leaves no empty folder behind
+            return tune_at_msp(
+                evaluator, space, size_list, target=goal, size_param=size_param, config=config, work=work,
+                search=search, budget=budget, seed=seed, threshold=threshold, stable=stable, stat=stat,
+                baseline=None if baseline.lower() == "none" else baseline, transfer=transfer, confirm=confirm,
+                store=store, before_measuring=None if plots is None else lambda: _plots_folder(plots))
+
+        result = _interruptible(measure, store, again=_again(store))
     written = []
     if plots is not None:
         written.append(plots / "msp_curve.png")
@@ -190,11 +196,36 @@ def msp_command(
 
 
 def _again(store: Path) -> str:
-    """How to continue an interrupted ``starchart msp``: the command as typed, when it is known."""
-    argv = sys.argv[1:]
-    if argv[:1] == ["msp"]:
-        return "starchart " + shlex.join(argv)
-    return f"the same starchart msp command with --store {shlex.quote(str(store))}"
+    """How to continue an interrupted ``starchart msp``: the command as typed, when it is known
+    (no ``cd``: it is said in the folder the command ran in)."""
+    return msp_command_line(sys.argv, store)
+
+
+def msp_command_line(argv: Sequence[str], store: str | Path, cwd: str | Path | None = None) -> str:
+    """The shell command that runs the ``starchart msp`` of ``argv`` (``sys.argv``: the program first)
+    again on ``store``: in ``cwd`` (``cd CWD && ...``, as its paths may be relative to it) when given, with
+    ``--store`` when ``argv`` lacks it (it then measured into the default store); a placeholder for the
+    other arguments when ``argv`` is not a ``starchart msp`` command (a study made from Python).
+
+    >>> msp_command_line(["starchart", "msp", "s.yaml", "--sizes", "8,64"], "/w/msp.db", "/w")
+    'cd /w && starchart msp s.yaml --sizes 8,64 --store /w/msp.db'
+    >>> msp_command_line(["starchart", "msp", "s.yaml", "--store=m.db"], "m.db")
+    'starchart msp s.yaml --store=m.db'
+    >>> msp_command_line(["python", "tune.py"], "my study.db")
+    "starchart msp SPACE_FILE --sizes ... --store 'my study.db'"
+    """
+    args = list(argv[1:])
+    if args[:1] != ["msp"]:
+        args = ["msp", "SPACE_FILE", "--sizes", "..."]
+    if not any(_names_store(a) for a in args):
+        args += ["--store", str(store)]
+    command = "starchart " + shlex.join(args)
+    return command if cwd is None else f"cd {shlex.quote(str(cwd))} && {command}"
+
+
+def _names_store(arg: str) -> bool:
+    """Whether a command-line argument is ``--store`` / ``-s`` (also as ``--store=X``, ``-sX``)."""
+    return arg == "--store" or arg.startswith("--store=") or (arg.startswith("-s") and not arg.startswith("--"))
 
 
 def _plots_folder(plots: Path) -> None:
@@ -232,7 +263,7 @@ def _print(result: Any) -> None:
             t.add_column(column, justify="right")
         names = [c for c in result.transfer.columns if c.startswith("best_")]
         for row in result.transfer.to_dict("records"):
-            ran = any(row[c] is not None and row[c] == row[c] for c in names)  # NaN != NaN: nothing ran there
+            ran = any(row[c] is not None for c in names)  # a size where nothing ran has None as its best
             winner = ", ".join(f"{c[5:]}={row[c]}" for c in names) if ran else "none: nothing ran"
             t.add_row(str(row["size"]), winner, f"{row['quality']:.1%}", f"{row['search_s']:.3g}",
                       f"{row['speedup']:.3g}x")

@@ -35,7 +35,7 @@ import pandas as pd
 
 from starchart.configs import plain_config
 from starchart.errors import InputError
-from starchart.measure.base import Evaluator, Measurement
+from starchart.measure.base import Evaluator, Measurement, mean_of
 from starchart.msp.store import Stopwatch, msp_study
 from starchart.throughput import WorkSpec, work_function
 
@@ -58,10 +58,7 @@ def aggregate(values: Sequence[float], stat: str = "median") -> float:
     if stat == "median":
         return _median(finite)
     if stat == "mean":
-        try:
-            return math.fsum(finite) / len(finite)
-        except OverflowError:  # huge times (a 1e308 sentinel): average the scaled values instead
-            return math.fsum(v / len(finite) for v in finite)
+        return mean_of(finite)  # finite also for huge times (a 1e308 sentinel)
     if stat == "min":
         return min(finite)
     raise InputError(f"unknown statistic {stat!r}", where="stat", hint=f"use one of {', '.join(STATS)}")

@@ -36,9 +36,9 @@ import pandas as pd
 from starchart.configs import config_key, frame_configs, plain_config
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
-from starchart.measure.base import Evaluator, Measurement
+from starchart.measure.base import Evaluator, Measurement, mean_of
 from starchart.msp.curve import aggregate, measurement_value
-from starchart.msp.store import Stopwatch
+from starchart.msp.store import Stopwatch, Wrapper
 from starchart.space import Space
 
 __all__ = ["SEARCHES", "Cost", "NothingRan", "Recorder", "SearchResult", "best_config", "exhaustive_search",
@@ -93,12 +93,11 @@ def _best_of(dataset: Dataset, evaluator: Evaluator, stat: str) -> SearchResult:
 
 
 def exhaustive_search(evaluator: Evaluator, space: Space, budget: int | None = None, seed: int | None = None, *,
-                      stat: str = "median", store: Any = None) -> SearchResult:
+                      stat: str = "median") -> SearchResult:
     """Measure every valid configuration of ``space`` and return the best.
 
     ``budget``, when given, must cover the whole space (an exhaustive search cannot
-    stop early); ``seed`` is ignored. ``store``: a store (or path) of this search's own,
-    as for :func:`starchart.run` — an interrupted search resumes there.
+    stop early); ``seed`` is ignored.
     """
     size = space.size()
     if budget is not None and int(budget) < size:
@@ -107,17 +106,16 @@ def exhaustive_search(evaluator: Evaluator, space: Space, budget: int | None = N
     from starchart.runner import run
 
     configs = list(frame_configs(space.to_frame(), space.names))
-    dataset = run(space, evaluator, configs=configs, store=store, progress=False)
+    dataset = run(space, evaluator, configs=configs, progress=False)
     return _best_of(dataset, evaluator, stat)
 
 
 def uniform_search(evaluator: Evaluator, space: Space, budget: int | None, seed: int | None = None, *,
-                   stat: str = "median", store: Any = None) -> SearchResult:
+                   stat: str = "median") -> SearchResult:
     """Measure ``budget`` configurations drawn uniformly at random (without repeats) and return the best.
 
     With the same ``seed``, spaces that differ only in the value of a fixed parameter
-    (the input size) get the same configurations. ``store``: a store (or path) of this
-    search's own, as for :func:`starchart.run` — an interrupted search resumes there.
+    (the input size) get the same configurations.
     """
     if budget is None or isinstance(budget, bool) or int(budget) < 1:
         raise InputError(f"a uniform search needs a budget of at least 1 evaluation, got {budget!r}",
@@ -125,8 +123,7 @@ def uniform_search(evaluator: Evaluator, space: Space, budget: int | None, seed:
     from starchart.runner import run
 
     samples = min(int(budget), space.size())
-    dataset = run(space, evaluator, samples=samples, seed=0 if seed is None else int(seed), store=store,
-                  progress=False)
+    dataset = run(space, evaluator, samples=samples, seed=0 if seed is None else int(seed), progress=False)
     return _best_of(dataset, evaluator, stat)
 
 
@@ -206,7 +203,7 @@ class Cost:
                 "measured_s": self.measured_s}
 
 
-class Recorder(Evaluator):
+class Recorder(Wrapper):
     """An evaluator that passes every call to ``inner`` and keeps the measurements and their wall times.
 
     Parameters
@@ -219,21 +216,13 @@ class Recorder(Evaluator):
         How :meth:`value` reduces a measurement's repeats.
     """
 
-    kind = "recorder"
-
     def __init__(self, inner: Evaluator, metric: str, stat: str):
-        self.inner = inner
-        self.kind = inner.kind
-        self.metrics = inner.metrics
-        self.minimize = inner.minimize
+        super().__init__(inner)
         self.metric = metric
         self.stat = stat
         self.measurements: list[Measurement] = []
         self.walls: list[float] = []
         self._by_key: dict[str, Measurement] = {}
-
-    def prepare(self, space: Any) -> None:
-        self.inner.prepare(space)
 
     def evaluate(self, config: Mapping[str, Any]) -> Measurement:
         clock = Stopwatch(self.inner)  # a measurement replayed from a store costs what it cost when made
@@ -246,12 +235,6 @@ class Recorder(Evaluator):
             if not previous.ok:
                 self._by_key[config_key(measurement.config)] = measurement
         return measurement
-
-    def _measure(self, config: dict[str, Any]) -> Measurement:  # pragma: no cover - evaluate() is overridden
-        raise NotImplementedError
-
-    def describe(self) -> dict[str, Any]:
-        return self.inner.describe()
 
     def measurement(self, config: Mapping[str, Any]) -> Measurement | None:
         """The measurement of ``config`` (full configuration, size included), if it was made."""
@@ -278,14 +261,12 @@ def measured_seconds(values_ms: Iterable[float]) -> float:
     Each value is scaled before adding, so that huge times (a 1e308 ms sentinel) still add up to a
     finite number; ``inf`` only when even the sum in seconds overflows.
 
-    >>> measured_seconds([1e308, 1e308, float("nan")])
-    2e+305
+    >>> measured_seconds([1e308, 1e308, float("nan")]), measured_seconds([1e308] * 2000), measured_seconds([])
+    (2e+305, inf, 0.0)
     """
     scaled = [float(v) / 1000.0 for v in values_ms if math.isfinite(float(v))]
-    try:
-        return math.fsum(scaled)
-    except OverflowError:  # fsum refuses a sum beyond the largest float
-        return math.inf
+    # the mean times the count: mean_of averages sums that overflow, and the product overflows to inf
+    return mean_of(scaled) * len(scaled) if scaled else 0.0
 
 
 @dataclass

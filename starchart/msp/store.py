@@ -9,7 +9,8 @@ The store records
 - ``space``: the tuning space, its size parameter listing every size measured into it
   (a study rerun with more sizes extends that list; any other change of the space is refused);
 - ``evaluator``: refused when another program, metric or option set measures into the store;
-- ``sessions``: the environment of each run;
+- ``sessions``: the environment, command line and working folder of each run (``starchart resume``
+  names the command to run again from them);
 - ``msp``: the settings of the latest :func:`~starchart.msp.tune_at_msp` (and, under
   ``earlier``, any different ones an earlier run used).
 
@@ -38,9 +39,7 @@ Examples
 
 from __future__ import annotations
 
-import json
-import math
-import sys
+import os
 import time
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
@@ -52,14 +51,51 @@ from starchart.configs import config_key
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement
 from starchart.space import Space
+from starchart.store import as_stored, with_earlier
 
-__all__ = ["SETTINGS_KEY", "Stopwatch", "StoredEvaluator", "msp_study", "replayed_seconds", "space_with_sizes"]
+__all__ = ["SETTINGS_KEY", "Stopwatch", "StoredEvaluator", "Wrapper", "msp_study", "space_with_sizes"]
 
 #: The study-level key under which tune_at_msp records its settings.
 SETTINGS_KEY = "msp"
 
+#: How a refused MSP store says to go on: ``starchart resume`` (the runner's hint) does not continue an MSP study.
+CONTINUE_ELSEWHERE = ("measure into another store (--store new.db, or store=), or rerun the command that made "
+                      "this one as it was")
 
-class StoredEvaluator(Evaluator):
+
+class Wrapper(Evaluator):
+    """An evaluator handing every call to ``inner``, for wrappers that only add to :meth:`evaluate`.
+
+    Its metrics and direction are read from ``inner`` when asked, as ``inner`` may learn its metrics
+    (or have its direction set) after the wrapper is made.
+    """
+
+    def __init__(self, inner: Evaluator):
+        self.inner = inner
+        self.kind = inner.kind  # type: ignore[misc]  # describes itself as what it wraps
+
+    @property  # type: ignore[override]
+    def metrics(self) -> tuple[str, ...]:
+        return self.inner.metrics
+
+    @property  # type: ignore[override]
+    def minimize(self) -> bool:
+        return self.inner.minimize
+
+    def prepare(self, space: Any) -> None:
+        self.inner.prepare(space)
+
+    def describe(self) -> dict[str, Any]:
+        return self.inner.describe()
+
+    def evaluate(self, config: Mapping[str, Any]) -> Measurement:
+        return self.inner.evaluate(config)
+
+    def _measure(self, config: dict[str, Any]) -> Measurement:  # pragma: no cover - evaluate() is overridden
+        raise NotImplementedError
+
+
+class StoredEvaluator(Wrapper):
     """An evaluator that replays what ``store`` holds and stores everything it measures.
 
     The *i*-th call for a configuration returns the *i*-th stored measurement of that
@@ -77,9 +113,8 @@ class StoredEvaluator(Evaluator):
     """
 
     def __init__(self, inner: Evaluator, store: Any):
-        self.inner = inner
+        super().__init__(inner)
         self.store = store
-        self.kind = inner.kind
         self.replayed = 0
         self.measured = 0
         self.replayed_s = 0.0
@@ -87,21 +122,6 @@ class StoredEvaluator(Evaluator):
         for m in store.measurements():
             self._stored[config_key(m.config)].append(m)
         self._asked: dict[str, int] = defaultdict(int)
-
-    # the inner evaluator may learn its metrics (or have its direction set) after this wrapper is made
-    @property  # type: ignore[override]
-    def metrics(self) -> tuple[str, ...]:
-        return self.inner.metrics
-
-    @property  # type: ignore[override]
-    def minimize(self) -> bool:
-        return self.inner.minimize
-
-    def prepare(self, space: Any) -> None:
-        self.inner.prepare(space)
-
-    def describe(self) -> dict[str, Any]:
-        return self.inner.describe()
 
     def evaluate(self, config: Mapping[str, Any]) -> Measurement:
         key = config_key(config)
@@ -112,52 +132,44 @@ class StoredEvaluator(Evaluator):
             self.replayed += 1
             self.replayed_s += wall_seconds(stored)
             return stored
-        start = time.perf_counter()
         measurement = self.inner.evaluate(config)
-        # kept with the result, so that a resumed study can count what this evaluation cost
-        measurement.extra["wall_s"] = time.perf_counter() - start
         self.store.add(measurement)
         self._stored[key].append(measurement)
         self.measured += 1
         return measurement
 
-    def _measure(self, config: dict[str, Any]) -> Measurement:  # pragma: no cover - evaluate() is overridden
-        raise NotImplementedError
-
 
 def wall_seconds(measurement: Measurement) -> float:
-    """The wall seconds an evaluation took: as recorded when stored, else its compile + run + overhead times."""
-    recorded = measurement.extra.get("wall_s")
-    if isinstance(recorded, (int, float)) and math.isfinite(recorded) and recorded >= 0:
-        return float(recorded)
+    """The wall seconds an evaluation took: its compile + run + overhead times
+    (:meth:`Evaluator.evaluate` sets the overhead to the rest of the call's wall time).
+
+    >>> wall_seconds(Measurement({"x": 1}, compile_s=1.0, run_s=0.5, overhead_s=0.25))
+    1.75
+    """
     return float(measurement.compile_s + measurement.run_s + measurement.overhead_s)
-
-
-def replayed_seconds(evaluator: Any) -> float:
-    """The :attr:`StoredEvaluator.replayed_s` of ``evaluator`` or of one it wraps (``.inner``); 0 without one."""
-    seen = 0
-    while evaluator is not None and seen < 10:  # a few wrappers at most (Recorder → StoredEvaluator)
-        if isinstance(evaluator, StoredEvaluator):
-            return evaluator.replayed_s
-        evaluator, seen = getattr(evaluator, "inner", None), seen + 1
-    return 0.0
 
 
 class Stopwatch:
     """Wall seconds since it was started, each replayed measurement counted as the time it took when made.
+
+    ``evaluator`` is the one the measurements go through: a :class:`StoredEvaluator` (its replays
+    are counted) or any other evaluator, or ``None`` (nothing is replayed: plain wall time).
 
     >>> from starchart.measure import PythonEvaluator
     >>> Stopwatch(PythonEvaluator(lambda c: 1.0)).seconds() >= 0
     True
     """
 
-    def __init__(self, evaluator: Any):
-        self._evaluator = evaluator
+    def __init__(self, evaluator: Evaluator | None):
+        self._store = evaluator if isinstance(evaluator, StoredEvaluator) else None
         self._start = time.perf_counter()
-        self._replayed = replayed_seconds(evaluator)
+        self._replayed = self._replayed_s()
+
+    def _replayed_s(self) -> float:
+        return 0.0 if self._store is None else self._store.replayed_s
 
     def seconds(self) -> float:
-        return time.perf_counter() - self._start + replayed_seconds(self._evaluator) - self._replayed
+        return time.perf_counter() - self._start + self._replayed_s() - self._replayed
 
 
 def space_with_sizes(space: Space, size_param: str, sizes: Sequence[int | float]) -> Space:
@@ -182,6 +194,8 @@ def msp_study(store: Any, evaluator: Evaluator, *, space: Space | None = None, s
     or evaluator is refused before anything is recorded or measured. ``settings`` are
     recorded under :data:`SETTINGS_KEY`. A store opened from a path is closed on exit.
     """
+    from starchart.runner import session_record
+
     if store is None:
         yield evaluator
         return
@@ -189,8 +203,9 @@ def msp_study(store: Any, evaluator: Evaluator, *, space: Space | None = None, s
     try:
         evaluator = _check_study(db, evaluator, space, size_param, sizes)
         if settings is not None:
-            db.put(SETTINGS_KEY, _with_earlier(dict(settings), db.get(SETTINGS_KEY)))
-        db.add_session(_session(evaluator))
+            db.put(SETTINGS_KEY, with_earlier(settings, db.get(SETTINGS_KEY)))
+        # the working folder too: `starchart resume` tells the command to run again, and its paths are relative to it
+        db.add_session(session_record(evaluator, msp=True, cwd=os.getcwd()))
         yield StoredEvaluator(evaluator, db)
     finally:
         if owns:
@@ -199,18 +214,24 @@ def msp_study(store: Any, evaluator: Evaluator, *, space: Space | None = None, s
 
 def _check_study(db: Any, evaluator: Evaluator, space: Space | None, size_param: str,
                  sizes: Sequence[int | float]) -> Evaluator:
-    """Record the space and evaluator in ``db``, or refuse those of another study (naming the way out)."""
+    """Record the space and evaluator in ``db``, or refuse those of another study (naming the way out).
+
+    The same space at more sizes widens the stored space, but only once the evaluator is accepted:
+    a refused store is left as it was.
+    """
     from starchart.runner import study_evaluator, study_space
 
-    try:
-        checked = None if space is None else study_space(db, _extend_stored_sizes(db, space, size_param, sizes))
-        return study_evaluator(db, evaluator, checked)
-    except InputError as exc:
-        if "holds" in exc.message:  # the runner's hint offers `starchart resume`, which does not continue an MSP study
-            exc.hint = ("measure into another store (--store new.db, or store=), or rerun the command that made "
-                        "this one as it was")
-            exc.args = (str(exc),)
-        raise
+    if space is None:
+        return study_evaluator(db, evaluator, continue_with=CONTINUE_ELSEWHERE)
+    merged, widened = _with_stored_sizes(db.get("space"), space, size_param, sizes)
+    if widened is None:  # a new store, the stored sizes, or another space (refused here)
+        checked = study_space(db, merged, continue_with=CONTINUE_ELSEWHERE)
+    else:
+        checked = merged  # the stored space at more sizes: recorded below
+    evaluator = study_evaluator(db, evaluator, checked, continue_with=CONTINUE_ELSEWHERE)
+    if widened is not None:
+        db.put("space", widened)
+    return evaluator
 
 
 def open_store(store: Any) -> tuple[Any, bool]:
@@ -225,43 +246,27 @@ def open_store(store: Any) -> tuple[Any, bool]:
                      hint="e.g. store='msp.db'")
 
 
-def _extend_stored_sizes(db: Any, space: Space, size_param: str, sizes: Sequence[int | float]) -> Space:
-    """The space to record: with the sizes of this run and, when the store holds this same space at
-    other sizes, those too (the stored description is widened first, so the check that follows passes)."""
+def _with_stored_sizes(stored: Mapping[str, Any] | None, space: Space, size_param: str,
+                       sizes: Sequence[int | float]) -> tuple[Space, dict[str, Any] | None]:
+    """The space of this study (with the sizes of this run and, when the store holds this same space
+    at other sizes, those too), and the widened description to store when it lists sizes the stored
+    one lacks (``None``: nothing to widen). Nothing is written here.
+
+    >>> stored = {"parameters": {"B": [1, 4], "n": [16, 64]}, "restrictions": []}
+    >>> space, widened = _with_stored_sizes(stored, Space({"B": [1, 4]}), "n", [64, 256])
+    >>> space.tune_params["n"], widened["parameters"]
+    ([16, 64, 256], {'B': [1, 4], 'n': [16, 64, 256]})
+    >>> _with_stored_sizes(stored, Space({"B": [1, 4]}), "n", [16])[1] is None   # the stored sizes cover it
+    True
+    """
     wanted = space_with_sizes(space, size_param, sizes)
-    stored = db.get("space")
     before = (stored or {}).get("parameters", {}).get(size_param)
     if not stored or not isinstance(before, list):
-        return wanted
+        return wanted, None
     others = {k: v for k, v in wanted.tune_params.items() if k != size_param}
-    if _plain({k: v for k, v in stored["parameters"].items() if k != size_param}) != _plain(others):
-        return wanted  # another space: study_space refuses it
+    if as_stored({k: v for k, v in stored["parameters"].items() if k != size_param}) != as_stored(others):
+        return wanted, None  # another space: study_space refuses it
     merged = space_with_sizes(space, size_param, sorted(set(before) | set(sizes)))
-    if _plain(before) != _plain(merged.tune_params[size_param]):
-        db.put("space", {**stored, "parameters": _plain(merged.tune_params)})
-    return merged
-
-
-def _plain(value: Any) -> Any:
-    """``value`` as it reads back from the store's JSON (tuples as lists, numpy numbers as numbers)."""
-    return json.loads(json.dumps(value, default=str))
-
-
-def _with_earlier(settings: dict[str, Any], before: Mapping[str, Any] | None) -> dict[str, Any]:
-    """These settings, with the different ones earlier runs recorded kept under ``earlier``."""
-    if not before:
-        return settings
-    earlier = list(before.get("earlier", []))
-    previous = {k: v for k, v in before.items() if k != "earlier"}
-    if _plain(previous) != _plain(settings) and previous not in earlier:
-        earlier.append(previous)
-    return {**settings, "earlier": earlier} if earlier else settings
-
-
-def _session(evaluator: Evaluator) -> dict[str, Any]:
-    """What a store records of one run: when, with which evaluator and command line, on what machine."""
-    from starchart.measure.environment import environment
-
-    packages = ["cupy", "nvidia-ml-py"] if evaluator.kind == "cuda" else []
-    return {"started": time.time(), "evaluator": evaluator.describe(), "workers": 1, "ray": None,
-            "argv": list(sys.argv), "msp": True, "environment": environment(extra_packages=packages)}
+    if as_stored(before) == as_stored(merged.tune_params[size_param]):
+        return merged, None
+    return merged, {**stored, "parameters": as_stored(merged.tune_params)}

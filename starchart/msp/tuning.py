@@ -64,7 +64,7 @@ from starchart.msp.search import Cost, Phase, Recorder, measured_seconds, resolv
 from starchart.msp.store import Stopwatch, msp_study, space_with_sizes
 from starchart.space import Space
 from starchart.text import shorten
-from starchart.throughput import WorkSpec
+from starchart.throughput import WorkSpec, work_function
 
 __all__ = ["BASELINES", "MSPTuningResult", "space_at", "threshold_sweep", "tune_at_msp"]
 
@@ -201,7 +201,8 @@ def tune_at_msp(evaluator: Evaluator, space: Space, sizes: Sequence[int | float]
                 search: str | Callable[..., Any] = "exhaustive", budget: int | None = None, seed: int | None = 0,
                 threshold: float = 0.10, stable: bool = False, repeats: int = 1, stat: str = "median",
                 metric: str | None = None, baseline: str | None = "search", transfer: bool = False,
-                confirm: int = 0, curve: pd.DataFrame | None = None, store: Any = None) -> MSPTuningResult:
+                confirm: int = 0, curve: pd.DataFrame | None = None, store: Any = None,
+                before_measuring: Callable[[], None] | None = None) -> MSPTuningResult:
     """Tune at the minimum saturation point and evaluate the winner at the target size.
 
     Parameters
@@ -262,6 +263,10 @@ def tune_at_msp(evaluator: Evaluator, space: Space, sizes: Sequence[int | float]
         resumes where it stopped; one that finished is only recomputed); a store of another
         space or evaluator is refused before anything is measured. Default: nothing is kept.
         See :mod:`starchart.msp.store`.
+    before_measuring:
+        Called once every argument is accepted, before the store is opened and anything is measured:
+        e.g. to create an output folder, so that a call refused for its arguments leaves none behind
+        (and a refused folder leaves no store).
 
     Returns
     -------
@@ -292,10 +297,15 @@ def tune_at_msp(evaluator: Evaluator, space: Space, sizes: Sequence[int | float]
     else:
         target_name, target_fn = name, search_fn
     default = _default_config(space, config, size_param, sizes)
+    units = work_function(work, size_param)
+    for size in sizes:  # the curve would refuse a bad work expression too, but only once the store is written
+        units({**default, size_param: size})
     setup = _Setup(sizes=sizes, target=target, size_param=size_param, default=default, work=work, name=name,
                    search_fn=search_fn, target_name=target_name, target_fn=target_fn, budget=budget, seed=seed,
                    threshold=threshold, stable=stable, repeats=repeats, stat=stat, metric=metric,
                    baseline=baseline, transfer=transfer, confirm=confirm)
+    if before_measuring is not None:
+        before_measuring()
     # every measurement below goes to the store as it arrives; a rerun replays what is stored
     with msp_study(store, evaluator, space=space, size_param=size_param, sizes=sizes,
                    settings=setup.settings()) as measuring:
@@ -578,9 +588,10 @@ def _transfer_frame(sizes: Sequence[int | float], phases: Mapping[Any, Phase], n
                      "kernel_speedup": _ratio(reference.cost.measured_s, p.cost.measured_s + curve_cost.measured_s),
                      "is_msp": size == msp_size})
     frame = pd.DataFrame(rows)
-    for column in [c for c in frame.columns if c.startswith("best_")]:
-        # as objects: a size without a winner (None) must not turn the other sizes' values into floats
-        frame[column] = pd.Series([row[column] for row in rows], dtype=object)
+    if any(phases[(size, False)].best is None for size in sizes):
+        for column in [c for c in frame.columns if c.startswith("best_")]:
+            # as objects: a size without a winner (None) must not turn the other sizes' values into floats
+            frame[column] = pd.Series([row[column] for row in rows], dtype=object)
     frame.attrs.update({"target": target, "search": name, "size_param": size_param,
                         "reference": "exhaustive" if separate_target else name,
                         "target_s": reference.cost.wall_s,
