@@ -208,7 +208,9 @@ def _cv_line(X: Any, y: Any, params: dict[str, Any], table: Any) -> str:
     try:
         if table is not None:
             return describe_error(float(table["xrel"].iloc[table.attrs["selected"]])) + " (10-fold CP table)"
-        return describe_error(cross_validated_error(X, y, folds=5, seed=0, **params)) + " (5-fold CV)"
+        folds = min(5, max(len(y), 2))  # leave-one-out on 2-4 samples
+        return (describe_error(cross_validated_error(X, y, folds=folds, seed=0, **params))
+                + f" ({folds}-fold CV)")
     except StarchartError as exc:  # e.g. every response is 0: a relative error means nothing
         return f"cross-validated error not available: {exc.message}"
 

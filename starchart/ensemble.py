@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from starchart.errors import InputError, NotFittedError
-from starchart.tree import StarchartTree, _encode, _validate_xy
+from starchart.tree import StarchartTree, _encode, _is_count, _rng, _validate_xy
 from starchart.tree_growth import TreeArrays, grow_tree, set_right_low
 
 Target = Literal["auto", "log", "identity"]
@@ -80,14 +80,15 @@ class StarchartForest:
         Number of trees.
     max_features:
         Parameters each tree may split on: ``None`` or 1.0 for all, a fraction in
-        (0, 1], an integer count, ``"sqrt"`` or ``"log2"``; drawn at random per tree.
+        (0, 1] (of the parameters, rounded to the nearest count, halves up, at least 1),
+        an integer count, ``"sqrt"`` or ``"log2"``; drawn at random per tree.
     bootstrap:
         Grow each tree on a bootstrap sample (with replacement) of the designs;
         otherwise on all of them (the trees then differ only by tie-breaking).
     random_state:
         Seed (int) or ``None`` for fresh randomness; equal seeds give equal forests.
     n_jobs:
-        Processes used to grow the trees (``None`` or 1: none, −1: all cores).
+        Processes used to grow the trees (``None`` or 1: none, −1 or any negative: all cores).
         A tree on a few hundred samples takes about a millisecond, so this only pays
         for large samples or many trees.  The result does not depend on it.
     min_samples_split, threshold, max_depth:
@@ -96,6 +97,8 @@ class StarchartForest:
         ``"log"`` models ``log y`` (needs ``y > 0``), ``"identity"`` models ``y``,
         ``"auto"`` grows both when every response is positive (and ``bootstrap``)
         and keeps the one with the smaller out-of-bag error; this doubles the fit time.
+        Without ``bootstrap`` there are no out-of-bag designs to compare them on, so a
+        positive response is modelled as ``log y`` (``oob_errors_`` then holds NaN).
 
     Attributes (after ``fit``)
     --------------------------
@@ -132,8 +135,9 @@ class StarchartForest:
         n_levels = np.array([len(lv) for lv in enc.levels], dtype=np.int64)
         categorical = np.array([kind == "categorical" for kind in enc.kinds], dtype=bool)
         k = self._n_features(p)
+        targets = self._candidate_targets(y_arr)  # checked before anything of a previous fit changes
         # One seed per tree, drawn up front: the forest does not depend on n_jobs.
-        seeds = np.random.default_rng(self.random_state).integers(0, 2**63 - 1, self.n_estimators)
+        seeds = _rng(self.random_state, "random_state").integers(0, 2**63 - 1, int(self.n_estimators))
         plans = [_plan(int(s), n, p, k, self.bootstrap) for s in seeds]
         settings = (float(self.threshold), int(self.min_samples_split), self.max_depth)
         names = enc.names
@@ -144,7 +148,7 @@ class StarchartForest:
 
         self.oob_errors_: dict[str, float] = {}
         fitted: dict[str, tuple] = {}
-        for target in self._candidate_targets(y_arr):
+        for target in targets:
             y_fit = np.log(y_arr) if target == "log" else y_arr
             arrays = _grow_all(enc.codes, n_levels, categorical, y_fit, plans, settings, self.n_jobs)
             trees = []
@@ -191,20 +195,22 @@ class StarchartForest:
                 raise InputError(f"max_features={mf} is not between 1 and the {p} parameters",
                                  where="max_features", hint=f"use an integer in 1…{p} or a fraction")
             return int(mf)
-        if isinstance(mf, float) and 0 < mf <= 1:
-            return max(1, round(mf * p))
+        if isinstance(mf, (float, np.floating)) and 0 < mf <= 1:
+            # the nearest count, halves up (Python's round() would take 2.5 to 2 but 3.5 to 4)
+            return max(1, min(p, int(np.floor(mf * p + 0.5))))
         raise InputError(f"max_features must be None, a fraction in (0, 1], a count, 'sqrt' or "
                          f"'log2', got {mf!r}", where="max_features", hint="leave it unset for all")
 
     def _check_hyperparameters(self) -> None:
-        if isinstance(self.n_estimators, bool) or int(self.n_estimators) != self.n_estimators \
-                or self.n_estimators < 1:
+        if not _is_count(self.n_estimators) or self.n_estimators < 1:
             raise InputError(f"n_estimators must be an integer ≥ 1, got {self.n_estimators!r}",
                              where="n_estimators", hint="100 trees are plenty for a few hundred samples")
         if self.target not in ("auto", "log", "identity"):
             raise InputError(f"unknown target {self.target!r}", where="target",
                              hint="use 'auto', 'log' or 'identity'")
-        if self.n_jobs is not None and (int(self.n_jobs) != self.n_jobs or self.n_jobs == 0):
+        jobs = self.n_jobs  # None, or a non-zero integer (negative: all cores)
+        integral = isinstance(jobs, (int, float, np.number)) and not isinstance(jobs, bool) and _is_count(abs(jobs))
+        if jobs is not None and not (integral and jobs != 0):
             raise InputError(f"n_jobs must be None, −1 or a positive integer, got {self.n_jobs!r}",
                              where="n_jobs", hint="leave it unset to grow the trees in this process")
         # The trees check the rest (threshold, min_samples_split, max_depth).
@@ -340,12 +346,19 @@ def _pack(trees: list[StarchartTree]) -> _Packed:
     cat_row = np.full(len(feature), -1, dtype=np.int64)
     width = 1 + max((len(v) for v in trees[0].values_.values()), default=0)
     rows = []
+    by_position = trees[0]._ordered_by_position()  # ordered categoricals: compared by level position
+    codes = np.arange(width - 1)
     for t, o in zip(trees, offsets):
-        for node, levels in t.tree_.left_levels.items():
+        ta = t.tree_
+        ordered_nodes = [node for node in np.flatnonzero(ta.feature >= 0) if by_position[ta.feature[node]]]
+        for node, levels in [*t.tree_.left_levels.items(), *((node, None) for node in ordered_nodes)]:
             row = np.zeros(width, dtype=bool)
-            row[1 + levels] = True
-            ta = t.tree_
-            row[0] = ta.n_samples[ta.left[node]] >= ta.n_samples[ta.right[node]]  # unseen level
+            if levels is None:  # level positions up to the split's go left
+                row[1:] = codes <= threshold[o + node]
+            else:
+                row[1 + levels] = True
+            # column 0: a level never seen in training follows the larger side, as in StarchartTree.apply
+            row[0] = ta.n_samples[ta.left[node]] >= ta.n_samples[ta.right[node]]
             cat_row[o + node] = len(rows)
             rows.append(row)
     cat_left = np.array(rows) if rows else np.zeros((0, width), dtype=bool)

@@ -59,7 +59,7 @@ import pandas as pd
 from numba import njit
 
 from starchart.errors import InputError
-from starchart.tree import StarchartTree, _validate_xy, check_tree_options
+from starchart.tree import StarchartTree, _rng, _validate_xy, check_tree_options
 from starchart.tree_growth import TreeArrays
 
 # Weakest links within this relative distance of each other are cut together, and
@@ -193,7 +193,9 @@ def _subtree(tree: StarchartTree, kept: np.ndarray, leaf: np.ndarray) -> Starcha
         right=np.where(inner, remap(t.right[old]), -1),
         improvement=np.where(inner, t.improvement[old], 0.0),
         left_levels={int(new_id[node]): levels.copy() for node, levels in t.left_levels.items()
-                     if kept[node] and not leaf[node]})
+                     if kept[node] and not leaf[node]},
+        # a forest's tree places its splits halfway between the sides: its pruned subtree too
+        right_low=None if t.right_low is None else np.where(inner, t.right_low[old], -1))
     pruned = StarchartTree(**tree.get_params())
     pruned._set_fitted(list(tree.feature_names_in_), dict(tree.param_kinds_),
                        {k: list(v) for k, v in tree.values_.items()}, arrays)
@@ -253,7 +255,7 @@ def _fold_ids(n: int, folds: int, seed: int | None, where: str = "folds") -> np.
     if folds > n:
         raise InputError(f"{folds} folds need at least {folds} samples, got {n}", where=where,
                          hint=f"use fewer folds ({where}=...) or measure more configurations")
-    return np.random.default_rng(seed).permutation(np.arange(n) % int(folds))
+    return _rng(seed, "seed").permutation(np.arange(n) % int(folds))
 
 
 def _predict_pruned(tree: StarchartTree, X: pd.DataFrame, penalties: np.ndarray) -> np.ndarray:
@@ -342,11 +344,16 @@ def choose_cp(table: pd.DataFrame, rule: Rule = "1se") -> int:
     """
     if rule not in ("1se", "min", "relative"):
         raise InputError(f"unknown rule {rule!r}", where="rule", hint="use '1se', 'min' or 'relative'")
+    if not isinstance(table, pd.DataFrame) or len(table) == 0 \
+            or not {"xerror", "xstd", "xrel"} <= set(table.columns):
+        raise InputError("not a CP table (it needs rows with xerror, xstd and xrel)", where="table",
+                         hint="pass the table returned by cp_table() or fit_pruned()")
     if rule == "relative":
         xrel = table["xrel"].to_numpy()
         if np.isnan(xrel).all():
             raise InputError("every response is 0: a relative error is undefined", where="rule",
-                             hint="use rule='1se' or 'min'")
+                             hint="size the tree by squared error: rule '1se' or 'min' (`starchart tree "
+                                  "--prune 1se` on the command line)")
         return int(np.nanargmin(xrel))
     best = int(np.argmin(table["xerror"].to_numpy()))
     if rule == "min":
@@ -366,7 +373,8 @@ def fit_pruned(X: pd.DataFrame, y: Any, cv: int = 10, seed: int | None = 0,
     """
     # checked before the fit, naming cv (cp_table calls it folds); a misspelt option is named as such,
     # not as a TypeError from StarchartTree.__init__
-    _fold_ids(len(X), cv, seed, where="cv")
+    X, y = _validate_xy(X, y)
+    _fold_ids(len(y), cv, seed, where="cv")
     full = StarchartTree(**check_tree_options(tree_params, where="fit_pruned")).fit(X, y)
     table = cp_table(full, X, y, folds=cv, seed=seed)
     row = choose_cp(table, rule)
@@ -402,6 +410,11 @@ def cross_validated_error(X: pd.DataFrame, y: Any, folds: int = 5, seed: int | N
     elif tree_params:
         raise InputError(f"tree parameters {sorted(tree_params)} given together with a model",
                          where="cross_validated_error", hint="set them on the model instead")
+    elif isinstance(model, type) or not all(callable(getattr(model, name, None))
+                                            for name in ("get_params", "fit", "predict")):
+        what = f"the class {model.__name__}" if isinstance(model, type) else type(model).__name__
+        raise InputError(f"model must be an estimator object (with get_params, fit and predict), got {what}",
+                         where="model", hint="pass an instance, e.g. model=StarchartForest(n_estimators=50)")
     predicted = np.empty(len(y_arr))
     for k in range(int(folds)):
         test = fold == k
@@ -420,5 +433,9 @@ def describe_error(error: float) -> str:
 
     >>> describe_error(0.1234)
     'predicts unseen configurations within 12.3 % median error'
+
+    A NaN (a CP table's ``xrel`` when every response is 0) is said as such, not as "nan %".
     """
+    if np.isnan(error):
+        return "cross-validated error not available: every response is 0, so a relative error is undefined"
     return f"predicts unseen configurations within {100 * error:.1f} % median error"

@@ -10,8 +10,8 @@ column order, then the smallest threshold).  Categorical parameters, which the R
 tool ignores, are split with Breiman's rule: levels ordered by their mean
 response within the node, then scanned as if ordered.
 
-The growing itself lives in :mod:`starchart.tree_growth` (all nodes of a level
-at once, through per-node histograms); this module is the estimator around it
+The growing itself lives in :mod:`starchart.tree_growth` (breadth first, through
+per-node histograms, in one compiled kernel); this module is the estimator around it
 and the readable view of the result: nodes, leaves as subspaces, importance.
 
 Examples
@@ -50,7 +50,9 @@ class TreeNode:
     """One node of a fitted tree: its split (if any) and the statistics of its samples.
 
     ``threshold`` is set for splits on ordered parameters (left: ``value ≤ threshold``);
-    ``left_levels`` for splits on categorical parameters (left: ``value in left_levels``).
+    ``left_levels`` for splits on categorical parameters (left: ``value in left_levels``), with
+    ``right_levels`` the other levels that can reach the node (those an earlier split on the same
+    parameter sent elsewhere are in neither).
     ``improvement`` is the SSE reduction the split achieved (0 for a leaf).
     """
 
@@ -69,6 +71,7 @@ class TreeNode:
     left: int | None = None
     right: int | None = None
     improvement: float = 0.0
+    right_levels: list[Any] | None = None
 
     @property
     def is_leaf(self) -> bool:
@@ -110,6 +113,11 @@ class Subspace:
         training sample lacked is in if it lies between the thresholds), any other by
         the values the region lists.
         """
+        X = _as_frame(X)
+        missing = [name for name in self.allowed if name not in X.columns]
+        if missing:
+            raise InputError(f"missing parameter column(s) {missing}", where="X",
+                             hint=f"this region restricts {list(self.allowed)}: pass a table with those columns")
         mask = np.ones(len(X), dtype=bool)
         for name, values in self.allowed.items():
             if name in self.bounds:
@@ -178,15 +186,69 @@ def _encode(X: pd.DataFrame) -> _Encoded:
     return _Encoded([str(c) for c in X.columns], codes, levels, kinds)
 
 
-def _validate_xy(X: Any, y: Any) -> tuple[pd.DataFrame, np.ndarray]:
-    if not isinstance(X, pd.DataFrame):
-        X = pd.DataFrame(np.asarray(X))
-        X.columns = [f"x{j}" for j in range(X.shape[1])]
+def _as_frame(X: Any, where: str = "X") -> pd.DataFrame:
+    """Parameters as a DataFrame: a DataFrame as it is, a named Series as one column, a mapping
+    of columns (or of one configuration's values), or an array (1-D: one parameter; 2-D: rows ×
+    parameters, named ``x0``, ``x1``, …)."""
+    if isinstance(X, pd.DataFrame):
+        return X
+    if isinstance(X, pd.Series):
+        return X.to_frame(name=X.name if X.name is not None else "x0")
+    if isinstance(X, Mapping):
+        columns = any(pd.api.types.is_list_like(v) for v in X.values())
+        return pd.DataFrame(X) if columns else pd.DataFrame([dict(X)])
     try:
-        y_arr = np.asarray(y, dtype=np.float64).reshape(-1)
+        array = np.asarray(X)
+    except (TypeError, ValueError) as exc:  # ragged rows
+        raise InputError(f"the parameters are not a table ({exc})", where=where,
+                         hint="pass a DataFrame with one column per parameter") from exc
+    if array.ndim == 0:
+        raise _not_a_table(X, where)
+    if array.ndim == 1:
+        array = array.reshape(-1, 1)
+    if array.ndim != 2:
+        raise InputError(f"the parameters must be a 2-D table (rows × parameters), got an array of "
+                         f"shape {array.shape}", where=where,
+                         hint="pass a DataFrame with one column per parameter")
+    # an array of mixed types is all objects: numbers in it are still numbers (ordered parameters)
+    return pd.DataFrame(array, columns=[f"x{j}" for j in range(array.shape[1])]).infer_objects()
+
+
+def _rng(seed: Any, where: str) -> np.random.Generator:
+    """``numpy.random.default_rng(seed)``, with a seed it refuses named as the caller's parameter."""
+    try:
+        if isinstance(seed, bool):
+            raise TypeError("a bool is not a seed")
+        return np.random.default_rng(seed)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{where} must be None or an integer ≥ 0, got {seed!r}", where=where,
+                         hint="use an integer such as 0 to get the same result every time") from exc
+
+
+def _not_a_table(X: Any, where: str) -> InputError:
+    return InputError(f"the parameters must be a table (rows × parameters), got {type(X).__name__}",
+                      where=where, hint="pass a DataFrame with one column per parameter (of a Dataset: its .X)")
+
+
+def _validate_xy(X: Any, y: Any) -> tuple[pd.DataFrame, np.ndarray]:
+    X = _as_frame(X)
+    if X.shape[1] == 0:
+        raise InputError("X has no parameter columns", where="X",
+                         hint="pass one column per tuning parameter")
+    if X.columns.has_duplicates:
+        raise InputError("duplicate parameter names", where="X", hint="rename the columns")
+    # object columns that hold only numbers (or only booleans) are ordered parameters, not categories
+    if any(dtype == object for dtype in X.dtypes):
+        X = X.infer_objects()
+    try:
+        y_arr = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise InputError(f"the response is not numeric ({exc})", where="y",
                          hint="pass one number per sample") from exc
+    if y_arr.ndim > 1 and sum(size > 1 for size in y_arr.shape) > 1:
+        raise InputError(f"the response must be one value per sample, got an array of shape {y_arr.shape}",
+                         where="y", hint="fit one metric at a time, e.g. y = data['time']")
+    y_arr = y_arr.reshape(-1)
     if len(y_arr) != len(X):
         raise InputError(f"X has {len(X)} rows but y has {len(y_arr)} values", where="y",
                          hint="pass one response value per row of X")
@@ -196,8 +258,6 @@ def _validate_xy(X: Any, y: Any) -> tuple[pd.DataFrame, np.ndarray]:
         bad = int(np.flatnonzero(~np.isfinite(y_arr))[0])
         raise InputError(f"the response has a missing or infinite value at row {bad}", where="y",
                          hint="drop failed configurations first (e.g. Dataset.ok())")
-    if X.columns.has_duplicates:
-        raise InputError("duplicate parameter names", where="X", hint="rename the columns")
     return X, y_arr
 
 
@@ -261,13 +321,10 @@ class StarchartTree:
                 or not np.isfinite(self.threshold) or self.threshold < 0):
             raise InputError(f"threshold must be a finite number ≥ 0, got {self.threshold!r}",
                              where="threshold", hint="use 0 (the paper's default) or a small value")
-        if (not isinstance(self.min_samples_split, (int, float, np.number)) or isinstance(self.min_samples_split, bool)
-                or int(self.min_samples_split) != self.min_samples_split or self.min_samples_split < 2):
+        if not _is_count(self.min_samples_split) or self.min_samples_split < 2:
             raise InputError(f"min_samples_split must be an integer ≥ 2, got {self.min_samples_split!r}",
                              where="min_samples_split", hint="the R tool's default is 10")
-        if self.max_depth is not None and (not isinstance(self.max_depth, (int, float, np.number))
-                                           or isinstance(self.max_depth, bool)
-                                           or int(self.max_depth) != self.max_depth or self.max_depth < 0):
+        if self.max_depth is not None and not _is_count(self.max_depth):
             raise InputError(f"max_depth must be None or an integer ≥ 0, got {self.max_depth!r}",
                              where="max_depth", hint="leave it unset for no limit")
 
@@ -289,6 +346,7 @@ class StarchartTree:
         t = self.tree_
         positions = self._positions(self._check_columns(X))
         thresholds = self._thresholds()
+        by_position = self._ordered_by_position()
         at = np.zeros(len(positions), dtype=np.int64)
         rows = np.arange(len(positions))
         while rows.size:
@@ -302,6 +360,12 @@ class StarchartTree:
                 here = node == node_id
                 if here.any():
                     go_left[here] = self._categorical_left(node_id, levels, value[here])
+            # A value an ordered non-numeric parameter (an ordered categorical) never took in
+            # training has no place in its order: like an unseen category, it follows the majority.
+            unseen = (value < 0) & by_position[feature]
+            if unseen.any():
+                majority = t.n_samples[t.left[node[unseen]]] >= t.n_samples[t.right[node[unseen]]]
+                go_left[unseen] = majority
             at[rows] = np.where(go_left, t.left[node], t.right[node])
         return at
 
@@ -340,6 +404,13 @@ class StarchartTree:
             return out
         return self._cached("thresholds", build)
 
+    def _ordered_by_position(self) -> np.ndarray:
+        """Per parameter: ordered, but compared by level position (not numeric: an ordered
+        categorical of strings), so that an unseen value has position −1."""
+        return self._cached("by_position", lambda: np.array(
+            [self.param_kinds_[name] == "ordered" and not _is_numeric_levels(self.values_[name])
+             for name in self.feature_names_in_], dtype=bool))
+
     def _categorical_left(self, node_id: int, levels: np.ndarray, codes: np.ndarray) -> np.ndarray:
         t = self.tree_
         go_left = np.isin(codes, levels)
@@ -351,10 +422,14 @@ class StarchartTree:
 
     def _positions(self, X: pd.DataFrame) -> np.ndarray:
         """A float matrix that compares with the thresholds: raw values of numeric
-        parameters, level positions of categorical ones (−1 where unseen)."""
+        parameters, level positions of the others (−1 where unseen)."""
         out = np.empty((len(X), len(self.feature_names_in_)))
         for j, name in enumerate(self.feature_names_in_):
             column = X[name]
+            if column.isna().to_numpy().any():  # fit() refuses them too; NaN would go right at every split
+                bad = int(np.flatnonzero(column.isna().to_numpy())[0])
+                raise InputError(f"parameter column {name!r} has a missing value (row {bad})", where="X",
+                                 hint="fill or drop the rows with missing parameter values")
             numeric = _is_numeric_levels(self.values_[name])
             if self.param_kinds_[name] == "ordered" and numeric:
                 try:
@@ -368,15 +443,33 @@ class StarchartTree:
         return out
 
     def _check_columns(self, X: Any) -> pd.DataFrame:
-        if not isinstance(X, pd.DataFrame):
-            X = pd.DataFrame(np.asarray(X), columns=self.feature_names_in_)
-        elif not all(isinstance(c, str) for c in X.columns):
+        names = self.feature_names_in_
+        if not isinstance(X, (pd.DataFrame, pd.Series, Mapping)):
+            try:
+                array = np.asarray(X)
+            except (TypeError, ValueError) as exc:  # ragged rows
+                raise InputError(f"the parameters are not a table ({exc})", where="X",
+                                 hint=f"pass a table with the columns {names}") from exc
+            if array.ndim == 0:
+                raise _not_a_table(X, "X")
+            if array.ndim == 1 and len(names) == 1:
+                array = array.reshape(-1, 1)
+            if array.ndim != 2 or array.shape[1] != len(names):
+                shape = "×".join(map(str, array.shape)) or "scalar"
+                raise InputError(f"the tree was fitted on {len(names)} parameter(s) but X is an array of "
+                                 f"shape {shape}", where="X",
+                                 hint=f"pass a table with the columns {names} (one row per configuration; "
+                                      "a DataFrame may have them in any order)")
+            return pd.DataFrame(array, columns=names)
+        X = _as_frame(X)
+        if not all(isinstance(c, str) for c in X.columns):
             # fit() names parameters str(column) (e.g. 0 -> "0"); look them up the same way
             X = X.set_axis([str(c) for c in X.columns], axis=1)
-        missing = [name for name in self.feature_names_in_ if name not in X.columns]
+        missing = [name for name in names if name not in X.columns]
         if missing:
             raise InputError(f"missing parameter column(s) {missing}", where="X",
-                             hint=f"the tree was fitted on {self.feature_names_in_}")
+                             hint=f"the tree was fitted on {names}; for one configuration pass a "
+                                  "one-row DataFrame (or a dict of its values)")
         return X
 
     # ------------------------------------------------------------ interpretation
@@ -422,10 +515,25 @@ class StarchartTree:
                 node.improvement = float(t.improvement[i])
                 if i in t.left_levels:
                     node.left_levels = [self.values_[name][c] for c in t.left_levels[i]]
+                    node.right_levels = [self.values_[name][c] for c in self._right_codes(i)]
                 else:
                     node.threshold = float(self._thresholds()[i])
             nodes.append(node)
         return nodes
+
+    def _right_codes(self, node_id: int) -> list[int]:
+        """Level codes that a categorical split sends right among those its path lets reach it
+        (an earlier split on the same parameter may have sent some levels elsewhere)."""
+        t = self.tree_
+        j = int(t.feature[node_id])
+        reach = set(range(len(self.values_[self.feature_names_in_[j]])))
+        child, parent = node_id, int(t.parent[node_id])
+        while parent >= 0:
+            if t.feature[parent] == j and parent in t.left_levels:
+                left = set(t.left_levels[parent].tolist())
+                reach = reach & left if t.left[parent] == child else reach - left
+            child, parent = parent, int(t.parent[parent])
+        return sorted(reach - set(t.left_levels[node_id].tolist()))
 
     def _build_leaves(self) -> list[Subspace]:
         """Every leaf as the region of the space that its path allows, left to right."""
@@ -555,6 +663,7 @@ class StarchartTree:
         from starchart.report.text import tree_to_text
 
         self._check_fitted()
+        _check_render_options(decimals, max_depth)
         return tree_to_text(self, decimals=decimals, max_depth=max_depth)
 
     def to_dot(self, decimals: int = 4, max_depth: int | None = None) -> str:
@@ -562,6 +671,7 @@ class StarchartTree:
         from starchart.report.graphviz import tree_to_dot
 
         self._check_fitted()
+        _check_render_options(decimals, max_depth)
         return tree_to_dot(self, decimals=decimals, max_depth=max_depth)
 
     def to_json(self) -> str:
@@ -594,13 +704,22 @@ class StarchartTree:
         if not isinstance(payload, dict) or payload.get("format") != "starchart-tree":
             raise InputError("not a Starchart tree", where="tree JSON",
                              hint="pass the text produced by StarchartTree.to_json()")
-        tree = cls(**payload["params"])
-        arrays = TreeArrays(**{key: np.asarray(payload["arrays"][key]) for key in _ARRAY_FIELDS},
-                            left_levels={int(k): np.asarray(v, dtype=np.int64)
-                                         for k, v in payload["left_levels"].items()},
-                            right_low=(np.asarray(payload["right_low"], dtype=np.int64)
-                                       if "right_low" in payload else None))
-        tree._set_fitted(payload["feature_names"], payload["param_kinds"], payload["values"], arrays)
+        try:
+            tree = cls(**payload["params"])
+            arrays = TreeArrays(**{key: np.asarray(payload["arrays"][key]) for key in _ARRAY_FIELDS},
+                                left_levels={int(k): np.asarray(v, dtype=np.int64)
+                                             for k, v in payload["left_levels"].items()},
+                                right_low=(np.asarray(payload["right_low"], dtype=np.int64)
+                                           if "right_low" in payload else None))
+            names = list(payload["feature_names"])
+            kinds, values = dict(payload["param_kinds"]), dict(payload["values"])
+            if not all(name in kinds and name in values for name in names):
+                raise KeyError("a parameter's kind or values")
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            missing = f"no {exc.args[0]!r}" if isinstance(exc, KeyError) and exc.args else str(exc)
+            raise InputError(f"incomplete or damaged Starchart tree ({missing})", where="tree JSON",
+                             hint="pass the whole text produced by StarchartTree.to_json()") from exc
+        tree._set_fitted(names, kinds, values, arrays)
         return tree
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
@@ -625,6 +744,22 @@ class StarchartTree:
 
 _ARRAY_FIELDS = ("parent", "depth", "n_samples", "mean", "sse", "min", "max", "feature", "cut",
                  "left", "right", "improvement")
+
+
+def _is_count(value: Any) -> bool:
+    """An integer ≥ 0 (numpy integers and integral floats too; not a bool)."""
+    return (isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+            and np.isfinite(value) and int(value) == value and value >= 0)
+
+
+def _check_render_options(decimals: Any, max_depth: Any) -> None:
+    """The options of ``export_text`` and ``to_dot``, checked before they reach a format string."""
+    if not _is_count(decimals):
+        raise InputError(f"decimals must be an integer ≥ 0, got {decimals!r}", where="decimals",
+                         hint="4 significant digits is the default")
+    if max_depth is not None and not _is_count(max_depth):
+        raise InputError(f"max_depth must be None or an integer ≥ 0, got {max_depth!r}", where="max_depth",
+                         hint="leave it unset to show the whole tree, 0 shows the root alone")
 
 
 def _is_numeric_levels(values: list[Any]) -> bool:

@@ -217,3 +217,12 @@ def test_a_failure_reason_with_brackets_is_printed_as_written(tmp_path):
     result = run("info", str(data))
     assert result.exit_code == 0, result.output
     assert "runtime: most common reason (1 of 1): bad [/x] thing" in result.output
+
+
+def test_tree_of_three_samples_states_a_leave_one_out_error(tmp_path):
+    # 5-fold CV needs 5 samples; with fewer the line falls back to one fold per sample
+    data = tmp_path / "tiny.csv"
+    data.write_text("a,time\n1,2\n2,3\n3,5\n")
+    result = runner.invoke(app, ["tree", str(data), "--metric", "time"])
+    assert result.exit_code == 0, result.output
+    assert "(3-fold CV)" in result.output and "not available" not in result.output

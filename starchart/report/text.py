@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 def split_labels(tree: "StarchartTree", node: "TreeNode") -> tuple[str, str]:
     """The conditions on the left and right branches of an internal node."""
     if node.left_levels is not None:
-        right = [v for v in map(str, tree.values_[node.feature]) if v not in node.left_levels]
+        # the levels that can reach this node and go right (an earlier split may have sent some away)
+        right = (list(map(str, node.right_levels)) if node.right_levels is not None
+                 else [v for v in map(str, tree.values_[node.feature]) if v not in node.left_levels])
         return (f"{node.feature} ∈ {{{', '.join(node.left_levels)}}}",
                 f"{node.feature} ∈ {{{', '.join(right)}}}")
     values = tree.values_[node.feature]
