@@ -36,7 +36,7 @@ from starchart.tree import StarchartTree
 # The analyses import matplotlib; they load when first used, so that `import starchart` stays quick.
 _LAZY = {"choose_sample_size": "starchart.explore.sample_size", "tradeoff": "starchart.explore.tradeoff",
          "merge_platforms": "starchart.explore.platforms", "compare_platforms": "starchart.explore.platforms",
-         "input_sensitivity": "starchart.explore.inputs"}
+         "input_sensitivity": "starchart.explore.inputs", "StarchartStrategy": "starchart.explore.kernel_tuner_strategy"}
 
 __all__ = ["Dataset", "InputError", "Space", "SpaceError", "StarchartError", "StarchartForest", "StarchartTree",
            "Store", "cross_validated_error", "fit_pruned", "load", "prune", "run", "search", *_LAZY]

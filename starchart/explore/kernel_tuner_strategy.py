@@ -12,21 +12,30 @@ tuning_options)`` attribute. :class:`StarchartStrategy` is such an object::
                                strategy_options={"max_fevals": 100})
 
 It proposes configurations with :class:`~starchart.explore.search_engine.TreeGuidedOptimizer`
-over Kernel Tuner's own enumerated search space and measures them through
-Kernel Tuner's ``CostFunc``, so the runner (real, parallel or simulation), the
+over Kernel Tuner's own enumerated search space (after its restrictions) and measures
+them through Kernel Tuner's ``CostFunc``, so the runner (real or simulation), the
 cache, the objective and its direction, and the budget (``max_fevals``,
-``time_limit``) all behave as with Kernel Tuner's strategies. Failed
-configurations count against ``max_fevals`` as Kernel Tuner counts them, and the
-search learns to avoid their region. Kernel Tuner is not a dependency of
-starchart: this module imports it only when a search runs.
+``time_limit``) all behave as with Kernel Tuner's strategies. Configurations are
+proposed one at a time: with ``parallel=...`` Kernel Tuner gives a strategy outside its
+own parallel list a single worker. Failed configurations count against ``max_fevals``
+as Kernel Tuner counts them, and the search learns to avoid their region. A space
+smaller than ``max_fevals`` is evaluated whole, each configuration once. With
+several ``objectives`` the search optimises the first (and warns). The strategy
+object, its class and this module itself are all valid ``strategy=`` values.
+Kernel Tuner is not a dependency of starchart: this module imports it only when a
+search runs.
 """
 
 from __future__ import annotations
 
+import difflib
+import functools
 import math
 import numbers
 import sys
-from collections.abc import Sequence
+import types
+import warnings
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from starchart.errors import InputError
@@ -34,7 +43,12 @@ from starchart.explore.search_encoding import CandidatePool, Encoding
 from starchart.explore.search_engine import SearchOptions, TreeGuidedOptimizer
 from starchart.explore.search_prior import prior_dataset, prior_measurements
 
-__all__ = ["StarchartStrategy", "tune"]
+__all__ = ["StarchartStrategy", "StrategyOptionError", "tune"]
+
+
+class StrategyOptionError(InputError, ValueError):
+    """A strategy option the starchart strategy does not know (a ``ValueError``, as Kernel Tuner raises for its own)."""
+
 
 #: strategy_options this strategy reads (besides Kernel Tuner's own ``max_fevals``, ``time_limit``).
 OPTIONS = {"seed": "seed of the search (default: the strategy's, else tune_kernel's seed, else fresh)",
@@ -42,6 +56,20 @@ OPTIONS = {"seed": "seed of the search (default: the strategy's, else tune_kerne
            "x0": "a configuration (list of values in tune_params order) to evaluate first",
            "prior": "earlier measurements of the same space (a starchart Dataset or a file path, e.g. another "
                     "GPU's cache): a warm start"}
+
+
+class _EntryPoint:
+    """``tune`` as a method of an instance, and of the class itself (a default instance): Kernel Tuner takes any
+    object with a callable ``tune``, so ``strategy=StarchartStrategy`` (the class, not an instance) must work too."""
+
+    def __init__(self, func: Callable[..., Any]):
+        self.func = func
+        functools.update_wrapper(self, func)
+
+    def __get__(self, instance: Any, owner: type) -> Callable[..., Any]:
+        if instance is None:
+            return functools.partial(self.func, owner())
+        return types.MethodType(self.func, instance)
 
 
 class StarchartStrategy:
@@ -65,6 +93,10 @@ class StarchartStrategy:
         self.seed = seed
         self.options = options
 
+    def __repr__(self) -> str:
+        return f"StarchartStrategy(seed={self.seed!r})"
+
+    @_EntryPoint
     def tune(self, searchspace: Any, runner: Any, tuning_options: Any) -> list[dict[str, Any]]:
         """Kernel Tuner's strategy entry point: search, and return every result Kernel Tuner produced."""
         from kernel_tuner.strategies.common import CostFunc
@@ -82,6 +114,12 @@ class StarchartStrategy:
         if initial is not None:
             options = SearchOptions(**{**options.__dict__, "initial": initial})
         minimize = not _higher_is_better(tuning_options)
+        objectives = tuning_options.get("objective", "time")
+        if isinstance(objectives, (list, tuple)) and len(objectives) > 1:
+            warnings.warn(f"the starchart strategy optimises one objective: it searches for the best "
+                          f"{objectives[0]!r} and only records {', '.join(map(repr, objectives[1:]))} (pass "
+                          f"objective=... instead of objectives={{...}}, or use a Kernel Tuner strategy for a "
+                          f"Pareto front)", UserWarning, stacklevel=2)
 
         encoding = Encoding.from_tune_params(searchspace.tune_params)
         names = list(searchspace.tune_params)
@@ -100,7 +138,9 @@ class StarchartStrategy:
         if strategy_options.get("x0") is not None:
             first.append(_x0_index(strategy_options["x0"], searchspace, names))
 
-        cost_func = CostFunc(searchspace, tuning_options, runner)
+        # snap=False: the configurations come from searchspace.list as they are (Kernel Tuner's snapping
+        # calls list.index on each parameter's values, which fails when tune_params holds numpy arrays).
+        cost_func = CostFunc(searchspace, tuning_options, runner, snap=False)
         try:
             while not pool.evaluated.all():
                 index = first.pop(0) if first else optimizer.ask()
@@ -120,10 +160,24 @@ def tune(searchspace: Any, runner: Any, tuning_options: Any) -> list[dict[str, A
 
 def _check_options(strategy_options: dict[str, Any]) -> None:
     known = set(OPTIONS) | {"max_fevals", "time_limit", "searchspace_construction_options"}
-    unknown = sorted(set(strategy_options) - known)
+    unknown = sorted(set(strategy_options) - known, key=str)
     if unknown:
-        raise ValueError(f"Unrecognized option(s) {unknown} in strategy_options of the starchart strategy "
-                         f"(allowed: {sorted(known)})")
+        guesses = []
+        for name in unknown:
+            close = difflib.get_close_matches(str(name).lower(), sorted(known), n=1, cutoff=0.6)
+            if close:
+                guesses.append(f"{name!r} → {close[0]!r}")
+        hint = ("did you mean " + ", ".join(guesses) + "?") if guesses else \
+            "remove it: Kernel Tuner strategies' own options do not apply to the starchart strategy"
+        raise StrategyOptionError(f"Unrecognized option(s) {unknown} in strategy_options of the starchart strategy "
+                                  f"(allowed: {sorted(known)})", where="strategy_options", hint=hint)
+    fevals = strategy_options.get("max_fevals")
+    if fevals is not None and (isinstance(fevals, bool) or not isinstance(fevals, numbers.Real)
+                               or not float(fevals).is_integer() or fevals < 1):
+        raise InputError(f"max_fevals must be a whole number ≥ 1, got {fevals!r}",
+                         where="max_fevals of the starchart strategy",
+                         hint="the number of configurations to evaluate, e.g. 100; leave it out to evaluate the "
+                              "whole space")
 
 
 def _whole(value: Any, name: str, low: int, high: int | None, hint: str) -> int | None:

@@ -1,7 +1,8 @@
 """Kernel Tuner cache files (``.json`` / ``.json.gz``): reading and writing.
 
 A cache is a JSON object with ``device_name``, ``kernel_name``, ``problem_size``,
-``tune_params_keys``, ``tune_params``, optional ``objective`` and ``cache``: one entry per
+``tune_params_keys``, ``tune_params``, optional ``objective`` (a name; a list of names since
+Kernel Tuner 1.5, whose first one :func:`read` takes as the dataset's objective) and ``cache``: one entry per
 configuration, keyed by the parameter values joined by commas. Kernel Tuner writes the
 file incrementally (header, then one ``"key": {...},`` line per configuration, closing
 the braces only at the end), so a crashed run leaves an *unfinished* file; :func:`read`
@@ -50,8 +51,11 @@ SENTINEL = 1e20
 FAILURE_REASON = "failure_reason"
 #: Per-entry fields that are neither parameters nor metrics.
 NOT_METRICS = frozenset({"timestamp", "times", "__error__", FAILURE_REASON})
-#: Bookkeeping timings Kernel Tuner expects in every entry (ms).
-TIMING_FIELDS = ("compile_time", "verification_time", "benchmark_time", "strategy_time", "framework_time")
+#: Bookkeeping timings Kernel Tuner's simulation mode reads from every entry (ms) when it has a time limit.
+TIMING_FIELDS = ("compile_time", "verification_time", "benchmark_time")
+#: Header key of the caches we write: the timing fields filled in with 0 because the dataset had no such
+#: metric (Kernel Tuner ignores it; :func:`read` drops those fields again instead of taking them as metrics).
+PLACEHOLDERS = "starchart_placeholders"
 
 _CACHE_KEY = re.compile(r'"cache"\s*:\s*\{')
 
@@ -102,25 +106,42 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
     if not isinstance(doc, dict) or not isinstance(doc.get("cache"), dict):
         raise InputError("not a Kernel Tuner cache: no \"cache\" object", where=path,
                          hint="give a cache file written by kernel_tuner.tune_kernel(cache=...)")
-    keys = doc.get("tune_params_keys") or list((doc.get("tune_params") or {}).keys())
+    keys = doc.get("tune_params_keys")
+    if keys is None and isinstance(doc.get("tune_params"), dict):
+        keys = list(doc["tune_params"])
     if not keys:
         raise InputError("cache has no \"tune_params_keys\"", where=path,
                          hint="the header of the cache file is incomplete; re-export it")
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+        raise InputError(f"\"tune_params_keys\" is {keys!r}: expected a list of parameter names",
+                         where=f"{path}, \"tune_params_keys\"",
+                         hint='write the names in tune_params order, e.g. "tune_params_keys": ["block_size_x", "tile"]')
     entries = doc["cache"]
     if not entries:
         raise InputError("cache has no configurations" + (" (unfinished file)" if unfinished else ""),
                          where=path, hint="the tuning run stopped before measuring anything")
     if unfinished:
         warn_unfinished(path, len(entries))
-    frame, metric_names, ignored = _entries_to_frame(entries, list(keys), doc.get("objective"), path)
+    objectives = _objectives(doc.get("objective"), path)
+    placeholders = doc.get(PLACEHOLDERS) if isinstance(doc.get(PLACEHOLDERS), list) else []
+    frame, metric_names, ignored = _entries_to_frame(entries, list(keys), objectives, path, placeholders)
+    primary = objectives[0] if objectives else "time"
+    if primary not in metric_names and not (frame["status"] == "ok").any():
+        # Every configuration failed: no entry holds a value, but the objective is still what was measured
+        # (without it the dataset would have no metric at all, and every command would say so instead).
+        frame[primary] = np.nan
+        metric_names.append(primary)
     if metrics is not None:
         unknown = [m for m in metrics if m not in metric_names]
         if unknown:
             raise InputError(f"no numeric field(s) {unknown} in the cache entries", where=path,
                              hint=f"the metrics are: {', '.join(metric_names)}")
         metric_names = list(metrics)
-    meta = {k: doc[k] for k in ("device_name", "kernel_name", "problem_size", "objective", "tune_params")
-            if k in doc}
+    meta = {k: doc[k] for k in ("device_name", "kernel_name", "problem_size", "tune_params") if k in doc}
+    if objectives:  # Kernel Tuner 1.5 writes a list (several with objectives={...}); older versions a string
+        meta["objective"] = objectives[0]
+        if len(objectives) > 1:
+            meta["objectives"] = objectives
     meta.update(source=str(path), format=FORMAT, unfinished=unfinished)
     if ignored:
         meta["ignored_fields"] = ignored
@@ -216,8 +237,21 @@ def _json_error(exc: json.JSONDecodeError, path: Path) -> InputError:
                            "when the damage is at its end")
 
 
-def _entries_to_frame(entries: dict[str, Any], keys: list[str], objective: str | None,
-                      path: Path) -> tuple[pd.DataFrame, list[str], list[str]]:
+def _objectives(objective: Any, path: Path) -> list[str]:
+    """The header's ``objective`` as a list of names: a string (Kernel Tuner before 1.5), a list (1.5), or none."""
+    if objective is None:
+        return []
+    if isinstance(objective, str):
+        return [objective]
+    if isinstance(objective, list) and all(isinstance(o, str) for o in objective):
+        return list(dict.fromkeys(objective))
+    raise InputError(f"the cache header's \"objective\" is {objective!r}: expected a metric name or a list of them",
+                     where=f"{path}, \"objective\"",
+                     hint='write e.g. "objective": "time" (or ["time"], as Kernel Tuner 1.5 does), or delete the line')
+
+
+def _entries_to_frame(entries: dict[str, Any], keys: list[str], objectives: list[str], path: Path,
+                      placeholders: list[str] = ()) -> tuple[pd.DataFrame, list[str], list[str]]:
     """Entries as a frame with status/reason/repeats; returns (frame, metrics, ignored fields)."""
     for key, entry in entries.items():
         if not isinstance(entry, dict):
@@ -232,6 +266,14 @@ def _entries_to_frame(entries: dict[str, Any], keys: list[str], objective: str |
             bad = entry_keys[int(np.argmax(missing))]
             raise InputError(f"cache entry lacks parameter {p!r}", where=f"{path}, key {bad!r}",
                              hint="the entry does not match tune_params_keys; remove it or re-export")
+    for p in keys:
+        listed = raw[p].map(lambda v: isinstance(v, (list, dict))).to_numpy(dtype=bool)
+        if listed.any():
+            bad = entry_keys[int(np.argmax(listed))]
+            raise InputError(f"parameter {p!r} has the value {raw[p].iloc[int(np.argmax(listed))]!r}: starchart "
+                             "needs one number, string or boolean per parameter", where=f"{path}, key {bad!r}",
+                             hint=f"give {p!r} scalar values in tune_params (e.g. split a tuple-valued parameter "
+                                  "into one parameter per element) and tune again")
     _check_unique_keys(raw, keys, entry_keys, path)
 
     status = pd.Series("ok", index=raw.index, dtype=object)
@@ -240,7 +282,8 @@ def _entries_to_frame(entries: dict[str, Any], keys: list[str], objective: str |
     is_error_string: dict[str, np.ndarray] = {}
 
     # Precedence (lowest first, later overrides): sentinel time, error strings, __error__.
-    for name in dict.fromkeys(("time", objective)):
+    failure_fields = list(dict.fromkeys(["time", *objectives]))
+    for name in failure_fields:
         if name in raw.columns and not pd.api.types.is_bool_dtype(raw[name]):
             huge = (pd.to_numeric(raw[name], errors="coerce") >= SENTINEL).to_numpy()
             status[huge], reason[huge] = "runtime", f"{name} >= {SENTINEL:g} (failure sentinel)"
@@ -254,7 +297,7 @@ def _entries_to_frame(entries: dict[str, Any], keys: list[str], objective: str |
         values = raw[col].where(strings, "")
         known = values.isin(list(ERROR_STATUS)).to_numpy()
         # Any string in the objective or time means failure; elsewhere only the known names do.
-        flagged = strings if col in ("time", objective) else known
+        flagged = strings if col in failure_fields else known
         if flagged.any():
             status[flagged] = values[flagged].map(lambda s: ERROR_STATUS.get(s, "runtime"))
             reason[flagged] = values[flagged]
@@ -287,7 +330,10 @@ def _entries_to_frame(entries: dict[str, Any], keys: list[str], objective: str |
         if (not_number & valid).any():
             ignored.append(col)  # e.g. strings or lists from an observer: not a metric
             continue
-        frame[col] = numeric.mask(not_number).astype("float64")
+        numeric = numeric.mask(not_number).astype("float64")
+        if col in placeholders and (numeric.fillna(0) == 0).all():
+            continue  # a zero we wrote where the dataset had no such timing, not a measurement
+        frame[col] = numeric
         metric_names.append(col)
     frame["status"] = status.astype(str)
     frame["reason"] = reason.astype(str)
@@ -305,7 +351,7 @@ def _check_unique_keys(raw: pd.DataFrame, keys: list[str], entry_keys: list[str]
     """
     try:
         dup = raw.duplicated(subset=keys, keep=False).to_numpy()
-    except TypeError:  # unhashable parameter values (lists): Dataset.from_frame reports those
+    except TypeError:  # unhashable parameter values: refused by the caller before this
         return
     if not dup.any():
         return
@@ -326,8 +372,10 @@ def write_cache(ds: Dataset, path: str | Path, *, objective: str | None = None,
     """Write ``ds`` as a Kernel Tuner 1.5 cache file, usable with ``simulation_mode=True``.
 
     Each entry holds the parameters, every metric, ``times`` (the per-repeat times, or
-    ``[time]``), and the timing fields Kernel Tuner expects (``compile_time``...; 0 where
-    unknown). Failed configurations carry the Kernel Tuner error string in the objective
+    ``[time]``), and the timing fields Kernel Tuner's simulation mode reads (``compile_time``,
+    ``verification_time``, ``benchmark_time``; 0 where unknown, and a timing the dataset lacks
+    is listed in the header's ``starchart_placeholders``, so that :func:`read` does not take
+    it for a measurement). Failed configurations carry the Kernel Tuner error string in the objective
     and ``time`` (``timeout`` and ``wrong-answer`` become ``RuntimeFailedConfig``) and
     their reason, if any, in ``failure_reason``; so does a valid configuration without an
     objective value (a program that printed ``nan``), as ``"no <objective> value"``.
@@ -346,6 +394,9 @@ def write_cache(ds: Dataset, path: str | Path, *, objective: str | None = None,
     path = Path(path)
     meta = ds.meta
     objective = objective or ds.default_metric
+    if objective not in ds.metrics:  # else every configuration would be written as failed ("no ... value")
+        raise InputError(f"objective {objective!r} is not a metric of the dataset", where=f"{path}, objective",
+                         hint="choose one of: " + (", ".join(map(str, ds.metrics)) or "none (the dataset has no metrics)"))
     tune_params = _tune_params(ds)
     header = {
         "device_name": device_name or meta.get("device_name", "unknown"),
@@ -354,8 +405,11 @@ def write_cache(ds: Dataset, path: str | Path, *, objective: str | None = None,
         "tune_params_keys": list(ds.params),
         "tune_params": tune_params,
         "objective": objective,
-        "cache": {},
     }
+    placeholders = [name for name in TIMING_FIELDS if name not in ds.metrics]
+    if placeholders:
+        header[PLACEHOLDERS] = placeholders
+    header["cache"] = {}
     lines = [json.dumps(header, indent="", default=json_default)[:-3]]  # open "cache": {
     frame = ds.frame
     params = {p: frame[p].tolist() for p in ds.params}  # tolist(): Python scalars, so str() matches KT
