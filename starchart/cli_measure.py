@@ -13,10 +13,15 @@ The evaluator can also be a section of the space file::
 
     parameters: {TILE: [8, 16, 32]}
     evaluator: {kind: c, source: kernel.c, repeats: 5}
+
+Paths in an evaluator file or section (``source``, ``cwd``, ``cache_dir``, a Python function's module)
+are taken from that file's folder, and a command runs there unless its ``cwd`` says otherwise, so a study
+file works from any folder.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 import signal
 import sys
@@ -100,6 +105,7 @@ def resume_command(
         searched = db.get("search")
         sample_size_study = db.get("sample_size")
         msp_sessions = [sess for sess in db.get("sessions", []) if sess.get("msp")]
+        has_evaluator = db.get("evaluator") is not None
     if msp_sessions:  # its searches and sizes are the msp command's: that command replays the store
         from starchart.msp.cli import msp_command_line
 
@@ -109,6 +115,12 @@ def resume_command(
         raise InputError("the store holds a minimum-saturation-point study (starchart msp)", where=str(store),
                          hint=f"continue it by running its command again (what it measured is replayed, not "
                               f"measured twice): {again}")
+    if not has_evaluator:
+        # the run that made it stopped before its evaluator could be used (a missing compiler, CuPy or GPU)
+        raise InputError("the store holds no evaluator, so there is nothing to resume: the run that made it "
+                         "stopped before measuring anything", where=str(store),
+                         hint=f"run the starchart run (or search) command again with --store {store}, once "
+                              "what stopped it is fixed")
     if searched:
         if samples is not None:
             raise InputError("the store holds a search, which has a budget, not a sample size", where="--samples",
@@ -198,10 +210,14 @@ def _space_and_evaluator(space_file: Optional[Path], command: Optional[str], c_s
     space, section = _read_study_file(space_file) if space_file else (None, None)
     description = _evaluator_description(command, c_source, evaluator_file, replay, section, options)
     source = _evaluator_source(command, c_source, evaluator_file, replay, space_file)
-    evaluator = evaluator_from_dict(description, where=source)
+    try:
+        evaluator = evaluator_from_dict(description, where=source)
+    except InputError as exc:
+        raise _as_option_error(exc, options) from None
     if space is not None:
         _check_placeholders(evaluator, space, source)
-    if maximize is not None or "minimize" not in description:
+    # (a Python function's objective may be learnt from its first result: its direction follows it)
+    if maximize is not None or ("minimize" not in description and description.get("kind") != "python"):
         data = getattr(evaluator, "dataset", None)
         evaluator.minimize = minimize_for(maximize, evaluator.objective, data.meta if data is not None else None)
     if space is None:
@@ -213,14 +229,46 @@ def _space_and_evaluator(space_file: Optional[Path], command: Optional[str], c_s
     return space, evaluator
 
 
+def _as_option_error(exc: InputError, options: dict[str, Any]) -> InputError:
+    """An error about an option given on the command line (``--timeout 0``) names that option, in its words
+    (``--timeout``, ``e.g. --timeout 60``), rather than the evaluator it went into."""
+    unknown = re.match(r"unknown option\(s\) (.+)$", exc.message)
+    if unknown:
+        given = [name for name in unknown.group(1).split(", ") if name in options]
+        if given:
+            names = " and ".join("--" + name.replace("_", "-") for name in given)
+            return InputError(f"{names} {'does' if len(given) == 1 else 'do'} not apply to this evaluator",
+                              where=names, hint=f"leave {names} out ({exc.hint})" if exc.hint else None)
+    first = exc.message.split(" ", 1)[0]
+    if first not in options:
+        return exc
+    option = "--" + first.replace("_", "-")
+    hint = exc.hint
+    if hint is not None:
+        hint = re.sub(rf"\b{re.escape(first)}=", f"{option} ", hint)
+    return InputError(exc.message.replace(first, option, 1), where=option, hint=hint)
+
+
 def _check_placeholders(evaluator: Any, space: Any, source: str) -> None:
     """Refuse a ``{name}`` in the command that is no parameter of the space, naming where the command came
-    from (``--command``, or the evaluator file or section) before anything is measured or stored."""
+    from (``--command``, or the evaluator file or section) before anything is measured or stored; likewise
+    what an evaluator can check against the space without measuring (C macro names, CUDA launch expressions)."""
     from starchart.measure.process import check_fields
 
     fields = getattr(evaluator, "parameters", None)  # what a command evaluator's argv and env use
     if fields:
         check_fields(set(fields), space, source)
+    check_space = getattr(evaluator, "check_space", None)
+    if check_space is not None:
+        try:
+            check_space(space)
+        except InputError as exc:
+            where = exc.where or ""
+            if where.startswith(type(evaluator).__name__) or not where:
+                where = source
+            elif "/" not in where and not where.startswith(source):
+                where = f"{source}, {where}"
+            raise InputError(exc.message, where=where, hint=exc.hint) from None
 
 
 def _measure(job: Any, store: Path, summary: bool = True, again: Optional[str] = None) -> Any:
@@ -302,6 +350,9 @@ def _read_study_file(path: Path) -> tuple[Any, dict[str, Any] | None]:
     data = parse_json(text, path) if path.suffix.lower() == ".json" else _parse_yaml(text, path)
     section = data.get("evaluator") if isinstance(data, dict) else None
     if section is None:
+        if isinstance(data, dict) and "evaluator" in data:  # "evaluator:" with nothing under it
+            raise InputError("the 'evaluator' section is empty", where=f"{path}, evaluator",
+                             hint="give its options, e.g. evaluator: {kind: c, source: kernel.c}, or remove it")
         return space, None
     if not isinstance(section, dict):
         raise InputError("'evaluator' must be a mapping with a 'kind'", where=f"{path}, evaluator",
@@ -310,11 +361,27 @@ def _read_study_file(path: Path) -> tuple[Any, dict[str, Any] | None]:
 
 
 def _resolve_paths(section: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """Paths in an evaluator file or section are taken from that file's folder, whichever folder the command
+    runs in: the sources, the cache, a command's working folder (by default the file's own, so that
+    ``argv: [./bench]`` beside the file runs from anywhere) and the folder of a Python function's module."""
     section = dict(section)
-    for key in ("source", "cwd"):
-        if isinstance(section.get(key), str) and not Path(section[key]).is_absolute():
-            section[key] = str((folder / section[key]).resolve())
+    keys = ["source", "cwd", "cache_dir"] if section.get("kind") != "cuda" else ["source"]
+    if section.get("kind") == "python":
+        keys.append("path")
+        section.setdefault("path", ".")
+    if section.get("kind") == "command":
+        section.setdefault("cwd", ".")
+    for key in keys:
+        value = section.get(key)
+        if isinstance(value, str) and value.strip() and not Path(value).expanduser().is_absolute():
+            if key == "source" and section.get("kind") == "cuda" and not value.strip().endswith(_CUDA_SUFFIXES):
+                continue  # the kernel's code itself, not a file name
+            section[key] = str((folder / value).resolve())
     return section
+
+
+# What a CUDA evaluator's ``source`` ends with when it names a file (else it is the code).
+_CUDA_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp")
 
 
 def _evaluator_description(command: Optional[str], c_source: Optional[Path], evaluator_file: Optional[Path],
@@ -335,6 +402,10 @@ def _evaluator_description(command: Optional[str], c_source: Optional[Path], eva
         description = {"kind": "c", "source": str(c_source.resolve())}
     elif replay:
         description = {"kind": "replay", "source": str(replay)}
+        ignored = [f"--{k}" for k in options if k != "metric"]
+        if ignored:  # measurements served back are not run again: these would be silently ignored
+            raise InputError(f"{' and '.join(ignored)} cannot apply to --replay, which serves stored "
+                             "measurements back", where=ignored[0], hint=f"leave {' and '.join(ignored)} out")
         options = {k: v for k, v in options.items() if k == "metric"}
         if "metric" in options:
             description["metrics"] = [options.pop("metric")]
@@ -343,11 +414,20 @@ def _evaluator_description(command: Optional[str], c_source: Optional[Path], eva
         from starchart.space import _parse_yaml
 
         text = read_text(evaluator_file)
-        data = parse_json(text, evaluator_file) if evaluator_file.suffix.lower() == ".json" \
-            else _parse_yaml(text, evaluator_file)
+        if evaluator_file.suffix.lower() == ".json":
+            data = parse_json(text, evaluator_file)
+        else:
+            try:
+                data = _parse_yaml(text, evaluator_file)
+            except InputError as exc:
+                if exc.message.startswith("invalid YAML"):  # the space reader's hint speaks of restrictions
+                    exc.hint = ("repair the file (quote values that start with { [ * & ! % @ or ` or hold ': ', "
+                                "and indent with spaces, not tabs)")
+                    exc.args = (str(exc),)
+                raise
         if not isinstance(data, dict):
             raise InputError("an evaluator file must be a mapping with a 'kind'", where=str(evaluator_file),
-                             hint="e.g. kind: command\\nargv: [./bench, '{bx}']")
+                             hint="e.g. {kind: command, argv: [./bench, '{bx}']}")
         description = _resolve_paths(data, evaluator_file.parent)
     elif section:
         description = section

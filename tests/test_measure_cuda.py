@@ -134,7 +134,9 @@ def test_read_source(tmp_path):
     path.write_text(VECTOR_ADD)
     assert read_source(path) == (VECTOR_ADD, str(path))
     assert read_source(str(path)) == (VECTOR_ADD, str(path))
-    assert read_source(str(tmp_path / "missing.cu"))[1] is None  # not a file: taken as code
+    with pytest.raises(InputError, match="kernel source file .*missing.cu' not found"):
+        read_source(str(tmp_path / "missing.cu"))  # a file name, not code that mentions no kernel
+    assert read_source('extern "C" __global__ void k(float *x) { x[0] = 1; } // k.cu')[1] is None  # code
     with pytest.raises(InputError, match="empty"):
         read_source("   ")
     with pytest.raises(InputError, match="cannot read"):

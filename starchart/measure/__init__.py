@@ -14,6 +14,8 @@ One protocol (:class:`Evaluator`), five implementations:
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -44,22 +46,46 @@ def evaluator_from_dict(data: Mapping[str, Any], where: str = "evaluator") -> Ev
     Traceback (most recent call last):
     ...
     starchart.errors.InputError: evaluator: unknown evaluator kind 'fortran' (hint: use one of: python, command, c, cuda, replay)
+    >>> evaluator_from_dict({"source": "k.c"}, where="ev.yaml")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: ev.yaml: the evaluator has no 'kind' (hint: add kind: one of python, command, ...
     >>> evaluator_from_dict({"kind": "command", "argv": ["true"], "timout": 5}, where="ev.yaml")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     starchart.errors.InputError: ev.yaml: unknown option(s) timout (hint: did you mean timeout? ...
     """
+    if not isinstance(data, Mapping):
+        raise InputError(f"an evaluator description must be a mapping with a 'kind', got {type(data).__name__}",
+                         where=where, hint="e.g. {kind: c, source: kernel.c}")
+    if "kind" not in data or data.get("kind") in (None, ""):
+        raise InputError("the evaluator has no 'kind'", where=where,
+                         hint=f"add kind: one of {', '.join(EVALUATORS)} (e.g. kind: c)")
     kind = data.get("kind")
     cls = EVALUATORS.get(str(kind))
     if cls is None:
+        close = difflib.get_close_matches(str(kind).strip().lower(), list(EVALUATORS), n=1, cutoff=0.6)
+        guess = f"did you mean {close[0]!r}? " if close else ""
         raise InputError(f"unknown evaluator kind {kind!r}", where=where,
-                         hint=f"use one of: {', '.join(EVALUATORS)}")
+                         hint=f"{guess}use one of: {', '.join(EVALUATORS)}")
     try:
         return cls.from_description(data)  # type: ignore[attr-defined]
+    except (TypeError, ValueError) as exc:  # an option of a type no check foresaw: still one clear line
+        raise InputError(f"cannot build a {kind!r} evaluator from these options: {exc}", where=where,
+                         hint="check the types of the options (lists in [ ], numbers unquoted)") from None
     except InputError as exc:
-        if exc.where is None or not exc.where.startswith(cls.__name__):  # already names a file or option
-            raise
-        raise InputError(exc.message, where=where, hint=exc.hint) from None
+        if exc.where is None or exc.where.startswith(cls.__name__) or exc.where == "evaluator description":
+            raise InputError(exc.message, where=where, hint=exc.hint) from None
+        if _names_an_option(exc.where) and not exc.where.startswith(where):
+            # a bare option ("kernel_name", "problem_size[0]"): say which file or option it is in
+            raise InputError(exc.message, where=f"{where}, {exc.where}", hint=exc.hint) from None
+        raise
+
+
+def _names_an_option(where: str) -> bool:
+    """Whether an error's ``where`` is an option label (``kernel_name``, ``arguments[1]``, ``smem_args['size']``)
+    rather than a file or an option already named with its source."""
+    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])*(\(\.\.\.\))?", where) is not None
 
 
 __all__ = ["CEvaluator", "CommandEvaluator", "CudaEvaluator", "EVALUATORS", "Evaluator", "Measurement",

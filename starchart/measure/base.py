@@ -223,7 +223,12 @@ def check_metrics(metrics: str | Sequence[str], where: str) -> tuple[str, ...]:
     >>> check_metrics("time", "CommandEvaluator")
     ('time',)
     """
-    names = (metrics,) if isinstance(metrics, str) else tuple(metrics)
+    if isinstance(metrics, str):
+        names: tuple[Any, ...] = (metrics,)
+    elif isinstance(metrics, Sequence) and not isinstance(metrics, (bytes, bytearray)):
+        names = tuple(metrics)
+    else:
+        names = ()
     if not names or any(not isinstance(n, str) or not n.strip() for n in names):
         raise InputError(f"metric names must be non-empty strings, got {metrics!r}", where=where,
                          hint="e.g. metric='time'")

@@ -43,6 +43,7 @@ with parameter ``BLOCK``.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import math
@@ -66,6 +67,8 @@ from starchart.measure.command import (
 )
 from starchart.measure.launch import compile_options
 from starchart.measure.process import (
+    OutputParseError,
+    _excerpt,
     check_fields,
     check_repeats,
     find_program,
@@ -229,6 +232,9 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
         self.rtol = float(rtol)
         self.timeout = check_timeout(timeout, "timeout", where)
         self.compile_timeout = check_timeout(compile_timeout, "compile_timeout", where)
+        if cache_dir is not None and (not isinstance(cache_dir, (str, os.PathLike)) or not os.fspath(cache_dir)):
+            raise InputError(f"cache_dir must be a folder, got {cache_dir!r}", where=where,
+                             hint="e.g. cache_dir: build/cache (leave it out for ~/.cache/starchart/c)")
         self.cache_dir = os.fspath(cache_dir) if cache_dir is not None else None
         self.env = check_env(env, where)
         self._fields = template_fields(list(self.args) + list((self.env or {}).values()), where)
@@ -245,26 +251,78 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
     def prepare(self, space: Any) -> None:
         """Check the compiler, the source, the templates and the parameter names against ``space``."""
         where = type(self).__name__
+        self.check_space(space)
         if find_program(self.compiler) is None:
-            raise InputError(f"compiler {self.compiler!r} not found", where=where,
-                             hint="install it (e.g. apt-get install gcc) or set compiler= to one on PATH")
-        _check_source(self.source, where)
-        check_fields(self._fields, space, f"{where} args/env")
-        for name in space_names(space):
-            if not _is_macro_name(name):
-                raise InputError(f"parameter {name!r} cannot be a C macro name", where=where,
-                                 hint="rename it to letters, digits and underscores, not starting with a digit")
+            words = self.compiler.split()
+            hint = (f"compiler= is the program alone: compiler={words[0]!r} with flags={words[1:]!r} (before -O3 "
+                    "and the rest of your flags)" if len(words) > 1 and find_program(words[0]) else
+                    "install it (e.g. apt-get install gcc) or set compiler= to one on PATH")
+            raise InputError(f"compiler {self.compiler!r} not found", where=where, hint=hint)
+        cache = self.cache_path
+        try:  # else every configuration would be charged a compile failure for it
+            cache.mkdir(parents=True, exist_ok=True)
+            if not os.access(cache, os.W_OK | os.X_OK):
+                raise PermissionError(f"cannot write in {cache}")
+        except OSError as exc:
+            raise InputError(f"the binary cache folder {str(cache)!r} cannot be used: {exc}", where=where,
+                             hint="set cache_dir= to a folder you may write in (default ~/.cache/starchart/c, "
+                                  "or $XDG_CACHE_HOME/starchart/c)") from None
+        self._check_collisions(space_names(space))
         if isinstance(self.reference, Mapping):
-            unknown = sorted(set(self.reference) - set(space_names(space)))
-            if unknown:
-                raise InputError(f"the reference configuration names unknown parameter(s) {', '.join(unknown)}",
-                                 where=where, hint=f"known parameters: {', '.join(space_names(space))}")
             # Its answer judges every run: without one, every configuration would fail and be charged.
             if self._reference_answer is None:
                 self._reference_answer = self._measure_reference()
             if self._reference_answer[0] is None:
                 raise InputError(f"no reference answer: {self._reference_answer[1]}", where=where,
                                  hint="fix the source for that configuration, or choose another reference")
+
+    def check_space(self, space: Any) -> None:
+        """Check the source, the templates and the parameter names against ``space`` (nothing is compiled)."""
+        where = type(self).__name__
+        _check_source(self.source, where)
+        check_fields(self._fields, space, f"{where} args/env")
+        for name in space_names(space):
+            if not _is_macro_name(name):
+                raise InputError(f"parameter {name!r} cannot be a C macro name", where=where,
+                                 hint="rename it to letters, digits and underscores, not starting with a digit")
+            if name in C_KEYWORDS:
+                raise InputError(f"parameter {name!r} is a C keyword: -D{name}=<value> would replace the keyword "
+                                 "everywhere in the source, so no configuration could compile", where=where,
+                                 hint=f"rename the parameter (e.g. {name.upper()}_ or P_{name})")
+        if isinstance(self.reference, Mapping):
+            unknown = sorted(set(self.reference) - set(space_names(space)))
+            if unknown:
+                raise InputError(f"the reference configuration names unknown parameter(s) {', '.join(unknown)}",
+                                 where=where, hint=f"known parameters: {', '.join(space_names(space))}")
+
+    def _check_collisions(self, names: Sequence[str]) -> None:
+        """Preprocess the source once with every parameter defined as a marker, and refuse a parameter whose
+        definition the source replaces (``#define NAME`` without ``#ifndef``: its values would all measure
+        the same) or that names a variable or function (``int i``; no configuration could compile)."""
+        if not names:
+            return
+        markers = {name: f"__starchart_{name}__" for name in names}
+        defines = define_flags({**self.defines, **markers})
+        command = [self.compiler, *self.flags, *defines, "-E", str(self.source_path)]
+        try:
+            result = run_process(command, timeout=self.compile_timeout)
+        except InputError:
+            return  # the compiler cannot be run this way: the compilation will say what is wrong
+        if result.timed_out:
+            return
+        where = type(self).__name__
+        for name in names:
+            line = _redefinition(result.stderr, name)
+            if line is not None:
+                raise InputError(f"the source #defines {name} itself{line}, so the value of parameter {name!r} "
+                                 f"(-D{name}=...) is ignored and every configuration would measure the same",
+                                 where=where, hint=f"guard that definition with #ifndef {name} ... #endif")
+        declared = _declarations(result.stdout, markers)
+        for name, found in list(declared.items())[:1]:
+            other = name.upper() if name != name.upper() else f"P_{name}"
+            raise InputError(f"parameter {name!r} is also the name of a variable or function ({found}); "
+                             f"-D{name}=<value> would replace it there too, so no configuration could compile",
+                             where=where, hint=f"rename the parameter (e.g. {other}) or that name in the source")
 
     def compiler_version(self) -> str | None:
         """First line of ``compiler --version`` (cached), or ``None`` if it cannot be run."""
@@ -287,19 +345,31 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
         argv = [str(binary), *render_argv(self.args, config, f"{where} args")]
         env = {key: render_text(value, config, f"{where} env {key}") for key, value in (self.env or {}).items()}
         measurement, launches = run_repeated(
-            argv, config, parse=lambda out: parse_values(out, pattern=self.pattern, metric=self.metric),
+            argv, config, parse=self._parse,
             metric=self.metric, repeats=self.repeats, warmup=self.warmup, timeout=self.timeout, env=env)
         measurement.compile_s = compile_s
         measurement.extra["compile_cached"] = compile_s == 0.0
+        if stderr_tail:  # warnings of a fresh compilation (a cached binary's were shown when it was built)
+            measurement.extra["compile_warnings"] = stderr_tail
         if measurement.ok and self.check_pattern is not None:
             measurement = self._check(measurement, [r.stdout for r in launches])
         return measurement
 
+    def _parse(self, output: str) -> dict[str, list[float]]:
+        """The timing values in one launch's output; with the default pattern, a failure says what to print."""
+        try:
+            return parse_values(output, pattern=self.pattern, metric=self.metric)
+        except OutputParseError:
+            if self.pattern != TIME_PATTERN:
+                raise
+            raise OutputParseError(f"the default timing pattern (lines such as 'time_ms: 1.25', a number) matched "
+                                   f"nothing in the output {_excerpt(output)}") from None
+
     def build(self, config: Mapping[str, Any]) -> tuple[Path | None, float, str, str]:
         """Compile ``config``, or find its cached binary.
 
-        Returns ``(binary, compile seconds, "", "")`` (0 seconds when cached) or, when
-        it does not compile, ``(None, seconds, reason, stderr tail)``.
+        Returns ``(binary, compile seconds, "", the compiler's warnings)`` (0 seconds and no
+        warnings when cached) or, when it does not compile, ``(None, seconds, reason, stderr tail)``.
         """
         try:
             source_bytes = self.source_path.read_bytes()
@@ -327,8 +397,15 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
         if not result.ok or not partial.is_file():
             partial.unlink(missing_ok=True)
             return None, result.wall_s, f"{self.compiler}: {result.failure_reason()}", result.stderr_tail()
+        ignored = [(name, line) for name in config if (line := _redefinition(result.stderr, str(name))) is not None]
+        if ignored:  # the binary would be labelled with a value it does not use
+            partial.unlink(missing_ok=True)
+            name, line = ignored[0]
+            return None, result.wall_s, (f"the source #defines {name} itself{line}, so -D{name}={config[name]} "
+                                         f"is ignored (guard that definition with #ifndef {name})"), \
+                result.stderr_tail()
         os.replace(partial, binary)
-        return binary, result.wall_s, "", ""
+        return binary, result.wall_s, "", result.stderr_tail()  # the compiler's warnings, if any
 
     @property
     def source_path(self) -> Path:
@@ -403,7 +480,20 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
     @classmethod
     def from_description(cls, description: Mapping[str, Any]) -> CEvaluator:
         """Rebuild an evaluator from :meth:`describe`'s output (the sha256 and compiler version are informational)."""
-        return cls(**description_options(description, cls, informational=("source_sha256", "compiler_version")))
+        options = description_options(description, cls, informational=("source_sha256", "compiler_version"))
+        evaluator = cls(**options)
+        recorded = description.get("source_sha256")
+        if recorded:  # a study's evaluator: measuring an edited source would mix two programs' results
+            try:
+                now: str | None = hashlib.sha256(evaluator.source_path.read_bytes()).hexdigest()
+            except OSError:
+                now = None
+            if now != recorded:
+                raise InputError(f"the C source {evaluator.source} changed since it was measured (sha256 "
+                                 f"{str(recorded)[:12]}..., now {str(now)[:12]}...)", where=type(evaluator).__name__,
+                                 hint="restore the source to continue this study, or measure the new one into a "
+                                      "new store (--store new.db)")
+        return evaluator
 
 
 # ----------------------------------------------------------------------- helpers
@@ -414,6 +504,9 @@ def _fail(measurement: Measurement, status: str, reason: str) -> Measurement:
 
 
 def _check_source(source: str | os.PathLike[str], where: str) -> str:
+    if not isinstance(source, (str, os.PathLike)) or not os.fspath(source).strip():
+        raise InputError(f"source must be the path of a C file, got {source!r}", where=where,
+                         hint="e.g. source: kernel.c")
     path = Path(source).expanduser().resolve()
     if not path.is_file():
         raise InputError(f"C source {os.fspath(source)!r} not found" + (" (it is a directory)" if path.is_dir() else ""),
@@ -424,9 +517,16 @@ def _check_source(source: str | os.PathLike[str], where: str) -> str:
 def _check_strings(values: Sequence[str] | str, label: str, where: str, split: bool) -> list[str]:
     if isinstance(values, str):
         if split:
-            return shlex.split(values)
+            try:
+                return shlex.split(values)
+            except ValueError as exc:  # "No closing quotation"
+                raise InputError(f"{label} {values!r} cannot be split into words: {exc}", where=where,
+                                 hint="balance the quotes, or give a list") from None
         raise InputError(f"{label} must be a list of arguments, got the string {values!r}", where=where,
                          hint=f"split it, e.g. {values.split()!r}")
+    if not isinstance(values, (list, tuple)):
+        raise InputError(f"{label} must be a list of strings, got {values!r}", where=where,
+                         hint=f"e.g. {label}: []" if values is None else f"e.g. {label}: ['{values}']")
     checked = []
     for value in values:
         if isinstance(value, numbers.Real) and not isinstance(value, bool):
@@ -463,3 +563,70 @@ def _check_reference(reference: Any, where: str) -> float | dict[str, Any] | Non
         return float(reference)
     raise InputError(f"reference must be a number or a configuration, got {reference!r}", where=where,
                      hint="e.g. reference=499500.0 or reference={'BLOCK': 1}")
+
+
+#: C keywords (C11 and C23): a parameter named like one cannot be a -D macro.
+C_KEYWORDS = frozenset((
+    "auto break case char const continue default do double else enum extern float for goto if inline int long "
+    "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
+    "_Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert _Thread_local "
+    "alignas alignof bool constexpr false nullptr static_assert thread_local true typeof typeof_unqual").split())
+
+_TYPE_BEFORE = (r"\b(?:void|char|short|int|long|float|double|signed|unsigned|_Bool|bool|[A-Za-z_]\w*_t|"
+                r"struct\s+\w+|union\s+\w+|enum\s+\w+)\s*(?:\b(?:const|volatile|restrict|__restrict)\b\s*|\*\s*)*")
+
+
+def _redefinition(stderr: str, name: str) -> str | None:
+    """``" (k.c, line 3)"`` where the compiler warned that the source redefines macro ``name``, else ``None``."""
+    quoted = rf"[\"'\u2018]{re.escape(name)}[\"'\u2019]"
+    match = re.search(rf"^(.*?):(\d+)(?::\d+)?: (?:warning|error): {quoted} (?:macro )?redefined", stderr,
+                      re.MULTILINE)
+    if match is None:
+        return None
+    return f" ({match.group(1)}, line {match.group(2)})"
+
+
+def _declarations(preprocessed: str, markers: Mapping[str, str]) -> dict[str, str]:
+    """For each parameter whose marker follows a type in the preprocessed source (``int __starchart_i__ = 0``):
+    where that declaration is, ``"k.c, line 4: for (int i = 0; ...)"``."""
+    text_lines: list[str] = []
+    origin: list[tuple[str, int]] = []
+    file, number = "", 0
+    for raw in preprocessed.splitlines():
+        marker = re.match(r'#\s*(\d+)\s+"([^"]*)"', raw)
+        if marker:
+            number, file = int(marker.group(1)), marker.group(2)
+            continue
+        if raw.startswith("#"):  # #pragma and the like
+            number += 1
+            continue
+        text_lines.append(raw)
+        origin.append((file, number))
+        number += 1
+    text = "\n".join(text_lines)
+    starts = [0]
+    for line in text_lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    declared = re.compile(_TYPE_BEFORE + r"$")
+    found: dict[str, str] = {}
+    for name, marker in markers.items():
+        for use in re.finditer(rf"(?<!\w){re.escape(marker)}(?!\w)(?=\s*[=;,\[\)\(])", text):
+            if declared.search(text[max(0, use.start() - 200):use.start()]) is None:
+                continue
+            path, line = origin[bisect.bisect_right(starts, use.start()) - 1]
+            shown = _source_line(path, line)
+            found[name] = f"{path}, line {line}" + (f": `{shown}`" if shown else "")
+            break
+    return found
+
+
+def _source_line(path: str, line: int) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for i, text in enumerate(handle, start=1):
+                if i == line:
+                    text = " ".join(text.split())
+                    return text if len(text) <= 80 else text[:77] + "..."
+    except OSError:
+        pass
+    return ""

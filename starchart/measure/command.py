@@ -47,7 +47,7 @@ from starchart.measure.process import (
     template_fields,
 )
 
-__all__ = ["CommandEvaluator", "check_env", "check_regex", "check_timeout", "description_options"]
+__all__ = ["CommandEvaluator", "check_bool", "check_env", "check_regex", "check_timeout", "description_options"]
 
 
 class CommandEvaluator(Evaluator):
@@ -104,17 +104,19 @@ class CommandEvaluator(Evaluator):
                  env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
                  shell: bool = False, minimize: bool | None = None):
         where = type(self).__name__
-        self.shell = bool(shell)
+        self.shell = check_bool(shell, "shell", where)
         self.argv: list[str] | str = _check_argv(argv, self.shell, where)
         self.timeout = check_timeout(timeout, "timeout", where)
         self.pattern = check_regex(pattern, "pattern", where)
-        self.json_lines = bool(json_lines)
+        self.json_lines = check_bool(json_lines, "json_lines", where)
         self.metric = check_metrics(metric, where)[0]
         self.metrics = (self.metric,)
         self.minimize = self._direction(minimize)
         self.repeats, self.warmup = check_repeats(repeats, warmup, where)
         self.env = check_env(env, where)
         # The folder it was made in: a stored study resumed from elsewhere runs the program where it ran before.
+        if cwd is not None and (not isinstance(cwd, (str, os.PathLike)) or not os.fspath(cwd)):
+            raise InputError(f"cwd must be a folder, got {cwd!r}", where=where, hint="e.g. cwd: build")
         self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd()
         # Fields are checked now so a malformed template fails at construction, not per configuration.
         self._fields = template_fields(self._templates(), where)
@@ -130,6 +132,10 @@ class CommandEvaluator(Evaluator):
 
     def prepare(self, space: Any) -> None:
         """Check that every ``{param}`` is a parameter of ``space`` and that the program exists."""
+        self.check_space(space)
+
+    def check_space(self, space: Any) -> None:
+        """What :meth:`prepare` checks (nothing is run): the templates' parameters, the folder, the program."""
         check_fields(self._fields, space, f"{type(self).__name__} argv/env")
         if self.cwd is not None and not Path(self.cwd).is_dir():
             raise InputError(f"working directory {self.cwd!r} does not exist", where=type(self).__name__,
@@ -137,8 +143,14 @@ class CommandEvaluator(Evaluator):
         if not self.shell and not template_fields([self.argv[0]]):
             program = self.argv[0]
             if find_program(program, self.cwd) is None:
-                raise InputError(f"program {program!r} not found", where=type(self).__name__,
-                                 hint="build or install it, check PATH, or give its full path")
+                if os.sep in program:
+                    path = Path(self.cwd or ".", program).expanduser().resolve()
+                    state = "is not executable (chmod +x it)" if path.is_file() else "does not exist"
+                    hint = (f"it was looked up as {path}, which {state}; a relative path is taken from the "
+                            f"working folder cwd={self.cwd}")
+                else:
+                    hint = "build or install it, check PATH, or give its full path"
+                raise InputError(f"program {program!r} not found", where=type(self).__name__, hint=hint)
 
     def _measure(self, config: dict[str, Any]) -> Measurement:
         where = type(self).__name__
@@ -247,8 +259,25 @@ def check_env(env: Mapping[str, Any] | None, where: str) -> dict[str, str] | Non
         if not isinstance(key, str) or not key or "=" in key:
             raise InputError(f"bad environment variable name {key!r}", where=where,
                              hint="use names like OMP_NUM_THREADS")
+        if value is None or isinstance(value, (Mapping, list, tuple, set)):
+            raise InputError(f"environment variable {key} needs a text or number value, got {value!r}",
+                             where=where, hint=f"e.g. {key}: '1' (an empty value is written '')")
         checked[key] = str(value)
     return checked
+
+
+def check_bool(value: Any, label: str, where: str) -> bool:
+    """``value`` as a bool, refusing what ``bool()`` would misread (the string ``"false"`` is true).
+
+    >>> check_bool(True, "shell", "CommandEvaluator"), check_bool(0, "shell", "CommandEvaluator")
+    (True, False)
+    """
+    if isinstance(value, bool) or (isinstance(value, numbers.Integral) and value in (0, 1)):
+        return bool(value)
+    if type(value).__name__ == "bool_":  # numpy's bool
+        return bool(value)
+    raise InputError(f"{label} must be true or false, got {value!r}", where=where,
+                     hint=f"write {label}: true or {label}: false (unquoted)")
 
 
 def description_options(description: Mapping[str, Any], cls: type[Evaluator],

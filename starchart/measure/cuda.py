@@ -139,18 +139,29 @@ def read_source(source: str | os.PathLike[str]) -> tuple[str, str | None]:
     """The kernel code and the file it came from (None for code given as a string).
 
     A string is a file name when it is one line ending in a source suffix
-    (``.cu``, ``.cuh``...) and the file exists; otherwise it is the code itself.
+    (``.cu``, ``.cuh``...); such a name of a missing file is an error (not code
+    that mentions no kernel). Anything else is the code itself.
 
     >>> read_source('extern "C" __global__ void k() {}')
     ('extern "C" __global__ void k() {}', None)
+    >>> read_source("no/such/kernel.cu")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: source: kernel source file 'no/such/kernel.cu' not found (hint: check the path; ...)
     """
     path: Path | None = None
     if isinstance(source, os.PathLike):
         path = Path(source)
     elif isinstance(source, str):
         candidate = source.strip()
-        if "\n" not in candidate and candidate.endswith(_SOURCE_SUFFIXES) and Path(candidate).is_file():
-            path = Path(candidate)
+        if "\n" not in candidate and candidate.endswith(_SOURCE_SUFFIXES):
+            if Path(candidate).is_file():
+                path = Path(candidate)
+            elif not any(c in candidate for c in "{};()"):  # a file name, not one line of code
+                where = Path(candidate).expanduser().resolve()
+                raise InputError(f"kernel source file {candidate!r} not found"
+                                 + (" (it is a directory)" if where.is_dir() else ""), where="source",
+                                 hint=f"check the path; it was looked up as {where}")
     else:
         raise InputError(f"the kernel source must be code or a file path, got {type(source).__name__}",
                          where="source")
@@ -667,7 +678,7 @@ class CudaEvaluator(Evaluator):
         self.rtol = _non_negative(rtol, "rtol")
         self.atol = _non_negative(atol, "atol")
         self.smem_args = _check_smem_args(smem_args)
-        self.power = bool(power)
+        self.power = _strict_bool(power, "power")
         self.power_duration_s = float(power_duration_s)
         if not self.power_duration_s > 0:
             raise InputError(f"must be positive, got {power_duration_s!r}", where="power_duration_s")
@@ -681,17 +692,21 @@ class CudaEvaluator(Evaluator):
     # -- set-up
     def prepare(self, space: Any) -> None:
         """Check the launch expressions against the space's parameters, then open the GPU (and NVML)."""
+        self.check_space(space)
+        self._ensure_ready()
+
+    def check_space(self, space: Any) -> None:
+        """Check the macro names and the launch expressions against the space's parameters (no GPU needed)."""
         names = getattr(space, "names", None)
         if names is not None:
             if self.defines is None:  # every parameter becomes a macro: its name must be one
-                bad = [name for name in names if not str(name).isidentifier()]
+                bad = [name for name in names if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(name))]
                 if bad:
                     raise InputError(f"the parameters {bad} cannot be preprocessor macros", where="space",
                                      hint="rename them to C identifiers, or pass defines={...}")
             self.geometry.check(names)
             if self.smem_args and isinstance(self.smem_args["size"], str):
                 check_expression(self.smem_args["size"], names, label="smem_args['size']")
-        self._ensure_ready()
 
     def _ensure_ready(self) -> None:
         if self._session is not None:
@@ -866,13 +881,39 @@ class CudaEvaluator(Evaluator):
         if description.get("kind") != cls.kind:
             raise InputError(f"not a CUDA evaluator description (kind {description.get('kind')!r})",
                              where="evaluator description")
-        recorded = list(description.get("arguments") or [])
+        _check_description_keys(description)
+        recorded = description.get("arguments")
+        if recorded is None:
+            recorded = []
+        if not isinstance(recorded, (list, tuple)):
+            raise InputError(f"must be a list of the kernel's arguments, got {recorded!r}", where="arguments",
+                             hint="e.g. arguments: [{kind: scalar, dtype: int32, value: 1024}]")
+        recorded = list(recorded)
+        for i, entry in enumerate(recorded):
+            if not isinstance(entry, Mapping) or entry.get("kind") not in ("scalar", "array"):
+                raise InputError(f"each argument must be {{kind: scalar, dtype: ..., value: ...}} or an array's "
+                                 f"{{kind: array, dtype: ..., shape: [...]}}, got {entry!r}", where=f"arguments[{i}]",
+                                 hint="e.g. {kind: scalar, dtype: int32, value: 1024}")
         if arguments is None:
-            if any(entry.get("kind") == "array" for entry in recorded):
-                raise InputError("rebuilding a CUDA evaluator needs its array arguments, which a description "
-                                 "cannot hold", where="evaluator description",
-                                 hint="pass them again: CudaEvaluator.from_description(d, arguments=[...])")
-            arguments = [np.dtype(entry["dtype"]).type(entry["value"]) for entry in recorded]
+            arrays = [i for i, entry in enumerate(recorded) if entry.get("kind") == "array"]
+            if arrays:
+                raise InputError(f"argument {arrays[0]} is an array, and an evaluator description (a file or a "
+                                 "study's store) records arrays by shape and dtype only, not their contents",
+                                 where=f"arguments[{arrays[0]}]",
+                                 hint="measure from Python, passing the arrays: starchart.run(space, "
+                                      "CudaEvaluator(source, kernel_name, [arrays...], problem_size=...), ...) or "
+                                      "CudaEvaluator.from_description(d, arguments=[...])")
+            arguments = []
+            for i, entry in enumerate(recorded):
+                if "dtype" not in entry or "value" not in entry:
+                    raise InputError(f"a scalar argument needs a dtype and a value, got {entry!r}",
+                                     where=f"arguments[{i}]", hint="e.g. {kind: scalar, dtype: int32, value: 1024}")
+                try:
+                    arguments.append(np.dtype(entry["dtype"]).type(entry["value"]))
+                except (TypeError, ValueError, OverflowError) as exc:
+                    raise InputError(f"cannot make a {entry['dtype']!r} scalar of {entry['value']!r}: {exc}",
+                                     where=f"arguments[{i}]",
+                                     hint="use a numpy dtype name (int32, float32, uint64...) and a number") from None
         else:
             _match_arguments(recorded, check_arguments(arguments))
         defines = description.get("defines")
@@ -900,9 +941,19 @@ class CudaEvaluator(Evaluator):
         kwargs.update(overrides)
         source = description.get("source")
         if source is None:
-            raise InputError("the description has no source", where="evaluator description")
+            raise InputError("the description has no source", where="evaluator description",
+                             hint="add source: the kernel's .cu file (or its code)")
+        if description.get("kernel_name") is None:
+            raise InputError("the description has no kernel_name", where="evaluator description",
+                             hint="add kernel_name: the __global__ function to launch")
+        if kwargs.get("problem_size") is None:
+            raise InputError("the description has no problem_size", where="evaluator description",
+                             hint="add problem_size: e.g. 4096, [1024, 1024] or an expression such as 'n * 2'")
         evaluator = cls(source, description["kernel_name"], arguments, **kwargs)
-        evaluator.source_path = description.get("source_path")
+        if description.get("source_path") is not None or evaluator.source_path is None:
+            evaluator.source_path = description.get("source_path")
+        if description.get("minimize") is not None:  # as described (else the metric's usual direction)
+            evaluator.minimize = _strict_bool(description["minimize"], "minimize")
         return evaluator
 
     def close(self) -> None:
@@ -916,6 +967,30 @@ class CudaEvaluator(Evaluator):
                     resource.close()
                 except Exception:  # noqa: BLE001 - a broken CUDA context may refuse to free; nothing to do
                     pass
+
+
+#: What :meth:`CudaEvaluator.describe` writes besides the constructor's keywords.
+_DESCRIPTION_ONLY_KEYS = ("kind", "metrics", "minimize", "source_path", "arguments", "answer", "reference")
+
+
+def _check_description_keys(description: Mapping[str, Any]) -> None:
+    """Refuse a key that is neither described nor an option (a typo such as ``repeat`` would be ignored)."""
+    import difflib
+    import inspect
+
+    accepted = (set(inspect.signature(CudaEvaluator.__init__).parameters) - {"self"}) | set(_DESCRIPTION_ONLY_KEYS)
+    unknown = sorted(str(k) for k in description if k not in accepted)
+    if unknown:
+        close = [m for name in unknown for m in difflib.get_close_matches(name, sorted(accepted), n=1)]
+        guess = f"did you mean {', '.join(close)}? " if close else ""
+        raise InputError(f"unknown option(s) {', '.join(unknown)}", where="evaluator description",
+                         hint=f"{guess}a 'cuda' evaluator accepts: {', '.join(sorted(accepted))}")
+
+
+def _strict_bool(value: Any, name: str) -> bool:
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral) and value in (0, 1)):
+        return bool(value)
+    raise InputError(f"must be true or false, got {value!r}", where=name)
 
 
 def _match_arguments(recorded: list[dict[str, Any]], arguments: list[np.ndarray | np.generic]) -> None:

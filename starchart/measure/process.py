@@ -24,6 +24,7 @@ Examples
 from __future__ import annotations
 
 import json
+import math
 import numbers
 import os
 import re
@@ -103,6 +104,8 @@ class ProcessResult:
     (False, 'killed by SIGSEGV; stderr: Segmentation fault')
     >>> ProcessResult(["./bench"], 3, "", "", 0.1).failure_reason()
     'exit status 3'
+    >>> ProcessResult(["./bench"], 3, "N must be even\\n", "", 0.1).failure_reason()  # stderr empty: stdout says why
+    'exit status 3; stdout: N must be even'
     """
 
     argv: list[str]
@@ -145,7 +148,10 @@ class ProcessResult:
         else:
             return ""
         tail = self.stderr_tail(n_chars)
-        return f"{head}; stderr: {tail}" if tail else head
+        if tail:
+            return f"{head}; stderr: {tail}"
+        out = "" if self.timed_out else self.stdout_tail(n_chars)  # some programs say what went wrong on stdout
+        return f"{head}; stdout: {out}" if out else head
 
 
 def _tail(text: str, n_chars: int) -> str:
@@ -192,7 +198,7 @@ def run_process(argv: Sequence[str] | str, *, timeout: float | None = None, env:
     Examples
     --------
     >>> run_process("echo $GREETING; exit 3", shell=True, env={"GREETING": "hi"}).failure_reason()
-    'exit status 3'
+    'exit status 3; stdout: hi'
     >>> run_process(["sleep", "5"], timeout=0.1).failure_reason()
     'timed out after 0.1 s'
     """
@@ -596,8 +602,14 @@ def run_repeated(argv: Sequence[str] | str, config: Mapping[str, Any], *,
             except OutputParseError as exc:
                 extra = _failure_extra(result, len(results))
                 extra["stdout_tail"] = result.stdout_tail()
-                return Measurement.failure(config, "runtime", f"unparsable output: {exc}", run_s=run_s,
-                                           extra=extra), results
+                reason = f"unparsable output: {exc}"
+                if result.stderr.strip():
+                    try:
+                        parse(result.stderr)
+                        reason += " (the value is on stderr, which is not read: print it on stdout)"
+                    except OutputParseError:
+                        pass
+                return Measurement.failure(config, "runtime", reason, run_s=run_s, extra=extra), results
         for key, new in launch_values.items():
             values.setdefault(key, []).extend(new)
         if not launch_values.get(metric):
@@ -605,6 +617,10 @@ def run_repeated(argv: Sequence[str] | str, config: Mapping[str, Any], *,
     kept = {key: (v[warmup:needed] if len(v) > warmup else v) for key, v in values.items()}
     if not kept.get(metric):
         return Measurement.failure(config, "runtime", f"unparsable output: no value of {metric!r}", run_s=run_s,
+                                   extra={"launches": len(results)}), results
+    if any(math.isnan(v) for v in kept[metric]):  # "ok" without a value would pass for a measurement
+        return Measurement.failure(config, "runtime", f"the program printed NaN for {metric!r}: "
+                                   f"{', '.join(map(repr, kept[metric]))}", run_s=run_s,
                                    extra={"launches": len(results)}), results
     return Measurement(dict(config), values=kept, run_s=run_s, extra={"launches": len(results)}), results
 

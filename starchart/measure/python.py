@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from starchart.errors import InputError
+from starchart.direction import lower_is_better
 from starchart.measure.base import Evaluator, Measurement, check_metrics
 
 
@@ -58,14 +59,25 @@ class PythonEvaluator(Evaluator):
         if not callable(fn):
             raise InputError(f"PythonEvaluator needs a callable, got {type(fn).__name__}",
                              hint="pass a function taking a configuration dict")
-        if int(repeats) < 1:
-            raise InputError(f"repeats must be at least 1, got {repeats}", where="PythonEvaluator")
+        if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or repeats < 1:
+            raise InputError(f"repeats must be an integer >= 1, got {repeats!r}", where="PythonEvaluator",
+                             hint="e.g. repeats=3")
         self.fn = fn
+        self.path: str | None = None  # the folder its module was imported from (set by from_description)
         self._named = metrics is not None
+        self._given_metrics = metrics is not None  # else learnt from the first dict returned, in every session
         self.metrics = check_metrics(metrics, "PythonEvaluator") if metrics is not None else ("time",)
         self._minimize = minimize  # as given: None follows the objective, also one learnt later
-        self.minimize = self._direction(minimize)
         self.repeats = int(repeats)
+
+    @property  # type: ignore[override]
+    def minimize(self) -> bool:
+        """Whether smaller objective values are better: as given (or set), else by the objective's name."""
+        return self._direction(self._minimize)
+
+    @minimize.setter
+    def minimize(self, value: bool | None) -> None:
+        self._minimize = None if value is None else bool(value)
 
     def _measure(self, config: dict[str, Any]) -> Measurement:
         values: dict[str, list[float]] = {}
@@ -79,6 +91,10 @@ class PythonEvaluator(Evaluator):
                 return result
             for metric, got in self._as_values(result).items():
                 values.setdefault(metric, []).extend(got)
+        if self.objective not in values:
+            return Measurement.failure(config, "runtime", f"the function returned no value of the objective "
+                                       f"{self.objective!r} (it gave {', '.join(map(repr, values)) or 'nothing'})",
+                                       run_s=run_s)
         bad = [m for m, v in values.items() if any(math.isnan(x) for x in v)]
         if bad:
             return Measurement.failure(config, "runtime", f"the function returned NaN for {bad}", run_s=run_s)
@@ -86,10 +102,11 @@ class PythonEvaluator(Evaluator):
 
     def _as_values(self, result: Any) -> dict[str, list[float]]:
         if isinstance(result, Mapping):
+            if not result:
+                raise ValueError("the function returned an empty dict; return {metric: value}, e.g. {'time': 1.5}")
             values = {str(k): _numbers(v, str(k)) for k, v in result.items()}
-            if not self._named:  # learn the metric names from the first dict, and the objective's direction
+            if not self._named:  # learn the metric names from the first dict (and so the objective's direction)
                 self.metrics = tuple(values)
-                self.minimize = self._direction(self._minimize)
                 self._named = True
             return values
         return {self.metrics[0]: _numbers(result, self.metrics[0])}
@@ -97,31 +114,119 @@ class PythonEvaluator(Evaluator):
     def describe(self) -> dict[str, Any]:
         module = getattr(self.fn, "__module__", None)
         name = getattr(self.fn, "__qualname__", type(self.fn).__name__)
-        return {**super().describe(), "function": f"{module}:{name}", "repeats": self.repeats}
+        description = {**super().describe(), "function": f"{module}:{name}", "repeats": self.repeats}
+        if not self._given_metrics:
+            # Learnt from the first dict the function returns: described as before that (a store compares
+            # the description of each session with the one it recorded, so it must not change on learning).
+            description["metrics"] = ["time"]
+            description["minimize"] = self._minimize if self._minimize is not None else lower_is_better("time")
+        if self.path is not None:
+            description["path"] = self.path
+        return description
 
     @classmethod
     def from_description(cls, data: Mapping[str, Any]) -> PythonEvaluator:
-        """Rebuild from :meth:`describe`, importing a module-level function.
+        """Rebuild from :meth:`describe` or an evaluator file, importing a module-level function.
+
+        ``function`` is ``"module:name"`` (or ``"module.name"``); the module is imported as usual,
+        else from the folder ``path`` (an evaluator file's own folder), else from the current folder.
 
         >>> PythonEvaluator.from_description({"function": "math:sqrt"}).evaluate({}).status
         'runtime'
+        >>> PythonEvaluator.from_description({"function": "math:sqrt", "repeat": 2})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        starchart.errors.InputError: PythonEvaluator description: unknown option(s) repeat (hint: did you mean ...
         """
-        target = str(data.get("function", ""))
-        module_name, _, name = target.partition(":")
-        hint = "call starchart.run(...) or starchart.search(...) from Python again, passing the evaluator"
-        if not module_name or "<" in name or not name:
-            raise InputError(f"the function {target!r} cannot be imported again", hint=hint)
+        import difflib
+
+        where = "PythonEvaluator description"
+        accepted = ("kind", "function", "metrics", "minimize", "repeats", "path")
+        unknown = sorted(str(k) for k in data if k not in accepted)
+        if unknown:
+            close = [m for name in unknown for m in difflib.get_close_matches(name, accepted, n=1)]
+            guess = f"did you mean {', '.join(close)}? " if close else ""
+            raise InputError(f"unknown option(s) {', '.join(unknown)}", where=where,
+                             hint=f"{guess}a 'python' evaluator accepts: {', '.join(sorted(accepted))}")
+        target = data.get("function")
+        importable = _IMPORTABLE
+        if not isinstance(target, str) or not target.strip():
+            raise InputError("a python evaluator needs the function to call" if target is None
+                             else f"function must be a 'module:name' string, got {target!r}", where=where,
+                             hint=f"e.g. function: mybench:measure ({importable})")
+        target = target.strip()
+        module_name, sep, name = target.partition(":")
+        if not sep and "." in target:  # module.name
+            module_name, _, name = target.rpartition(".")
+        if not module_name or not name or "<" in name:
+            hint = ("call starchart.run(...) or starchart.search(...) from Python again, passing the evaluator"
+                    if "<" in name else importable)
+            raise InputError(f"the function {target!r} cannot be imported" + (" again" if "<" in name else ""),
+                             where=where, hint=hint)
+        path = data.get("path")
+        if path is not None and not isinstance(path, str):
+            raise InputError(f"path must be a folder, got {path!r}", where=where, hint="e.g. path: .")
+        fn: Any = _import(module_name, path)
         try:
-            fn: Any = importlib.import_module(module_name)
             for part in name.split("."):
                 fn = getattr(fn, part)
-        except (ImportError, AttributeError) as exc:
-            raise InputError(f"cannot import {target!r}: {exc}", hint=hint) from None
-        return cls(fn, metrics=data.get("metrics"), repeats=int(data.get("repeats", 1)),
-                   minimize=bool(data.get("minimize", True)))
+        except AttributeError:
+            raise InputError(f"module {module_name!r} ({getattr(fn, '__file__', '?')}) has no {name!r}",
+                             where=where, hint=importable) from None
+        if not callable(fn):
+            raise InputError(f"{target!r} is not a function, it is a {type(fn).__name__}", where=where,
+                             hint=importable)
+        from starchart.measure.command import check_bool
+
+        minimize = data.get("minimize")
+        repeats = data.get("repeats", 1)
+        if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or repeats < 1:
+            raise InputError(f"repeats must be an integer >= 1, got {repeats!r}", where=where, hint="e.g. repeats: 3")
+        metrics = data.get("metrics") or None
+        if metrics in (["time"], ("time",), "time"):
+            metrics = None  # the default, or described before its objective was learnt (see describe): learn it
+        evaluator = cls(fn, metrics=metrics, repeats=int(repeats),
+                        minimize=None if minimize is None else check_bool(minimize, "minimize", where))
+        evaluator.path = path
+        return evaluator
+
+
+_IMPORTABLE = ("name a module-level function as function: module:name, its module importable (beside the "
+               "evaluator file, in the current folder, or installed)")
+
+
+def _import(module_name: str, path: str | None) -> Any:
+    """Import ``module_name``; if it is not found, from ``path`` and then from the current folder."""
+    import os
+    import sys
+
+    hint = _IMPORTABLE
+    where = "PythonEvaluator description"
+    top = module_name.split(".")[0]
+    folders = [os.fspath(f) for f in (path, os.getcwd()) if f]
+    for folder in [None, *folders]:
+        added = folder is not None and folder not in sys.path
+        if added:
+            sys.path.insert(0, folder)  # kept once it worked: the module may import its neighbours later
+        try:
+            return importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name not in (top, module_name):  # the module itself imports something missing
+                raise InputError(f"importing {module_name!r} failed: {exc}", where=where,
+                                 hint="install what it needs") from None
+        except Exception as exc:  # noqa: BLE001 - the user's module failed while importing
+            raise InputError(f"importing {module_name!r} failed: {type(exc).__name__}: {exc}", where=where,
+                             hint="fix the module") from None
+        if added:
+            sys.path.remove(folder)
+    looked = ", ".join(folders)
+    raise InputError(f"cannot import {module_name!r}: no such module (also looked in {looked})", where=where,
+                     hint=hint)
 
 
 def _numbers(value: Any, metric: str) -> list[float]:
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", 0) == 1:  # an array of repeats
+        value = value.tolist()
     items = list(value) if isinstance(value, (list, tuple)) else [value]
     out = []
     for item in items:
