@@ -250,7 +250,8 @@ def check_same_evaluator(store: Store, stored: Mapping[str, Any], evaluator: Eva
     or ``starchart resume``. Another version of a C source keeps its own hint (restore the source).
     """
     old, new = as_stored(dict(stored)), as_stored(evaluator.describe())
-    for key in sorted(set(old) | set(new)):
+    # learn_metrics last: "metrics was ['time'], now ['cost']" says more than that flag does
+    for key in sorted(set(old) | set(new), key=lambda k: (k == "learn_metrics", k)):
         if key in INFORMATIONAL_KEYS or old.get(key) == new.get(key):
             continue
         if key == "cwd" and old.get(key) is None:

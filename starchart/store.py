@@ -277,8 +277,12 @@ class Store:
         space = self.get("space") or {}
         params = list(space.get("parameters", {})) or _config_names(measurements)
         metrics = list(evaluator.get("metrics", []))
+        measured: list[str] = []
         for m in measurements:
-            metrics += [k for k in m.values if k not in metrics]
+            measured += [k for k in m.values if k not in measured]
+        if evaluator.get("learn_metrics") and measured:
+            metrics = []  # a Python function's metrics are the names its results carry (the first: the objective)
+        metrics += [k for k in measured if k not in metrics]
         rows, seen = [], set()
         for m in measurements:
             key = config_key(m.config, params)

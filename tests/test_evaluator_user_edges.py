@@ -332,3 +332,22 @@ def test_an_empty_evaluator_section_is_named_not_ignored(tmp_path):
     result = invoke("run", space, "--samples", "1", "--store", tmp_path / "s.db")
     # was: "no evaluator given (hint: pass --command ... or add an 'evaluator' section)", which it has
     assert result.exit_code == 2 and f"{space}, evaluator: the 'evaluator' section is empty" in result.output
+
+
+def test_a_store_reads_a_learnt_python_objective_from_its_measurements(tmp_path):
+    # the function names its metric only in its results: the study's objective is that metric, not an empty "time"
+    import starchart
+    from starchart.measure import PythonEvaluator
+
+    space = starchart.Space({"a": [1, 2, 4, 8], "b": [1, 2, 3]})
+    def rate(c):
+        return {"GFLOP/s": c["a"] * c["b"] * 1.5, "watts": 10.0 + c["a"]}
+    store = tmp_path / "g.db"
+    starchart.run(space, PythonEvaluator(rate), samples=4, store=store, seed=1, progress=False)
+    ds = starchart.run(space, PythonEvaluator(rate), samples=6, store=store, progress=False)  # a second session
+    assert ds.metrics == ["GFLOP/s", "watts"] and len(ds) == 6
+    loaded = starchart.load(store)
+    assert loaded.default_metric == "GFLOP/s"
+    assert "minimize" not in loaded.meta or loaded.meta["minimize"] is None
+    from starchart.direction import lower_is_better
+    assert not lower_is_better("GFLOP/s", loaded.meta)

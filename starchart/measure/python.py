@@ -10,7 +10,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from starchart.errors import InputError
-from starchart.direction import lower_is_better
 from starchart.measure.base import Evaluator, Measurement, check_metrics
 
 
@@ -118,8 +117,13 @@ class PythonEvaluator(Evaluator):
         if not self._given_metrics:
             # Learnt from the first dict the function returns: described as before that (a store compares
             # the description of each session with the one it recorded, so it must not change on learning).
+            # A store reads the learnt names from the measurements themselves (Store.to_dataset).
             description["metrics"] = ["time"]
-            description["minimize"] = self._minimize if self._minimize is not None else lower_is_better("time")
+            description["learn_metrics"] = True
+            if self._minimize is None:  # the direction follows the learnt objective's name
+                description.pop("minimize", None)
+            else:
+                description["minimize"] = self._minimize
         if self.path is not None:
             description["path"] = self.path
         return description
@@ -141,7 +145,7 @@ class PythonEvaluator(Evaluator):
         import difflib
 
         where = "PythonEvaluator description"
-        accepted = ("kind", "function", "metrics", "minimize", "repeats", "path")
+        accepted = ("kind", "function", "metrics", "minimize", "repeats", "path", "learn_metrics")
         unknown = sorted(str(k) for k in data if k not in accepted)
         if unknown:
             close = [m for name in unknown for m in difflib.get_close_matches(name, accepted, n=1)]
@@ -183,7 +187,7 @@ class PythonEvaluator(Evaluator):
         if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or repeats < 1:
             raise InputError(f"repeats must be an integer >= 1, got {repeats!r}", where=where, hint="e.g. repeats: 3")
         metrics = data.get("metrics") or None
-        if metrics in (["time"], ("time",), "time"):
+        if data.get("learn_metrics") or metrics in (["time"], ("time",), "time"):
             metrics = None  # the default, or described before its objective was learnt (see describe): learn it
         evaluator = cls(fn, metrics=metrics, repeats=int(repeats),
                         minimize=None if minimize is None else check_bool(minimize, "minimize", where))
