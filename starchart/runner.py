@@ -260,10 +260,10 @@ def check_same_evaluator(store: Store, stored: Mapping[str, Any], evaluator: Eva
 
         name = store.path or "the store"
         if key == "source_sha256":
-            raise InputError(f"{name} holds measurements of another version of the C source", where=str(name),
+            raise InputError("the store holds measurements of another version of the C source", where=str(name),
                              hint="restore the source to continue this study, or measure the new one into a new "
                                   "store (--store new.db)")
-        raise InputError(f"{name} holds measurements of another evaluator: {key} was "
+        raise InputError(f"the store holds measurements of another evaluator: {key} was "
                          f"{shorten(repr(old.get(key)), 80)}, now {shorten(repr(new.get(key)), 80)}", where=str(name),
                          hint=continue_with or "measure into a new store (--store new.db), or continue the stored "
                                                f"study as it was with: starchart resume {name}")

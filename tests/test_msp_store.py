@@ -261,7 +261,7 @@ def test_cli_keeps_measurements_in_msp_db_by_default_and_refuses_another_evaluat
     assert second.exit_code == 0 and len(log.read_text().splitlines()) == runs
     other = runner.invoke(app, ["msp", str(study), "--sizes", "16,256", "--default", "B=1", "--repeats", "3"])
     text = " ".join(other.output.split())
-    assert other.exit_code == 2 and "msp.db holds measurements of another evaluator" in text
+    assert other.exit_code == 2 and "msp.db: the store holds measurements of another evaluator" in text
     assert "--store new.db" in text and "starchart resume" not in text
     resumed = runner.invoke(app, ["resume", str(tmp_path / "msp.db")])  # was: "pass --samples N"
     text = " ".join(resumed.output.split())
