@@ -49,6 +49,7 @@ PatternOption = typer.Option(None, "--pattern", help="Regex whose first group is
 MetricOption = typer.Option(None, "--metric", help="Name of the measured metric.")
 RepeatsOption = typer.Option(None, "--repeats", min=1, help="Measured repeats per configuration.")
 TimeoutOption = typer.Option(None, "--timeout", min=0.0, help="Seconds before a run is killed.")
+WarmupOption = typer.Option(None, "--warmup", min=0, help="Discarded warm-up repeats.")
 
 
 @app.command("run")
@@ -65,7 +66,7 @@ def run_command(
     pattern: Optional[str] = PatternOption,
     metric: Optional[str] = MetricOption,
     repeats: Optional[int] = RepeatsOption,
-    warmup: Optional[int] = typer.Option(None, "--warmup", min=0, help="Discarded warm-up repeats."),
+    warmup: Optional[int] = WarmupOption,
     timeout: Optional[float] = TimeoutOption,
     configs: Optional[Path] = typer.Option(None, "--configs",
                                            help="CSV of configurations to measure instead of a uniform sample "
@@ -592,6 +593,7 @@ def search_command(
     pattern: Optional[str] = PatternOption,
     metric: Optional[str] = MetricOption,
     repeats: Optional[int] = RepeatsOption,
+    warmup: Optional[int] = WarmupOption,
     timeout: Optional[float] = TimeoutOption,
     prior: Optional[Path] = typer.Option(None, "--prior", help="Earlier measurements of the same space "
                                          "(another GPU's cache file or store): a warm start."),
@@ -603,7 +605,7 @@ def search_command(
     if prior is not None and not prior.is_file():  # named here: the loader's error names only the path
         raise InputError(f"{str(prior)!r} is not a file", where="--prior",
                          hint="give earlier measurements of the same space (a cache file, data file or store)")
-    options = evaluator_options(pattern=pattern, metric=metric, repeats=repeats, timeout=timeout)
+    options = evaluator_options(pattern=pattern, metric=metric, repeats=repeats, warmup=warmup, timeout=timeout)
     space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options,
                                             maximize)
     # the library's errors in the command line's words: "use --budget 81", not "use budget=81"

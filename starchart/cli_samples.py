@@ -21,7 +21,7 @@ from rich.table import Table
 
 from starchart.cli_common import PlotOption, app, check_figure_path, friendly, option_names, out, save_plot, seed_option
 from starchart.cli_measure import (CommandOption, CSourceOption, EvaluatorOption, MetricOption, PatternOption,
-                                   RepeatsOption, ReplayOption, TimeoutOption, WorkersOption, _interruptible,
+                                   RepeatsOption, ReplayOption, TimeoutOption, WarmupOption, WorkersOption, _interruptible,
                                    _space_and_evaluator, evaluator_options)
 from starchart.errors import InputError
 
@@ -55,6 +55,7 @@ def samples_command(
     pattern: Optional[str] = PatternOption,
     metric: Optional[str] = MetricOption,
     repeats: Optional[int] = RepeatsOption,
+    warmup: Optional[int] = WarmupOption,
     timeout: Optional[float] = TimeoutOption,
     workers: int = WorkersOption,
     plot: Optional[Path] = PlotOption,
@@ -65,7 +66,7 @@ def samples_command(
     if plot is not None:
         check_figure_path(plot, "--plot")
     share = parse_share(target, "--target")
-    options = evaluator_options(pattern=pattern, metric=metric, repeats=repeats, timeout=timeout)
+    options = evaluator_options(pattern=pattern, metric=metric, repeats=repeats, warmup=warmup, timeout=timeout)
     space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options)
     with option_names(OPTION_NAMES):
         result = _interruptible(lambda: choose_sample_size(

@@ -472,3 +472,20 @@ def test_an_interrupted_configs_run_resumes_and_export_refuses_the_store_itself(
     result = invoke("export", store, "-o", store, "--format", "csv")
     assert result.exit_code == 2 and "overwrite the store itself" in result.output
     assert len(Store.open(store, read_only=True)) == 4
+
+
+@pytest.mark.parametrize("command", ["search", "samples"])
+def test_search_and_samples_take_warmup_as_run_does(tmp_path, command):
+    # each launch appends a line: 2 warm-ups + 1 repeat per configuration = 3 lines each
+    space = tmp_path / "space.yaml"
+    space.write_text("parameters:\n  bs: [1, 2, 3]\n")
+    log = tmp_path / "launches.txt"
+    prog = f"{sys.executable} -c \"open(r'{log}', 'a').write('x\\n'); print('time:', {{bs}})\""
+    extra = ["--budget", "3"] if command == "search" else ["--validation", "1", "--start", "2", "--budget", "2"]
+    result = invoke(command, space, "--command", prog, "--pattern", r"time: (\S+)", "--warmup", "2",
+                    "--seed", "1", "--store", tmp_path / "s.db", *extra)
+    assert result.exit_code == 0, result.output
+    with Store.open(tmp_path / "s.db", read_only=True) as db:
+        measured = len(db.to_dataset())
+        assert db.get("evaluator")["warmup"] == 2
+    assert measured and len(log.read_text().splitlines()) == 3 * measured

@@ -28,6 +28,7 @@ import typer
 from rich.table import Table
 
 from starchart.cli_common import app, err, friendly, option_names, out, seed_option
+from starchart.cli_measure import WarmupOption
 from starchart.errors import InputError
 
 __all__ = ["msp_command", "msp_command_line", "parse_config", "parse_sizes"]
@@ -133,7 +134,7 @@ def msp_command(
     pattern: Optional[str] = typer.Option(None, "--pattern", help="Regex whose first group is the time (ms)."),
     metric: Optional[str] = typer.Option(None, "--metric", help="Name of the measured time metric."),
     repeats: Optional[int] = typer.Option(None, "--repeats", min=1, help="Measured repeats per configuration."),
-    warmup: Optional[int] = typer.Option(None, "--warmup", min=0, help="Discarded warm-up repeats."),
+    warmup: Optional[int] = WarmupOption,
     timeout: Optional[float] = typer.Option(None, "--timeout", min=0.0, help="Seconds before a run is killed."),
     plots: Optional[Path] = typer.Option(None, "--plots", help="Write msp_curve.png (and msp_transfer.png) here."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
