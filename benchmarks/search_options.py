@@ -13,6 +13,7 @@ With 10 seeds a pooled median moves by ±0.02–0.04 between equally good settin
 it to reject ideas, and confirm any change with ``search.py``.
 
 Run: ``python benchmarks/search_options.py '{"local_every": 3}' --seeds 10 --budgets 20,50,100,200``
+(``--first-seed 100`` for seeds 100, 101, …, to confirm a setting on other seeds)
 (writes ``benchmarks/results/search_options.json``; the default ``{}`` is the shipped settings).
 """
 
@@ -78,13 +79,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("options", nargs="?", default="{}", help="SearchOptions as JSON, e.g. '{\"n_trees\": 32}'")
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed … first-seed + seeds − 1")
     parser.add_argument("--budgets", default="20,50,100,200")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     options = json.loads(args.options)
     budgets = [int(b) for b in args.budgets.split(",")]
     spaces = list(bench.SPACES) + list(bench.OTHER_SPACES)
-    tasks = [(s, k, b, options) for s in spaces for b in budgets for k in range(args.seeds)]
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    tasks = [(s, k, b, options) for s in spaces for b in budgets for k in seeds]
     started = time.perf_counter()
     found: dict[int, dict[str, list[float]]] = {}
     with ProcessPoolExecutor(args.jobs) as pool:
@@ -98,8 +101,9 @@ def main() -> None:
         rows.append({"budget": budget, "seven: median": m7, "seven: within 5%": w7,
                      "other four: median": mo, "other four: within 5%": wo,
                      **{s: float(np.median(found[budget][s])) for s in spaces}})
-    report("search_options", f"SearchOptions {options} ({args.seeds} seeds, failures charged)", rows,
-           extra={"options": options, "seeds": args.seeds, "seconds": time.perf_counter() - started})
+    report("search_options", f"SearchOptions {options} ({args.seeds} seeds from {args.first_seed}, failures charged)",
+           rows, extra={"options": options, "seeds": args.seeds, "first_seed": args.first_seed,
+                        "seconds": time.perf_counter() - started})
 
 
 if __name__ == "__main__":

@@ -204,8 +204,9 @@ def test_an_interrupted_demo_says_to_run_the_demo_again(tmp_path, capsys):
     def stopped():
         raise KeyboardInterrupt
 
-    with pytest.raises(typer.Exit):
+    with pytest.raises(typer.Exit) as stop:
         _measure(stopped, tmp_path / "demo.db", summary=False, again="starchart demo --out d --samples 9")
+    assert stop.value.exit_code == 130  # 128 + SIGINT, as a shell reports an interrupted command
     assert "continue with: starchart demo --out d --samples 9" in " ".join(capsys.readouterr().err.split())
 
 

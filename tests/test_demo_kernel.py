@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import re
@@ -115,7 +116,14 @@ def test_default_size_builds_and_runs(tmp_path):
 
 def test_demo_space():
     space = demo_space()
-    assert space.size() >= 1000
+    # the README's 15,468 valid designs, counted here by brute force over the product: unroll at
+    # most the innermost loop's trip count (k innermost for ORDER 0, 2; j for 1, 4; i for 3, 5)
+    # and a tile of at least 512 multiply-adds
+    sizes = DEMO_TUNE_PARAMS["TI"]
+    valid = sum(unroll <= (tk if order in (0, 2) else tj if order in (1, 4) else ti) and ti * tj * tk >= 512
+                for ti, tj, tk, order, unroll, _ in itertools.product(sizes, sizes, sizes, range(6), (1, 2, 4, 8),
+                                                                      (0, 1)))
+    assert space.size() == valid == 15468
     assert space.is_valid(DEMO_REFERENCE)
     assert list(space.names) == list(DEMO_TUNE_PARAMS)
     # Unrolling beyond the innermost trip count is excluded: k innermost with TK = 4.
@@ -130,6 +138,12 @@ def test_demo_evaluator():
     pytest.importorskip("starchart.measure.c")
     evaluator = demo_evaluator(repeats=3, warmup=2)
     assert evaluator.objective == "time"
+    d = evaluator.describe()  # gcc -O3 on the shipped kernel, N = 256, checked against the naive build
+    assert (d["kind"], d["source"], d["compiler"], d["flags"], d["defines"]) == \
+        ("c", str(KERNEL_SOURCE), "gcc", ["-O3"], {"N": 256})
+    assert (d["metric"], d["repeats"], d["warmup"], d["reference"]) == ("time", 3, 2, DEMO_REFERENCE)
+    assert DEMO_REFERENCE == {"TI": 256, "TJ": 256, "TK": 256, "ORDER": 0, "UNROLL": 1, "TRANSPOSE_B": 0}
+    assert (demo_evaluator().repeats, demo_evaluator().warmup) == (5, 1)  # the README's 5 timed runs, 1 warm-up
 
 
 def test_demo_into_a_file_says_it_is_a_file(tmp_path):

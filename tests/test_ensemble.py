@@ -142,7 +142,29 @@ def test_categorical_parameters():
     new = pd.DataFrame({"layout": ["row", "col", "diag"], "n": [2, 2, 2]})
     predicted = forest.predict(new)
     np.testing.assert_allclose(predicted[:2], [2.0, 6.0], rtol=0.05)
-    assert np.isfinite(predicted[2])  # an unseen level follows the larger side of each split
+    # an unseen level follows the larger side of each split: walk every tree by hand
+    diag = {"layout": "diag", "n": 2}
+    walked = [_walk_larger_side(tree, diag) for tree in forest.estimators_]
+    expected = np.exp(np.mean(walked)) if forest.target_ == "log" else np.mean(walked)
+    assert predicted[2] == pytest.approx(expected, rel=1e-12)
+    assert len(set(walked)) > 1  # the trees disagree on "diag": which side it takes matters
+
+
+def _walk_larger_side(tree, row):
+    """The leaf mean ``row`` reaches when an unseen categorical level takes the side with more samples."""
+    nodes = tree.nodes_
+    node = nodes[0]
+    while not node.is_leaf:
+        left, right = nodes[node.left], nodes[node.right]
+        value = row[node.feature]
+        if node.left_levels is None:
+            go_left = value <= node.threshold
+        elif value in node.left_levels + node.right_levels:
+            go_left = value in node.left_levels
+        else:
+            go_left = left.n_samples >= right.n_samples
+        node = left if go_left else right
+    return node.mean
 
 
 def test_parallel_growth_gives_the_same_forest(toy):
@@ -171,7 +193,7 @@ def test_forest_beats_a_single_tree_on_real_data():
 
 def test_bad_input(toy):
     X, y = toy
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="this StarchartForest is not fitted yet"):
         StarchartForest().predict(X)
     with pytest.raises(InputError, match="n_estimators"):
         StarchartForest(n_estimators=0).fit(X, y)

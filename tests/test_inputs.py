@@ -100,9 +100,21 @@ def test_input_sensitivity_finds_which_parameters_depend_on_the_input():
     imp = result.importance
     assert imp.loc["block", "n=2048"] > 0.5 and imp.loc["block", "n=256"] < 0.1
     assert imp.loc["vec", "n=256"] > 0.8
-    assert result.input_depth() is not None and 0 < result.input_share < 1
-    # the best per input is the measured maximum
+    # throughput jumps from n = 1024 on: the merged tree splits on n first (n <= 512 | n >= 1024),
+    # and n's share is that root split's SSE reduction over the reduction of the whole tree
+    assert result.input_depth() == 0
     frame = add_throughput(stencil_like(), "n^2").ok().frame
+    y = frame["throughput"].to_numpy()
+
+    def sse(values):
+        return float(((values - values.mean()) ** 2).sum())
+
+    small = (frame["n"] <= 512).to_numpy()
+    leaves = result.tree.apply(frame[["n", "block", "vec", "pad"]])
+    whole_tree = sse(y) - sum(sse(y[leaves == leaf]) for leaf in np.unique(leaves))
+    assert result.input_share == pytest.approx((sse(y) - sse(y[small]) - sse(y[~small])) / whole_tree, rel=1e-9)
+    assert 0.3 < result.input_share < 0.4
+    # the best per input is the measured maximum
     for _, row in result.best.iterrows():
         at_n = frame[frame.n == row["n"]]
         assert row["best_value"] == at_n["throughput"].max()

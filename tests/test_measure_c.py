@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from starchart.errors import InputError
-from starchart.measure.c import TIME_PATTERN, CEvaluator, define_flags, read_checksum
+from starchart.measure.c import CHECKSUM_PATTERN, TIME_PATTERN, CEvaluator, define_flags, read_checksum
 from starchart.measure.process import parse_values
 from starchart.space import Space
 
@@ -247,7 +247,8 @@ def test_describe_round_trip(kernel, tmp_path):
         (["{n}"], ["-O2"], {"N": 8}, {"MODE": 0}, 1e-3, 5.0, 30.0)
     assert (d["cache_dir"], d["env"], d["repeats"], d["warmup"], d["metric"], d["metrics"]) == \
         (str(tmp_path / "cache"), {"T": "{n}"}, 3, 0, "ms", ["ms"])
-    assert d["pattern"] == TIME_PATTERN and d["check_pattern"] is not None
+    assert d["pattern"] == TIME_PATTERN and d["check_pattern"] == CHECKSUM_PATTERN
+    assert read_checksum(["time_ms: 1\nChecksum = 42.5\n"], d["check_pattern"]) == 42.5  # the default finds it
     assert CEvaluator.from_description(d).describe() == d
     default = CEvaluator(kernel)
     assert default.describe()["cache_dir"] is None and default.describe()["reference"] is None

@@ -66,7 +66,9 @@ def test_check_answer():
     args, expected = vector_args()
     assert check_answer(args, None) is None
     checked = check_answer(args, [expected, None, None, None])
-    assert checked[1:] == [None, None, None] and checked[0] is not None
+    assert checked[1:] == [None, None, None]
+    np.testing.assert_array_equal(checked[0], expected)  # the expected output itself, as an array
+    assert check_answer(args, [expected.tolist(), None, None, None])[0].tolist() == expected.tolist()
     with pytest.raises(InputError, match="3 entries for 4"):
         check_answer(args, [expected, None, None])
     with pytest.raises(InputError, match="passed by value"):
@@ -125,7 +127,7 @@ def test_power_and_energy():
                          counter_start_s=0.0, counter_end_s=2.0)
     assert power_and_energy(counted, launches=10, gpu_time_s=1.0, window=(0.5, 1.5)) == {
         "power": 350.0, "energy": 35.0}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="need at least one launch and a positive run time, got 0 and 1.0"):
         power_and_energy(trace, launches=0, gpu_time_s=1.0)
 
 
@@ -141,7 +143,7 @@ def test_read_source(tmp_path):
         read_source("   ")
     with pytest.raises(InputError, match="cannot read"):
         read_source(tmp_path / "missing.cu")
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match="must be code or a file path, got int"):
         read_source(42)  # type: ignore[arg-type]
 
 
@@ -155,10 +157,16 @@ def test_constructor_checks():
                       reference=lambda c, a: a, **base)
     with pytest.raises(InputError, match="callable"):
         CudaEvaluator(VECTOR_ADD, "vector_add", args, reference=[1], **base)
-    for bad in (dict(repeats=0), dict(warmup=-1), dict(rtol=-1.0), dict(device=-1), dict(power_duration_s=0),
-                dict(smem_args={"size": lambda p: 4}), dict(smem_args=[4]), dict(defines=["X"]),
-                dict(grid_div_x=lambda p: 2)):
-        with pytest.raises(InputError):
+    for bad, message in ((dict(repeats=0), r"repeats: must be an integer >= 1, got 0"),
+                         (dict(warmup=-1), r"warmup: must be an integer >= 0, got -1"),
+                         (dict(rtol=-1.0), r"rtol: must be a number >= 0, got -1.0"),
+                         (dict(device=-1), r"device: must be an integer >= 0, got -1"),
+                         (dict(power_duration_s=0), r"power_duration_s: must be positive, got 0"),
+                         (dict(smem_args={"size": lambda p: 4}), r"smem_args: the size must be an int or an expression"),
+                         (dict(smem_args=[4]), r"smem_args: must be a dict with a 'size', got \[4\]"),
+                         (dict(defines=["X"]), r"defines: defines must be a dict or None, got list"),
+                         (dict(grid_div_x=lambda p: 2), r"grid_div_x: expected None, a parameter name, an expression")):
+        with pytest.raises(InputError, match=message):
             CudaEvaluator(VECTOR_ADD, "vector_add", args, **base, **bad)
     evaluator = CudaEvaluator(VECTOR_ADD, "vector_add", args, power=True, **base)
     assert evaluator.metrics == ("time", "power", "energy") and evaluator.objective == "time"

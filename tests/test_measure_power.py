@@ -95,7 +95,7 @@ def test_missing_pynvml_is_a_clear_error(monkeypatch):
     with pytest.raises(StarchartError) as err:
         import_pynvml()
     assert '.[cuda]' in str(err.value) and "nvidia-ml-py" in str(err.value)
-    with pytest.raises(StarchartError):
+    with pytest.raises(StarchartError, match=r"need NVML's Python bindings.*pip install \"\.\[cuda\]\""):
         NvmlPowerSampler(0).open()
 
 
@@ -150,7 +150,7 @@ def test_sampler_with_a_fake_nvml(monkeypatch):
     assert len(trace.times_s) >= 3 and np.all(trace.watts == 250.0)
     assert trace.method == "energy-counter"
     assert trace.mean_power_w == pytest.approx(250.0, rel=0.02)
-    assert trace.duration_s == pytest.approx(0.06, abs=0.05)
+    assert 0.06 <= trace.duration_s < 0.5  # the counter reads bracket the 0.06 s slept between them
     with sampler:  # reusable
         time.sleep(0.01)
     assert sampler.trace is not trace
@@ -176,7 +176,7 @@ def test_sampler_errors(monkeypatch):
     monkeypatch.setitem(sys.modules, "pynvml", FakeNvml())
     with pytest.raises(StarchartError, match="no GPU 3"):
         NvmlPowerSampler(3).open()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="interval_s must be positive, got 0"):
         NvmlPowerSampler(0, interval_s=0)
     sampler = NvmlPowerSampler(0)
     with pytest.raises(RuntimeError, match="not running"):

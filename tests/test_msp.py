@@ -407,8 +407,20 @@ def test_default_configuration_is_the_first_value_of_every_parameter():
 def test_reuses_a_measured_curve():
     ev = PythonEvaluator(lanes_model)
     curve = throughput_curve(ev, LANES_SIZES, config={"B": 16})
-    result = tune_at_msp(ev, LANES_SPACE, LANES_SIZES, config={"B": 16}, curve=curve)
-    assert result.curve is not None and result.costs["curve"].wall_s == curve.attrs["wall_s"]
+    measured = []
+
+    def counted(config):
+        measured.append(config["n"])
+        return lanes_model(config)
+
+    result = tune_at_msp(PythonEvaluator(counted), LANES_SPACE, LANES_SIZES, config={"B": 16}, curve=curve)
+    pd.testing.assert_frame_equal(result.curve, curve)
+    assert result.costs["curve"].wall_s == curve.attrs["wall_s"]
+    assert result.costs["curve"].evaluations == len(LANES_SIZES)
+    # throughput n / time of B = 16 reaches 90 % of its maximum (at 65536) first at n = 16384:
+    # only the five B at the MSP and the five at the target are measured, no size of the curve again
+    assert result.msp.size == 16384
+    assert sorted(measured) == [16384] * 5 + [65536] * 5
     with pytest.raises(InputError, match="the given curve lacks size"):
         tune_at_msp(ev, LANES_SPACE, LANES_SIZES, config={"B": 16}, curve=curve.iloc[1:])
 

@@ -138,6 +138,12 @@ def test_thread_workers_give_the_same_results_as_serial(tmp_path):
 def test_progress_bar_runs(tmp_path, capsys):
     ds = run(SPACE, PythonEvaluator(objective), samples=5, seed=0, progress=True)
     assert len(ds) == 5
+    # the bar shows done/total, the failures and the best value so far (README: "Measuring")
+    bar = " ".join(capsys.readouterr().err.split())
+    failed = int((ds.frame["status"] != "ok").sum())
+    best = min((config["x"] - 4) ** 2 + 3 * config["y"] for config in ds.frame.to_dict("records")
+               if config["x"] != 11)
+    assert f"5/5 failed {failed} best {best:g} (time)" in bar, bar
 
 
 def test_study_errors_are_clear(tmp_path):

@@ -97,9 +97,9 @@ def test_helpers() -> None:
     assert value_range(0.1, 0.5, 0.1) == [0.1, 0.2, 0.3, 0.4, 0.5]
     assert powers_of_two(1, 1024) == [2**k for k in range(11)]
     assert Space.powers_of_two(5, 40) == [8, 16, 32]
-    with pytest.raises(SpaceError):
+    with pytest.raises(SpaceError, match="range stop 1 is below start 5"):
         value_range(5, 1)
-    with pytest.raises(SpaceError):
+    with pytest.raises(SpaceError, match="powers_of_two needs 0 < lo <= hi, got 0, 8"):
         powers_of_two(0, 8)
 
 

@@ -109,7 +109,7 @@ def test_discretizer_json_round_trip_and_bad_input():
         Discretizer(4)
     with pytest.raises(InputError, match="unknown feature"):
         Discretizer({"colesced": 3})
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="this Discretizer has not been fitted"):
         Discretizer().transform(X)
 
 
@@ -161,8 +161,8 @@ def test_bad_training_inputs():
         model.fit(X, y.rename(index={"k0": "other"}))
     with pytest.raises(InputError, match="n_trees"):
         SpeedupRangeModel(n_trees=0)
-    with pytest.raises(NotFittedError):
-        model.predict(X)
+    with pytest.raises(NotFittedError, match="this SpeedupRangeModel has not been fitted"):
+        model.predict(X)  # none of the refused fits left a model behind
 
 
 def test_speedups_align_by_index():

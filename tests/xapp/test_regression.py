@@ -232,7 +232,7 @@ def test_bad_input_names_the_kernel_and_column(data, fitted):
         model.cross_validate(X.head(12), gpu.head(12), cpu.head(12), leave_out=10)
     with pytest.raises(InputError, match="keep_fraction"):
         SpeedupRegressionEnsemble(keep_fraction=1.5)
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="this SpeedupRegressionEnsemble is not fitted"):
         SpeedupRegressionEnsemble().predict(X)
 
 

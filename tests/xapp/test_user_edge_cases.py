@@ -60,7 +60,11 @@ def test_trip_counts_by_line_refuse_nan(tmp_path):
     source.write_text(INNER)
     with pytest.raises(InputError, match="is not a count"):
         static_features(source, trip_counts={5: float("nan")})
-    assert static_features(source, trip_counts={5: 3})["ksize"] > 0
+    # a finite count is used: the inner loop's body (9 instructions) runs 3 times instead of the default 10,
+    # next to the outer band's 3 instructions per iteration
+    assert static_features(source, trip_counts={5: 3})["ksize"] == 9 * 3 + 3
+    assert static_features(source, trip_counts={5: 6})["ksize"] == 9 * 6 + 3
+    assert static_features(source)["ksize"] == 9 * 10 + 3
 
 
 @pytest.mark.parametrize("pragma", ["trip(nan)", "parallel trip(inf)"])
