@@ -612,7 +612,13 @@ def compile_restriction(expression: str, names: Sequence[str]) -> Restriction:
 
 
 def compile_expression(expression: str, names: Sequence[str]) -> Expression:
-    """Parse a whitelisted value expression (as in restrictions) over ``names``."""
+    """Parse a whitelisted value expression (as in restrictions) over ``names``.
+
+    >>> import numpy as np
+    >>> value, bad = compile_expression("n // d", ["n", "d"]).evaluate({"n": np.array([8, 8]), "d": np.array([2, 0])})
+    >>> value[0].item(), bad.tolist()   # 8 // 0 would raise in Python: flagged, not an error
+    (4, [False, True])
+    """
     return Expression(expression, names)
 
 
@@ -644,6 +650,11 @@ def as_restriction(obj: str | Restriction | Callable[..., Any] | _RowwiseMarker,
 
     Strings are compiled; callables read all parameters (auto-detecting whether
     they are vectorised); :func:`rowwise` marks row-wise callables.
+
+    >>> import numpy as np
+    >>> r = as_restriction(lambda p: p["x"] < p["y"], ["x", "y"])
+    >>> r.names, r({"x": np.array([1, 3]), "y": np.array([2, 2])}).tolist()
+    (('x', 'y'), [True, False])
     """
     if isinstance(obj, Restriction):
         unknown = [name for name in obj.names if name not in names]

@@ -107,7 +107,9 @@ class Dataset:
             Parameter columns; default: every column that is not a metric, ``status``,
             ``reason`` or ``repeats_*``.
         metrics:
-            Metric columns; default: the columns named like :data:`DEFAULT_METRIC_NAMES`.
+            Metric columns; default: with ``params`` given, every other column but ``status``,
+            ``reason`` and ``repeats_*``; else the columns named like :data:`DEFAULT_METRIC_NAMES`
+            (any case).
         status:
             A column name, or one status per row; default: the ``status`` column if
             there is one, else every row ``"ok"``.

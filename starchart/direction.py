@@ -61,5 +61,9 @@ def resolve_directions(metrics: Sequence[str], minimize: Mapping[str, bool] | bo
 
 
 def direction_word(minimize: bool) -> str:
-    """``"lower is better"`` or ``"higher is better"``."""
+    """``"lower is better"`` or ``"higher is better"``.
+
+    >>> direction_word(lower_is_better("GFLOP/s"))
+    'higher is better'
+    """
     return "lower is better" if minimize else "higher is better"

@@ -2,7 +2,7 @@
 
 :func:`carve_source` is the paper's whole static pipeline for one kernel and one
 compute capability: every valid configuration of the space is compiled with its
-parameters as ``-D`` macros (no GPU needed: NVIDIA's NVRTC/ptxas from PyPI, extra
+parameters as ``-D`` macros (no GPU needed: NVIDIA's NVRTC/ptxas from PyPI, the
 ``carve`` extra), its registers and shared memory give the blocks per SM,
 its SASS gives the instructions and blocking regions per thread, and the
 efficiency/utilization trade-off keeps the Pareto-optimal configurations.
@@ -52,6 +52,10 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
         Values of macros that are not parameters (e.g. ``{"N": 1024}``).
     trip_counts:
         Loop trip counts for the instruction counts (``"source"``: the ``// trips:`` comments).
+    jobs:
+        Configurations compiled at once.
+    compiler_options:
+        Extra compiler options (``"-O3"``, ``"-std=c++17"``, ``"-I<dir>"``...).
 
     Configurations that do not compile are dropped with ``carved_by == "does not compile"`` and the
     compiler's message in ``reason``; like failed ones they do not count as removed by carving.

@@ -269,6 +269,8 @@ def input_sensitivity(dataset: Dataset, inputs: Sequence[str], metric: str | Non
         throughput (work per second, to maximise) first, see :func:`add_throughput`.
     size:
         The size parameter for named work functions; default the first input.
+    time:
+        The time metric (in ms) that ``work`` turns into throughput.
     minimize:
         Whether smaller is better; default by the metric's name
         (:func:`starchart.direction.lower_is_better`: throughput and GFLOP/s are maximised, time minimised).

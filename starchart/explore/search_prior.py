@@ -53,7 +53,8 @@ class PriorFeature:
     Attributes
     ----------
     model:
-        Starchart trees fitted to the earlier responses (smaller is better).
+        One Starchart tree (an ensemble of one, on every row and parameter) fitted to the
+        earlier responses (smaller is better).
     edges:
         The band boundaries: quantiles of the model's predictions for the earlier configurations.
     """
@@ -92,7 +93,8 @@ def prior_dataset(prior: Dataset | str | Path) -> Dataset:
 
 
 def prior_measurements(prior: Dataset, encoding: Encoding, objective: str) -> tuple[np.ndarray, np.ndarray]:
-    """Codes and ``objective`` values of the valid configurations of ``prior`` that lie in the space.
+    """Codes and ``objective`` values of the valid configurations of ``prior`` whose values the
+    space's ``encoding`` lists (its restrictions are not checked: a prior only ranks).
 
     Raises :class:`~starchart.errors.InputError` when ``prior`` lacks one of the
     space's parameters or the objective, or when fewer than :data:`MIN_PRIOR_ROWS`

@@ -278,7 +278,7 @@ class TradeoffResult:
         ``description``, ``n`` (measured designs in it), ``share_meeting`` (the share
         of them meeting every target), per metric ``mean_<m>``, ``worst_<m>``,
         ``best_<m>``, ``meets_worst`` (every measured design meets every target),
-        and ``nodes`` (the chosen node of each tree). Sorted: highest share first.
+        and ``nodes`` (the chosen node of each tree). Sorted: highest share first, then largest.
     regions:
         The parameter values each subspace allows, in the order of ``subspaces``.
     coverage:

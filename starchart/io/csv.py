@@ -4,10 +4,11 @@ parameter or metric, with an optional ``status`` (and ``reason``) column.
 Which columns are metrics is the user's call: pass ``metrics=[...]``. A file starchart
 wrote (:meth:`Dataset.to_csv`, ``starchart export study.db -o study.csv``) says it in its
 first line, ``# starchart: {"params": [...], "metrics": [...]}``, so it reads back as it
-was (skip that line elsewhere: ``pandas.read_csv(path, skiprows=1)``). Otherwise columns
-named ``time``, ``runtime``, ``wattage``, ``power`` or ``energy`` (any case) are taken as
-the metrics, and a file with none of them is an error asking for ``metrics=``. All other
-columns (except ``status``/``reason``) are parameters unless ``params=[...]`` says otherwise.
+was (skip that line elsewhere: ``pandas.read_csv(path, skiprows=1)``). Otherwise, with
+``params=[...]`` given, every other column (except ``status``/``reason``) is a metric;
+with neither, columns named ``time``, ``runtime``, ``wattage``, ``power`` or ``energy``
+(any case) are taken as the metrics, a file with none of them is an error asking for
+``metrics=``, and all other columns (except ``status``/``reason``) are parameters.
 
 :func:`read_configs` reads a CSV of configurations to measure (``starchart run --configs``).
 """
@@ -55,6 +56,10 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
 
     Parameters
     ----------
+    path:
+        The file; named in errors.
+    text:
+        Its content when already read (else it is read from ``path``).
     metrics:
         The measured (response) columns; see the module docs for the default.
     params:

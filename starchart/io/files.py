@@ -13,7 +13,8 @@ from starchart.errors import InputError
 
 
 def read_text(path: str | Path) -> str:
-    """Return the text of ``path``, transparently un-gzipping ``.gz`` files.
+    """Return the text of ``path``, transparently un-gzipping gzip data (recognised by its first
+    bytes, whatever the file's name; a file cut off by a crash yields what was written).
 
     Raises :class:`InputError` naming the file when it is missing, unreadable or empty.
 
@@ -109,7 +110,8 @@ def read_json(path: str | Path) -> Any:
 
 
 def write_json_atomic(path: str | Path, data: Any) -> None:
-    """Write JSON to a temporary file beside ``path`` and rename it over ``path``.
+    """Write ``data`` as JSON to a temporary file beside ``path`` and rename it over ``path``
+    (creating ``path``'s folder).
 
     A reader (or a run killed half-way) never sees half a file: results stored as they
     arrive stay readable.

@@ -45,7 +45,7 @@ def sniff(head: str) -> bool:
 
 
 def read(path: str | Path, text: str | None = None) -> Dataset:
-    """Read a KTT output file.
+    """Read a KTT output file (``text``: its content when already read; ``path`` then names it in errors).
 
     Examples
     --------

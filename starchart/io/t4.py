@@ -53,7 +53,7 @@ def sniff(head: str) -> bool:
 
 
 def read(path: str | Path, text: str | None = None) -> Dataset:
-    """Read a T4 results file.
+    """Read a T4 results file (``text``: its content when already read; ``path`` then names it in errors).
 
     Metrics: every numeric measurement, ``time`` (the ``time`` measurement, else the
     mean of ``runtimes``) and the tuning costs under Kernel Tuner's names

@@ -592,7 +592,10 @@ def plot_progress(values: Any, *, metric: str = "time", unit: str | None = None,
 def figures(tree: StarchartTree, dataset: Dataset, metric: str | None = None, *,
             minimize: bool = True, unit: str | None = None,
             tree_options: Mapping[str, Any] | None = None) -> dict[str, Figure]:
-    """The four standard figures by file stem: ``tree``, ``importance``, ``leaves``, ``measurements``."""
+    """The four standard figures by file stem: ``tree``, ``importance``, ``leaves``, ``measurements``.
+
+    ``tree_options`` are keyword arguments of :func:`plot_tree` (e.g. ``{"max_depth": 3}``).
+    """
     metric = dataset.default_metric if metric is None else metric
     if metric not in dataset.metrics:
         raise InputError(f"no metric named {metric!r}", where=dataset.meta.get("source"),

@@ -124,7 +124,8 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     one ``LABEL=PATH`` is that file, titled by its label.
     ``output`` defaults to ``<source stem>-report/report.html`` beside the (first) source
     (``platforms-report/`` for several); an existing folder gets ``report.html`` in it, and a
-    name without ``.html`` gets it appended; ``minimize`` (whether lower values are better)
+    name without ``.html`` gets it appended; ``metric`` defaults to the data's default metric;
+    ``title`` to "starchart report: NAME"; ``minimize`` (whether lower values are better)
     to what the data records, else to what the metric's name says
     (:func:`starchart.direction.lower_is_better`); ``metrics`` names a CSV's measured
     columns when it does not say them itself; ``limits`` (``{metric: target}``) are the

@@ -1,12 +1,15 @@
 """``starchart xapp``: predict a GPU port's speedup from plain C code.
 
-    starchart xapp features FILE.c [--band-line N] [--trip N] [--prob P] [--coalescing stride1|thesis] [--json]
+    starchart xapp features FILE.c [--band-line N] [--trip N] [--prob P] [--coalescing stride1|thesis] [--details]
+                            [--json]
     starchart xapp features --dynamic FILE.c [--band-line N] [--json] -- ARGS...
-    starchart xapp corpus CORPUS
-    starchart xapp train CORPUS [--cutoffs 3,20] [--levels 2] [--trees 1000] [--seed 0] [--dynamic] -o model.json
-    starchart xapp evaluate CORPUS [--cutoffs 3] [--levels 2] [--trees 1000] [--seed 0] [--dynamic] [--json]
+    starchart xapp corpus CORPUS [--json]
+    starchart xapp train CORPUS [--cutoffs 3,20] [--levels 2] [--trees 1000] [--seed 0] -o model.json
+    starchart xapp train --dynamic CORPUS [--learners 100] [--seed 0] -o model.json
+    starchart xapp evaluate CORPUS [--cutoffs 3] [--levels 2] [--trees 1000] [--seed 0] [--json]
+    starchart xapp evaluate --dynamic CORPUS [--learners 100] [--leave-out 10] [--seed 0] [--json]
     starchart xapp predict FILE.c --model model.json [--band-line N] [--sweep] [--json]
-    starchart xapp predict --dynamic FILE.c --model model.json [--band-line N] [--json] -- ARGS...
+    starchart xapp predict --dynamic FILE.c --model model.json [--band-line N] [--cpu-seconds S] [--json] -- ARGS...
 
 Importing this module registers the ``xapp`` command group on the ``starchart`` app.
 """
@@ -42,6 +45,9 @@ _in_cli_words = option_names(
 BandLine = typer.Option(None, "--band-line", help="line of the band's `for` (instead of #pragma xapp parallel)")
 Dynamic = typer.Option(False, "--dynamic", help="dynamic XAPP: features of an instrumented run (program "
                                                 "arguments after --)")
+# train and evaluate take no program arguments: each kernel runs with the arguments its corpus entry records
+CorpusDynamic = typer.Option(False, "--dynamic", help="dynamic XAPP: features of each kernel's instrumented run "
+                                                      "at its recorded input (regression model)")
 AsJson = typer.Option(False, "--json", help="print JSON instead of tables")
 Cutoffs = typer.Option("3", "--cutoffs", help="speedup range boundaries, e.g. 3 or 3,20")
 Levels = typer.Option("2", "--levels", help="discretisation levels per feature: 2, 3 or auto")
@@ -217,7 +223,7 @@ def train_command(
     corpus: Path = typer.Argument(..., help="corpus folder with measured speedups"),
     output: Path = typer.Option(..., "-o", "--output", help="model file to write (JSON)"),
     cutoffs: str = Cutoffs, levels: str = Levels, trees: int = Trees,
-    learners: int = Learners, seed: int = Seed, dynamic: bool = Dynamic,
+    learners: int = Learners, seed: int = Seed, dynamic: bool = CorpusDynamic,
 ) -> None:
     """Learn a speedup model from a measured corpus (static: range classifier; dynamic: regression)."""
     check_output_folder(output, "--output")  # before the features and the fit: else the model is lost
@@ -243,7 +249,7 @@ def train_command(
 def evaluate_command(
     corpus: Path = typer.Argument(..., help="corpus folder with measured speedups"),
     cutoffs: str = Cutoffs, levels: str = Levels, trees: int = Trees,
-    learners: int = Learners, seed: int = Seed, dynamic: bool = Dynamic,
+    learners: int = Learners, seed: int = Seed, dynamic: bool = CorpusDynamic,
     leave_out: int = typer.Option(1, "--leave-out", min=1, help="dynamic: kernels held out per fold "
                                                                 "(thesis: 10)"),
     as_json: bool = AsJson,

@@ -7,9 +7,9 @@ rejects are left out and listed, never silently dropped.
 Examples
 --------
 >>> from starchart.xapp.corpus import Corpus
->>> frame = corpus_features(Corpus.load("corpus"), progress=False)   # doctest: +SKIP
->>> frame.loc["saxpy", "coalesced"]                                   # doctest: +SKIP
-1.0
+>>> features = corpus_features(Corpus.load("corpus"), progress=False)   # doctest: +SKIP
+>>> features.frame.loc["saxpy", "coalesced"], features.skipped             # doctest: +SKIP
+(1.0, {})
 """
 
 from __future__ import annotations
@@ -65,7 +65,8 @@ def kernel_band_line(kernel: CorpusKernel) -> int | None:
 def corpus_features(corpus: Corpus, kind: str = "static", *, kernels: Sequence[str] | None = None,
                     progress: bool = True, small: bool = False, cache: bool = True,
                     extract: Callable[[CorpusKernel], dict[str, float]] | None = None) -> CorpusFeatures:
-    """Features of the corpus kernels (one row per kernel, index ``kernel``).
+    """Features of the corpus kernels: ``.frame`` (one row per kernel, index ``kernel``) and
+    ``.skipped`` (the kernels left out, with why).
 
     Parameters
     ----------
