@@ -107,6 +107,7 @@ def resume_command(
         sample_size_study = db.get("sample_size")
         msp_sessions = [sess for sess in db.get("sessions", []) if sess.get("msp")]
         has_evaluator = db.get("evaluator") is not None
+        has_plan = db.get("plan") is not None or len(db) > 0
     if msp_sessions:  # its searches and sizes are the msp command's: that command replays the store
         from starchart.msp.cli import msp_command_line
 
@@ -116,12 +117,14 @@ def resume_command(
         raise InputError("the store holds a minimum-saturation-point study (starchart msp)", where=str(store),
                          hint=f"continue it by running its command again (what it measured is replayed, not "
                               f"measured twice): {again}")
-    if not has_evaluator:
-        # the run that made it stopped before its evaluator could be used (a missing compiler, CuPy or GPU)
-        raise InputError("the store holds no evaluator, so there is nothing to resume: the run that made it "
-                         "stopped before measuring anything", where=str(store),
-                         hint=f"run the starchart run (or search) command again with --store {store}, once "
-                              "what stopped it is fixed")
+    if not has_evaluator or (not searched and not sample_size_study and not has_plan and samples is None):
+        # the command that made it (run, search or samples) stopped before measuring anything: after recording
+        # the space, or the evaluator too (a missing compiler, CuPy or GPU); which kind of study it was is unknown
+        raise InputError(f"the store holds no {'evaluator' if not has_evaluator else 'plan'} yet: the command "
+                         "that made it stopped before measuring anything", where=str(store),
+                         hint=f"run that starchart run, search or samples command again with --store {store}, once "
+                              "what stopped it is fixed" + (f" (a uniform study can also go on with: starchart "
+                                                            f"resume {store} --samples N)" if has_evaluator else ""))
     if searched:
         if samples is not None:
             raise InputError("the store holds a search, which has a budget, not a sample size", where="--samples",

@@ -102,10 +102,15 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
         plan = plan_run(db, space, samples=samples, seed=seed, configs=configs)
         db.add_session(session_record(evaluator, workers=workers, ray=ray))
         results = _execute(evaluator, plan.todo, workers=workers, ray=ray)
-        with Progress(plan, evaluator, db, enabled=progress) as bar:
-            for measurement in results:
-                db.add(measurement)
-                bar.advance(measurement)
+        try:
+            with Progress(plan, evaluator, db, enabled=progress) as bar:
+                for measurement in results:
+                    db.add(measurement)
+                    bar.advance(measurement)
+        finally:  # stopped by an error or Ctrl-C outside the evaluation: no worker goes on measuring unseen
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()
         return db.to_dataset()
     finally:
         if owns_store:

@@ -79,6 +79,8 @@ class Store:
         self._db = connection
         self.path = path
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
+        self._durable = False
+        self._identity: tuple[int, int] | None = None  # the file written to (device, inode); see _check_file
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -159,12 +161,12 @@ class Store:
 
     @classmethod
     def _initialise(cls, db: sqlite3.Connection, path: Path | None, durable: bool) -> Store:
-        db.execute("PRAGMA busy_timeout = 60000")
-        if path is not None:
-            db.execute("PRAGMA journal_mode = WAL")
-        db.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
+        _configure(db, on_disk=path is not None, durable=durable)
         db.executescript(_SCHEMA)
         store = cls(db, path)
+        store._durable = durable
+        if path is not None:
+            store._identity = _file_identity(path)
         if store.get("schema_version") is None:
             store._put_if_absent("schema_version", SCHEMA_VERSION)
         store._check_schema_version()
@@ -224,7 +226,50 @@ class Store:
              json.dumps(measurement.summary()), json.dumps(measurement.values), float(measurement.compile_s),
              float(measurement.run_s), float(measurement.overhead_s), json.dumps(measurement.extra, default=str),
              worker or self.worker, time.time()))
-        return int(cursor.lastrowid)
+        row = int(cursor.lastrowid)
+        self._check_file()
+        return row
+
+    def _check_file(self) -> None:
+        """Make sure what was just committed is in the file at :attr:`path`.
+
+        SQLite goes on writing into a store file that was deleted (or replaced by another file)
+        while it is open: every later result would be lost with the process, however the run
+        ends. A deleted store is written back from the open connection, which still holds every
+        result (with a warning), and the run goes on; a replaced one is not overwritten: what this
+        process holds is saved beside it and the run stops with an error naming that file.
+        """
+        if self._identity is None or self.path is None:
+            return
+        identity = _file_identity(self.path)
+        if identity == self._identity:
+            return
+        path = self.path
+        saved = path.with_name(f".{path.name}.{os.getpid()}.restoring")
+        saved.unlink(missing_ok=True)
+        target = sqlite3.connect(str(saved))
+        try:
+            self._db.backup(target)  # reads through the open connection: the deleted file and its -wal
+        finally:
+            target.close()
+        self._db.close()
+        for suffix in ("-wal", "-shm"):  # the lost file's companions would be read as the next file's
+            path.with_name(path.name + suffix).unlink(missing_ok=True)
+        if identity is not None:  # another file is there now: leave it alone
+            kept = path.with_name(f"{path.stem}.recovered-{os.getpid()}{path.suffix}")
+            os.replace(saved, kept)
+            self._identity = None
+            raise InputError("the store file was replaced by another file while measuring", where=path,
+                             hint=f"every result this run measured is in {kept}; move it back to {path.name} "
+                                  f"to continue with starchart resume")
+        os.replace(saved, path)
+        self._db = _configure(sqlite3.connect(str(path), timeout=60.0, isolation_level=None, check_same_thread=False),
+                              on_disk=True, durable=self._durable)
+        self._identity = _file_identity(path)
+        import warnings
+
+        warnings.warn(f"{path} was deleted while measuring: it is written again with every result stored so far "
+                      f"({len(self)}), and the run goes on", stacklevel=3)
 
     def add_many(self, measurements: Iterable[Measurement]) -> int:
         """Store several measurements; each is committed on its own. Returns how many."""
@@ -369,6 +414,24 @@ def with_earlier(settings: Mapping[str, Any], recorded: Mapping[str, Any] | None
         if as_stored(before) != as_stored(dict(settings)) and as_stored(before) not in as_stored(earlier):
             earlier.append(before)
     return {**settings, "earlier": earlier} if earlier else dict(settings)
+
+
+def _configure(db: sqlite3.Connection, *, on_disk: bool, durable: bool) -> sqlite3.Connection:
+    """A writing connection's settings: wait for other writers, WAL on disk, one sync per commit if durable."""
+    db.execute("PRAGMA busy_timeout = 60000")
+    if on_disk:
+        db.execute("PRAGMA journal_mode = WAL")
+    db.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
+    return db
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """The (device, inode) of the file at ``path``, or ``None`` if there is none."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 def _check_tables(db: sqlite3.Connection, path: Path) -> None:

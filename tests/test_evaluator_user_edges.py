@@ -144,7 +144,7 @@ def test_resuming_a_store_whose_first_run_never_started_says_what_to_do(tmp_path
     assert invoke("run", space, "--evaluator", evaluator, "--samples", "1", "--store", store).exit_code == 2
     result = invoke("resume", store)
     # was: "no evaluator given and none stored (hint: pass an evaluator)", which resume cannot take
-    assert result.exit_code == 2 and "the store holds no evaluator" in result.output
+    assert result.exit_code == 2 and "the store holds no evaluator yet" in result.output
     assert f"--store {store}" in result.output
 
 

@@ -394,6 +394,9 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
             result = run_process(command, timeout=self.compile_timeout)
         except InputError as exc:  # the compiler vanished after prepare(), or prepare() was skipped
             return None, 0.0, str(exc), ""
+        except BaseException:  # Ctrl-C or SIGTERM while compiling: leave no partial binary behind
+            partial.unlink(missing_ok=True)
+            raise
         if not result.ok or not partial.is_file():
             partial.unlink(missing_ok=True)
             return None, result.wall_s, f"{self.compiler}: {result.failure_reason()}", result.stderr_tail()
