@@ -58,7 +58,7 @@ def test_a_description_without_kind_or_with_a_miscased_kind_says_so():
     ("problem_size: 100\n", "has no kernel_name"),                                   # was a KeyError traceback
     ("kernel_name: foo\n", "has no problem_size"),                                   # was a TypeError traceback
     ("kernel_name: foo\nproblem_size: 100\narguments: [100]\n", "arguments[0]: each argument must be"),
-    ("kernel_name: foo\nproblem_size: 100\npower: 'false'\n", "power: must be true or false"),  # was True
+    ("kernel_name: foo\nproblem_size: 100\npower: 'false'\n", "power must be true or false"),  # was True
     ("kernel_name: foo\nproblem_size: 100\narguments: [{kind: array, dtype: float32, shape: [4]}]\n",
      "arguments[0]: argument 0 is an array"),
 ])

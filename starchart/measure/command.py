@@ -34,6 +34,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
+
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement, check_metrics
 from starchart.measure.process import (
@@ -272,9 +274,7 @@ def check_bool(value: Any, label: str, where: str) -> bool:
     >>> check_bool(True, "shell", "CommandEvaluator"), check_bool(0, "shell", "CommandEvaluator")
     (True, False)
     """
-    if isinstance(value, bool) or (isinstance(value, numbers.Integral) and value in (0, 1)):
-        return bool(value)
-    if type(value).__name__ == "bool_":  # numpy's bool
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral) and value in (0, 1)):
         return bool(value)
     raise InputError(f"{label} must be true or false, got {value!r}", where=where,
                      hint=f"write {label}: true or {label}: false (unquoted)")

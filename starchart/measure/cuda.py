@@ -57,6 +57,7 @@ import numpy as np
 
 from starchart.errors import InputError, StarchartError
 from starchart.measure.base import Evaluator, Measurement
+from starchart.measure.command import check_bool
 from starchart.measure.launch import (
     DEFAULT_BLOCK_SIZE_NAMES,
     GridDiv,
@@ -678,7 +679,7 @@ class CudaEvaluator(Evaluator):
         self.rtol = _non_negative(rtol, "rtol")
         self.atol = _non_negative(atol, "atol")
         self.smem_args = _check_smem_args(smem_args)
-        self.power = _strict_bool(power, "power")
+        self.power = check_bool(power, "power", "power")
         self.power_duration_s = float(power_duration_s)
         if not self.power_duration_s > 0:
             raise InputError(f"must be positive, got {power_duration_s!r}", where="power_duration_s")
@@ -953,7 +954,7 @@ class CudaEvaluator(Evaluator):
         if description.get("source_path") is not None or evaluator.source_path is None:
             evaluator.source_path = description.get("source_path")
         if description.get("minimize") is not None:  # as described (else the metric's usual direction)
-            evaluator.minimize = _strict_bool(description["minimize"], "minimize")
+            evaluator.minimize = check_bool(description["minimize"], "minimize", "minimize")
         return evaluator
 
     def close(self) -> None:
@@ -985,12 +986,6 @@ def _check_description_keys(description: Mapping[str, Any]) -> None:
         guess = f"did you mean {', '.join(close)}? " if close else ""
         raise InputError(f"unknown option(s) {', '.join(unknown)}", where="evaluator description",
                          hint=f"{guess}a 'cuda' evaluator accepts: {', '.join(sorted(accepted))}")
-
-
-def _strict_bool(value: Any, name: str) -> bool:
-    if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral) and value in (0, 1)):
-        return bool(value)
-    raise InputError(f"must be true or false, got {value!r}", where=name)
 
 
 def _match_arguments(recorded: list[dict[str, Any]], arguments: list[np.ndarray | np.generic]) -> None:
