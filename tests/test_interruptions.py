@@ -130,8 +130,11 @@ def test_a_run_stopped_by_an_error_measures_nothing_more_on_its_workers(tmp_path
 
     def slow(config):
         with lock:
+            first = not calls
             calls.append(config["x"])
-        time.sleep(0.3)
+        # the first call ends well before the other in flight, so only its worker takes a queued configuration
+        # before the error; the other worker's end (0.8 s) is when the old code started the last queued one
+        time.sleep(0.1 if first else 0.8)
         return float(config["x"])
 
     class Failing(Store):
@@ -142,7 +145,7 @@ def test_a_run_stopped_by_an_error_measures_nothing_more_on_its_workers(tmp_path
     with pytest.raises(OSError) as raised:  # kept, as a notebook keeps the last error
         run(Space({"x": list(range(20))}), PythonEvaluator(slow), samples=12, seed=1, store=store, workers=2,
             progress=False)
-    time.sleep(1.0)  # the exception (and the run's frame) is still alive here
+    time.sleep(1.5)  # the exception (and the run's frame) is still alive here
     store.close()
     assert raised.value is not None
     assert len(calls) <= 3  # before: the queued configurations went on being measured (4)
