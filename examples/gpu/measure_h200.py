@@ -1,0 +1,124 @@
+"""Measure the paper's six kernels on an NVIDIA GPU into starchart stores (issue 8's data).
+
+For each kernel: a uniform sample of its space (default 400 configurations, seed 0), every
+configuration checked against its reference before it is timed (CUDA events, a warm-up
+launch, 10 repeats), power and energy from NVML for the kernels named by ``--power``
+(a sustained run of ``--power-duration`` seconds per configuration). Results go to
+``OUT/NAME.db`` as they arrive; running the same command again resumes where it stopped
+(also after a kill), then writes ``OUT/NAME.csv`` and ``OUT/NAME.json`` (Kernel Tuner cache).
+
+Compiling is the slow part (NVRTC, ~0.2–0.5 s a configuration), so each kernel's sampled
+configurations are first compiled in parallel processes into CuPy's kernel cache; the
+measuring run then finds them compiled.
+
+Usage (on the GPU machine, from the repository root)::
+
+    python examples/gpu/measure_h200.py [KERNEL ...] [--samples 400] [--out data/h200]
+        [--power kmeans] [--power-duration 1.0] [--jobs 16]
+
+Needs CuPy and nvidia-ml-py (``pip install ".[cuda]"``). Not run yet: no GPU has been lent
+to this project so far; ``tests/test_gpu_examples.py`` checks the kernels on the CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run from a source checkout
+
+import kernels
+
+import starchart
+from starchart.errors import StarchartError
+from starchart.store import Store
+
+
+def compile_one(job: tuple[str, str, tuple[str, ...]]) -> bool:
+    """Compile one configuration into CuPy's on-disk cache; False if it does not compile."""
+    import cupy
+
+    code, name, options = job
+    try:
+        cupy.RawModule(code=code, options=options).get_function(name)  # as CudaEvaluator compiles
+        return True
+    except Exception:  # noqa: BLE001 - the measuring run records the compiler's message
+        return False
+
+
+def precompile(evaluator: Any, configs: list[dict[str, Any]], jobs: int) -> tuple[int, float]:
+    """Compile ``configs`` in ``jobs`` processes; returns (failures, seconds)."""
+    work = []
+    for config in configs:
+        grid, block = evaluator.geometry(config)
+        work.append((evaluator.source, evaluator.kernel_name, tuple(evaluator.options(config, grid, block))))
+    start = time.perf_counter()
+    context = multiprocessing.get_context("spawn")  # CUDA does not survive fork
+    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        failures = sum(not ok for ok in pool.map(compile_one, work, chunksize=4))
+    return failures, time.perf_counter() - start
+
+
+def measure(name: str, args: argparse.Namespace) -> starchart.Dataset:
+    """Sample, check, time (and with --power, power) one kernel into OUT/NAME.db; export it."""
+    power = name in args.power
+    evaluator = kernels.KERNELS[name]("gpu", repeats=args.repeats, power=power,
+                                      power_duration_s=args.power_duration)
+    space = kernels.space(name)
+    store = args.out / f"{name}.db"
+    todo = space.sample(args.samples, seed=args.seed).to_dict("records")
+    if store.exists():
+        with Store.open(store, read_only=True) as done:
+            measured = {tuple(sorted(m.config.items())) for m in done.measurements()}
+        todo = [c for c in todo if tuple(sorted(c.items())) not in measured]
+    if todo and args.jobs > 1:
+        failures, seconds = precompile(evaluator, todo, args.jobs)
+        print(f"{name}: compiled {len(todo)} configurations in {seconds:.0f} s ({failures} do not compile)",
+              flush=True)
+    data = starchart.run(space, evaluator, samples=args.samples, store=store, seed=args.seed)
+    with Store.open(store, read_only=True) as done:
+        done.export(args.out / f"{name}.csv")
+        done.export(args.out / f"{name}.json")
+    return data
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("kernels", nargs="*", default=sorted(kernels.KERNELS), choices=sorted(kernels.KERNELS),
+                        metavar="KERNEL", help="kernels to measure (default: all six)")
+    parser.add_argument("--samples", type=int, default=400)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--out", type=Path, default=Path("data/h200"))
+    parser.add_argument("--power", nargs="*", default=["kmeans"], metavar="KERNEL",
+                        help="kernels whose power and energy are measured too (default: kmeans)")
+    parser.add_argument("--power-duration", type=float, default=1.0, help="seconds of each sustained power run")
+    parser.add_argument("--jobs", type=int, default=16, help="processes that compile ahead (1: none)")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for name in args.kernels:
+        try:
+            data = measure(name, args)
+        except StarchartError as exc:  # no CuPy, no GPU, NVML missing: one line, not a traceback
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        ok = data.frame[data.valid.to_numpy()]
+        best = ok.loc[ok["time"].idxmin()] if len(ok) else None
+        rows.append((name, len(ok), len(data) - len(ok),
+                     f"{best['time']:.4g} ms" if best is not None else "-",
+                     {p: best[p] for p in data.params} if best is not None else "-"))
+    print(f"\n{'kernel':<14} {'ok':>5} {'failed':>6}  best")
+    for name, ok, failed, best, config in rows:
+        print(f"{name:<14} {ok:>5} {failed:>6}  {best} {config}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
