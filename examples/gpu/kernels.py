@@ -188,7 +188,7 @@ def matrix(scale: str = "gpu", *, n: int | None = None, seed: int = 0, **options
 
 
 # ---------------------------------------------------------------------------- nbody
-def nbody_accelerations(positions: np.ndarray, softening_squared: float = 0.01, chunk: int = 512) -> np.ndarray:
+def nbody_accelerations(positions: np.ndarray, softening_squared: float = 0.01, chunk: int = 256) -> np.ndarray:
     """All-pairs accelerations in float64, chunked to bound memory."""
     pos = positions[:, :3].astype(np.float64)
     mass = positions[:, 3].astype(np.float64)
