@@ -3,8 +3,9 @@ parameter or metric, with an optional ``status`` (and ``reason``) column.
 
 Which columns are metrics is the user's call: pass ``metrics=[...]``. A file starchart
 wrote (:meth:`Dataset.to_csv`, ``starchart export study.db -o study.csv``) says it in its
-first line, ``# starchart: {"params": [...], "metrics": [...]}``, so it reads back as it
-was (skip that line elsewhere: ``pandas.read_csv(path, skiprows=1)``). Otherwise, with
+first line, ``# starchart: {"params": [...], "metrics": [...], "objective": ...,
+"objective_higher_is_better": ...}``, so it reads back as it was, objective and direction
+too (skip that line elsewhere: ``pandas.read_csv(path, skiprows=1)``). Otherwise, with
 ``params=[...]`` given, every other column (except ``status``/``reason``) is a metric;
 with neither, columns named ``time``, ``runtime``, ``wattage``, ``power`` or ``energy``
 (any case) are taken as the metrics, a file with none of them is an error asking for
@@ -26,6 +27,7 @@ import pandas as pd
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.io.files import read_text
+from starchart.io.kernel_tuner import HIGHER_IS_BETTER, direction_entry, read_direction
 
 if TYPE_CHECKING:
     from starchart.space import Space
@@ -79,9 +81,11 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
     path = Path(path)
     text = read_text(path) if text is None else text
     declared, text, skipped = _declared_columns(text, path)
+    meta: dict[str, Any] = {"source": str(path), "format": FORMAT}
     if declared:
         metrics = declared["metrics"] if metrics is None else metrics
         params = [p for p in declared["params"] if p not in metrics] if params is None else params
+        meta.update(declared["direction"])
     sep = sep or _guess_sep(text)
     try:
         frame = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True)
@@ -106,7 +110,6 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
             frame[name] = raw[name].to_numpy(dtype=object)
     if sep == ";":
         _read_decimal_commas(frame, skip=text_params)
-    meta = {"source": str(path), "format": FORMAT}
     lines = [n + skipped for n in _data_lines(text)]
     return Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta, lines=lines)
 
@@ -122,16 +125,19 @@ def write(dataset: Dataset, path: str | Path) -> None:
     >>> p = os.path.join(tempfile.mkdtemp(), "k.csv")
     >>> write(ds, p)
     >>> open(p).readline().strip()
-    '# starchart: {"params": ["bx"], "metrics": ["GFLOP/s"]}'
+    '# starchart: {"params": ["bx"], "metrics": ["GFLOP/s"], "objective": "GFLOP/s", "objective_higher_is_better": true}'
     >>> read(p).metrics
     ['GFLOP/s']
     """
     path = Path(path)
-    declared: dict[str, list[str]] = {"params": list(dataset.params), "metrics": list(dataset.metrics)}
+    declared: dict[str, Any] = {"params": list(dataset.params), "metrics": list(dataset.metrics)}
     text = [p for p in dataset.params
             if len(dataset.frame) and dataset.frame[p].map(lambda v: isinstance(v, str)).all()]
     if text:  # parameters whose values are text, so that "01" and "1.0" do not read back as numbers
         declared["text"] = text
+    if dataset.metrics:  # else a GFLOP/s objective beside a "time" column would read back as time, minimised
+        objective = dataset.default_metric
+        declared.update(objective=objective, **direction_entry(dataset, objective))
     header = f"{HEADER_PREFIX} {json.dumps(declared)}\n"
     opener = gzip.open if path.name.lower().endswith(".gz") else open
     with opener(path, "wt", encoding="utf-8", newline="") as handle:
@@ -139,9 +145,10 @@ def write(dataset: Dataset, path: str | Path) -> None:
         dataset.to_frame().to_csv(handle, index=False)
 
 
-def _declared_columns(text: str, path: Path) -> tuple[dict[str, list[str]] | None, str, int]:
-    """The parameters and metrics a ``# starchart:`` first line declares, the text after it, and how
-    many lines were taken off (0 or 1)."""
+def _declared_columns(text: str, path: Path) -> tuple[dict[str, Any] | None, str, int]:
+    """The parameters and metrics a ``# starchart:`` first line declares (and under ``"direction"`` the
+    objective and ``minimize`` it names, as dataset metadata), the text after it, and how many lines
+    were taken off (0 or 1)."""
     stripped = text.lstrip()
     if not stripped.startswith(HEADER_PREFIX):
         return None, text, 0
@@ -154,7 +161,13 @@ def _declared_columns(text: str, path: Path) -> tuple[dict[str, list[str]] | Non
     except (ValueError, KeyError, TypeError) as exc:
         raise InputError(f"line {skipped}: a broken '{HEADER_PREFIX}' line", where=path,
                          hint='it must read # starchart: {"params": [...], "metrics": [...]}, or delete it') from exc
-    return columns, rest, skipped
+    direction: dict[str, Any] = {}
+    if declared.get("objective") is not None:
+        direction["objective"] = str(declared["objective"])
+        minimize = read_direction(declared.get(HIGHER_IS_BETTER), f"{path}, line {skipped}")
+        if minimize is not None:
+            direction["minimize"] = minimize
+    return {**columns, "direction": direction}, rest, skipped
 
 
 #: A number written with a decimal comma (``1,5``, ``-0,25``, ``3,1e-05``), or an integer.

@@ -49,14 +49,18 @@ STATUS_ERROR: dict[str, str] = {"compile": "CompilationFailedConfig", "runtime":
 SENTINEL = 1e20
 #: The entry key holding a failure's reason in the caches we write (Kernel Tuner has only its error names).
 FAILURE_REASON = "failure_reason"
-#: Per-entry fields that are neither parameters nor metrics.
-NOT_METRICS = frozenset({"timestamp", "times", "__error__", FAILURE_REASON})
-#: Bookkeeping timings Kernel Tuner's simulation mode reads from every entry (ms) when it has a time limit.
-TIMING_FIELDS = ("compile_time", "verification_time", "benchmark_time")
 #: Header key of the caches we write: the timing fields filled in with 0 because the dataset had no such
 #: metric (Kernel Tuner ignores it; :func:`read` drops those fields again instead of taking them as metrics).
+#: In an entry, the same key lists the timing fields filled in with 0 for that configuration alone (a
+#: failed one has no compile time, but Kernel Tuner's simulation mode reads the field from every entry).
 PLACEHOLDERS = "starchart_placeholders"
-
+#: Header key saying which way the objective is better, as Kernel Tuner's ``objective_higher_is_better``
+#: option names it (its caches do not record it: without it a maximised "score" would read back minimised).
+HIGHER_IS_BETTER = "objective_higher_is_better"
+#: Per-entry fields that are neither parameters nor metrics.
+NOT_METRICS = frozenset({"timestamp", "times", "__error__", FAILURE_REASON, PLACEHOLDERS})
+#: Bookkeeping timings Kernel Tuner's simulation mode reads from every entry (ms) when it has a time limit.
+TIMING_FIELDS = ("compile_time", "verification_time", "benchmark_time")
 _CACHE_KEY = re.compile(r'"cache"\s*:\s*\{')
 
 
@@ -142,6 +146,9 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
         meta["objective"] = objectives[0]
         if len(objectives) > 1:
             meta["objectives"] = objectives
+        minimize = read_direction(doc.get(HIGHER_IS_BETTER), f"{path}, \"{HIGHER_IS_BETTER}\"")
+        if minimize is not None:
+            meta["minimize"] = minimize
     meta.update(source=str(path), format=FORMAT, unfinished=unfinished)
     if ignored:
         meta["ignored_fields"] = ignored
@@ -237,6 +244,29 @@ def _json_error(exc: json.JSONDecodeError, path: Path) -> InputError:
                            "when the damage is at its end")
 
 
+def read_direction(higher_is_better: Any, where: str) -> bool | None:
+    """``minimize`` from a file's ``objective_higher_is_better`` (``None`` when it is absent).
+
+    >>> read_direction(True, "c.json"), read_direction(None, "c.json")
+    (False, None)
+    """
+    if higher_is_better is None:
+        return None
+    if not isinstance(higher_is_better, bool):
+        raise InputError(f"{HIGHER_IS_BETTER} is {higher_is_better!r}: expected true or false", where=where,
+                         hint=f'write "{HIGHER_IS_BETTER}": true for a metric to maximise (GFLOP/s), false for '
+                              "one to minimise (time), or delete it")
+    return not higher_is_better
+
+
+def direction_entry(ds: Dataset, objective: str) -> dict[str, bool]:
+    """``{"objective_higher_is_better": ...}`` for ``objective`` as ``ds`` records or names it, for the files
+    we write: their readers would otherwise judge the direction by the name alone."""
+    from starchart.direction import lower_is_better
+
+    return {HIGHER_IS_BETTER: not lower_is_better(objective, ds.meta)}
+
+
 def _objectives(objective: Any, path: Path) -> list[str]:
     """The header's ``objective`` as a list of names: a string (Kernel Tuner before 1.5), a list (1.5), or none."""
     if objective is None:
@@ -312,6 +342,7 @@ def _entries_to_frame(entries: dict[str, Any], keys: list[str], objectives: list
         reason[given] = raw[FAILURE_REASON][given]
 
     valid = (status == "ok").to_numpy()
+    filled = raw[PLACEHOLDERS] if PLACEHOLDERS in raw.columns else None
     frame = raw[keys].copy()
     metric_names: list[str] = []
     ignored: list[str] = []
@@ -333,6 +364,8 @@ def _entries_to_frame(entries: dict[str, Any], keys: list[str], objectives: list
         numeric = numeric.mask(not_number).astype("float64")
         if col in placeholders and (numeric.fillna(0) == 0).all():
             continue  # a zero we wrote where the dataset had no such timing, not a measurement
+        if filled is not None:  # zeros we wrote where one configuration had no such timing
+            numeric = numeric.mask(filled.map(lambda names, c=col: isinstance(names, list) and c in names))
         frame[col] = numeric
         metric_names.append(col)
     frame["status"] = status.astype(str)
@@ -374,8 +407,10 @@ def write_cache(ds: Dataset, path: str | Path, *, objective: str | None = None,
     Each entry holds the parameters, every metric, ``times`` (the per-repeat times, or
     ``[time]``), and the timing fields Kernel Tuner's simulation mode reads (``compile_time``,
     ``verification_time``, ``benchmark_time``; 0 where unknown, and a timing the dataset lacks
-    is listed in the header's ``starchart_placeholders``, so that :func:`read` does not take
-    it for a measurement). Failed configurations carry the Kernel Tuner error string in the objective
+    is listed in the header's ``starchart_placeholders``, one a configuration lacks (a failed
+    one's compile time) in that entry's, so that :func:`read` does not take it for a
+    measurement). The header's ``objective_higher_is_better`` records the objective's direction,
+    so that a maximised metric reads back maximised whatever its name. Failed configurations carry the Kernel Tuner error string in the objective
     and ``time`` (``timeout`` and ``wrong-answer`` become ``RuntimeFailedConfig``) and
     their reason, if any, in ``failure_reason``; so does a valid configuration without an
     objective value (a program that printed ``nan``), as ``"no <objective> value"``.
@@ -405,6 +440,7 @@ def write_cache(ds: Dataset, path: str | Path, *, objective: str | None = None,
         "tune_params_keys": list(ds.params),
         "tune_params": tune_params,
         "objective": objective,
+        **direction_entry(ds, objective),
     }
     placeholders = [name for name in TIMING_FIELDS if name not in ds.metrics]
     if placeholders:
@@ -436,8 +472,11 @@ def write_cache(ds: Dataset, path: str | Path, *, objective: str | None = None,
             rep = repeats[i] if repeats is not None else None
             entry["times"] = finite_repeats(rep) if isinstance(rep, (list, tuple, np.ndarray)) else \
                 ([entry["time"]] if "time" in entry else [])
+        filled = [name for name in TIMING_FIELDS if name not in entry and name not in placeholders]
         for name in TIMING_FIELDS:
             entry.setdefault(name, 0)
+        if filled:  # Kernel Tuner needs a number; read() turns these back into "not measured"
+            entry[PLACEHOLDERS] = filled
         key = ",".join(str(v) for v in values)
         lines.append("\n" + json.dumps({key: entry}, default=json_default)[1:-1] + ",")
     text = "".join(lines)

@@ -5,7 +5,10 @@ The file holds ``results``: one object per configuration with ``configuration``
 ``search_algorithm``, ``validation``, ``benchmark``), ``invalidity`` (``correct``,
 ``compile``, ``runtime``, ``timeout``, ``correctness`` or ``constraints``) and
 ``measurements`` (``{name, value, unit}``). Times are in ``metadata.timeunit``
-(milliseconds unless said otherwise); starchart keeps them in ms.
+(milliseconds unless said otherwise), a measurement's own ``unit`` taking precedence; starchart
+keeps them in ms. The units the measurements state are kept in ``meta["units"]`` (the report
+labels values with them), and ``metadata.objective_higher_is_better``, which starchart writes, in
+``meta["minimize"]``.
 """
 
 from __future__ import annotations
@@ -20,7 +23,15 @@ import pandas as pd
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
 from starchart.io.files import parse_json, read_text
-from starchart.io.kernel_tuner import finite_repeats, json_default, write_text_file
+from starchart.io.kernel_tuner import (
+    HIGHER_IS_BETTER,
+    direction_entry,
+    finite_repeats,
+    json_default,
+    read_direction,
+    write_text_file,
+)
+from starchart.io.units import MS_METRICS, unit_of
 
 FORMAT = "t4"
 OPTIONS: frozenset[str] = frozenset()
@@ -81,19 +92,32 @@ def read(path: str | Path, text: str | None = None) -> Dataset:
     if unit not in _TO_MS:
         raise InputError(f"unknown metadata.timeunit {unit!r}", where=f"{path}, key 'metadata.timeunit'",
                          hint=f"use one of: {', '.join(_TO_MS)}")
-    rows, params, objective = _rows(results, _TO_MS[unit], path)
+    rows, params, objective, units = _rows(results, _TO_MS[unit], path)
     frame = pd.DataFrame.from_records(rows)
     metrics = [c for c in frame.columns if c not in params and c not in ("status", "reason")
                and not c.startswith(REPEATS_PREFIX)]
+    if objective not in metrics and not (frame["status"] == "ok").any():
+        # Every configuration failed, so no result holds a value; the objective is still what was
+        # measured (without it the dataset would have no metric at all), as for a Kernel Tuner cache.
+        frame[objective] = np.nan
+        metrics.append(objective)
     meta: dict[str, Any] = {k: metadata[k] for k in ("device_name", "kernel_name", "problem_size", "tune_params")
                             if k in metadata}
     meta.update(source=str(path), format=FORMAT, objective=objective, timeunit=unit,
                 schema_version=doc.get("schema_version"))
+    minimize = read_direction(metadata.get(HIGHER_IS_BETTER), f"{path}, key 'metadata.{HIGHER_IS_BETTER}'")
+    if minimize is not None:
+        meta["minimize"] = minimize
+    if units:
+        meta["units"] = units
     return Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta)
 
 
-def _rows(results: list[Any], to_ms: float, path: Path) -> tuple[list[dict[str, Any]], list[str], str]:
+def _rows(results: list[Any], to_ms: float,
+          path: Path) -> tuple[list[dict[str, Any]], list[str], str, dict[str, str]]:
+    """The rows, the parameters, the objective and the units the measurements state (after conversion)."""
     params: dict[str, None] = {}  # an ordered set: every configuration key seen
+    units: dict[str, str] = {}
     objective = (results[0].get("objectives") or ["time"])[0] if isinstance(results[0], dict) else "time"
     rows = []
     for i, result in enumerate(results):
@@ -113,9 +137,10 @@ def _rows(results: list[Any], to_ms: float, path: Path) -> tuple[list[dict[str, 
         for m in result.get("measurements") or []:
             value = m.get("value")
             if isinstance(value, (int, float)) and not isinstance(value, bool):
-                # Kernel Tuner labels its time measurements "ms" or leaves the unit empty.
-                scale = to_ms if m["name"].startswith("time") and m.get("unit", "") in ("", "ms") else 1.0
+                scale, stated = _measurement_scale(m["name"], str(m.get("unit") or ""), to_ms)
                 row[m["name"]] = value * scale
+                if stated:
+                    units.setdefault(m["name"], stated)
             elif isinstance(value, str) and status != "ok":
                 row["reason"] = value  # e.g. "RuntimeFailedConfig": more telling than "runtime"
         times = result.get("times") or {}
@@ -128,14 +153,35 @@ def _rows(results: list[Any], to_ms: float, path: Path) -> tuple[list[dict[str, 
             if "time" not in row and status == "ok":
                 row["time"] = float(np.mean(row[REPEATS_PREFIX + "time"]))
         rows.append(row)
-    return rows, list(params), objective
+    return rows, list(params), objective, units
+
+
+def _measurement_scale(name: str, unit: str, to_ms: float) -> tuple[float, str]:
+    """The factor a measurement's value is read with, and the unit it then has ("" when none is said).
+
+    A time without a unit is in ``metadata.timeunit`` (Kernel Tuner leaves the unit of ``time``
+    empty); a stated unit is the value's own, whatever the metadata says. The times starchart
+    keeps in ms (``time``...) are converted to ms; any other metric keeps its value and its unit
+    (``time_s`` in "s" stays in seconds).
+
+    >>> _measurement_scale("time", "", 1e3), _measurement_scale("time", "us", 1e3), _measurement_scale("time_s", "s", 1)
+    ((1000.0, ''), (0.001, 'ms'), (1.0, 's'))
+    """
+    if not unit:
+        return (to_ms, "") if name.startswith("time") else (1.0, "")
+    if name in MS_METRICS and unit.lower() in _TO_MS:
+        return _TO_MS[unit.lower()], "ms"
+    return 1.0, unit
 
 
 def write_t4(ds: Dataset, path: str | Path) -> None:
     """Write ``ds`` as a T4 results file (schema 1.0.0, times in milliseconds).
 
     ``metadata`` also records ``device_name``, ``kernel_name``, ``problem_size`` and
-    ``tune_params`` from ``ds.meta`` where known, so :func:`read` restores them.
+    ``tune_params`` from ``ds.meta`` where known, and ``objective_higher_is_better``, so
+    :func:`read` restores them. Each measurement's ``unit`` is the one ``ds.meta["units"]``
+    records, else the one its name says (``time`` in ms, ``time_s`` in s, ``wattage`` in W),
+    else empty.
 
     Examples
     --------
@@ -155,6 +201,9 @@ def write_t4(ds: Dataset, path: str | Path) -> None:
     repeat_lists = repeats.tolist() if repeats is not None else None
     statuses = frame["status"].tolist()
     reasons = frame["reason"].tolist()
+    # Each metric's unit as recorded or as its name says; unknown ones are left empty (a "time_s" or a
+    # "score" labelled "ms" would mislead every tool that reads the file).
+    units = {m: unit_of(m, ds.meta) or "" for m in ds.metrics}
     results = []
     for i in range(len(frame)):
         status = statuses[i]
@@ -166,7 +215,7 @@ def write_t4(ds: Dataset, path: str | Path) -> None:
                 if not pd.isna(value):
                     times[timing[m]] = value
             elif not pd.isna(value):  # JSON has no NaN: leave unmeasured values out
-                measurements.append({"name": m, "value": value, "unit": "ms" if m.startswith("time") else ""})
+                measurements.append({"name": m, "value": value, "unit": units[m]})
             elif m == objective and status != "ok":
                 # Like Kernel Tuner: a failed objective holds the error, so the reason survives.
                 reason = reasons[i] or _ERROR_NAMES.get(status, status)
@@ -181,7 +230,7 @@ def write_t4(ds: Dataset, path: str | Path) -> None:
             "measurements": measurements,
             "objectives": [objective],
         })
-    metadata = {"timeunit": "milliseconds"}
+    metadata: dict[str, Any] = {"timeunit": "milliseconds", **direction_entry(ds, objective)}
     metadata.update({k: ds.meta[k] for k in ("device_name", "kernel_name", "problem_size", "tune_params")
                      if k in ds.meta})
     text = json.dumps({"results": results, "schema_version": SCHEMA_VERSION, "metadata": metadata},

@@ -43,13 +43,13 @@ import pandas as pd
 
 from starchart.direction import direction_word, lower_is_better
 from starchart.errors import InputError, StarchartError
+from starchart.io.units import unit_of
 from starchart.report.plots import (
     PAGE_INCHES,
     depth_to_fit,
     failure_counts,
     figures,
     metric_label,
-    metric_unit,
 )
 from starchart.text import shorten
 
@@ -191,6 +191,18 @@ def _plain_text(value: Any) -> str:
     return _num(value)
 
 
+def share_text(share: float) -> str:
+    """A share as a percentage with two decimals, or two significant digits when smaller than that
+    shows: 40 of 29 million configurations measured is not "0.00%", which reads as none.
+
+    >>> share_text(0.25), share_text(40 / 29_209_200), share_text(0.0)
+    ('25.00%', '0.00014%', '0.00%')
+    """
+    if 0 < share < 0.0001:
+        return f"{100 * share:.2g}%" if 100 * share >= 1e-4 else f"{100 * share:.1e}%"
+    return f"{share:.2%}"
+
+
 def _card(value: str, label: str) -> str:
     return (f'<div class="card"><div class="value">{escape(value)}</div>'
             f'<div class="label">{escape(label)}</div></div>')
@@ -235,13 +247,13 @@ def _summary(dataset: Dataset, metric: str, space: Space | None, minimize: bool)
             shown = f"{size.estimate:,}" if size.exact else f"≈{size.estimate:,}"
             cards.append(_card(shown, "valid configurations in the space"))
             if size.estimate:
-                cards.append(_card(f"{n_total / size.estimate:.2%}", "of the space measured"))
+                cards.append(_card(share_text(n_total / size.estimate), "of the space measured"))
             space_rows = [("Cartesian size", f"{space.cartesian_size:,}"), ("valid configurations", str(size))]
         except StarchartError as exc:  # a space too large to count: say so, keep the report
             space_rows = [("valid configurations", f"unknown ({exc})")]
     ok = dataset.y(metric)[dataset.valid.to_numpy()]
     ok = ok[np.isfinite(ok)]
-    unit = metric_unit(metric)
+    unit = unit_of(metric, dataset.meta)
     if ok.size:
         best = ok.min() if minimize else ok.max()
         cards.append(_card(f"{_num(best)}{' ' + unit if unit else ''}", f"best {metric}"))
@@ -249,7 +261,9 @@ def _summary(dataset: Dataset, metric: str, space: Space | None, minimize: bool)
 
     about = [(k, dataset.meta[k]) for k in ("kernel_name", "device_name", "problem_size", "source", "format")
              if dataset.meta.get(k) not in (None, "")]
-    about.append(("metric", f"{metric_label(metric)}, {direction_word(minimize)}"))
+    if dataset.meta.get("unfinished"):  # the CLI warned on stderr; a reader of the page must know it too
+        about.append(("unfinished file", "the tuning run did not complete: only its complete entries are here"))
+    about.append(("metric", f"{metric_label(metric, unit or '')}, {direction_word(minimize)}"))
     about.append(("parameters", ", ".join(dataset.params)))
     parts = [f'<div class="cards">{"".join(cards)}</div>', "<h3>Data</h3>", _key_values(about + space_rows)]
     parts += ["<h3>Failures by status</h3>", _failures_table(dataset)]
@@ -296,7 +310,7 @@ def _describe_space(space: Space) -> str:
 def _best(tree: StarchartTree, dataset: Dataset, metric: str, minimize: bool) -> str:
     leaf = tree.best_leaf(minimize=minimize)
     position = [lf.node_id for lf in tree.leaves_].index(leaf.node_id)
-    unit = metric_unit(metric)
+    unit = unit_of(metric, dataset.meta)
     suffix = f" {unit}" if unit else ""
     parts = ['<div class="best">',
              f'<div class="region">{escape(leaf.description)}</div>',
@@ -315,7 +329,7 @@ def _best(tree: StarchartTree, dataset: Dataset, metric: str, minimize: bool) ->
         else:
             k = [lf.node_id for lf in tree.leaves_].index(home)
             where = f"lies in leaf #{k} ({tree.leaves_[k].description}, mean {_num(tree.leaves_[k].mean)})"
-        table = config.assign(**{f"{metric} ({unit})" if unit else metric: values[at]})
+        table = config.assign(**{metric_label(metric, unit or ""): values[at]})
         parts += [(f"<p>The best measured configuration ({escape(metric)} = "
                    f"{escape(_num(values[at]))}{escape(suffix)}) {escape(where)}:</p>"),
                   _table(table.reset_index(drop=True))]
@@ -418,7 +432,8 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
                       title: str = "Starchart report", space: Space | None = None,
                       extra_sections: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
                       minimize: bool | None = None, save_figures: bool = True,
-                      tree_max_depth: int | None | Literal["auto"] = "auto", caution: str | None = None) -> Path:
+                      tree_max_depth: int | None | Literal["auto"] = "auto", caution: str | None = None,
+                      accuracy: str | None = None) -> Path:
     """Write a self-contained HTML report of ``tree`` fitted on ``dataset``'s ``metric``.
 
     Sections: summary (samples, failures by status with their reasons, the space's
@@ -463,6 +478,9 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
     caution:
         A warning about the data shown at the top of the tree and the importance sections,
         e.g. that a search chose the configurations, so they are no uniform sample of the space.
+    accuracy:
+        How well the tree predicts unseen configurations (e.g. ``"predicts unseen configurations
+        within 12.3 % median error (5-fold CV)"``), said under the title and above the tree.
 
     Returns
     -------
@@ -482,7 +500,7 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
 
     if tree_max_depth == "auto":
         tree_max_depth = depth_to_fit(tree)  # a tree with thousands of leaves cannot be drawn whole
-    figs = figures(tree, dataset, metric, minimize=minimize,
+    figs = figures(tree, dataset, metric, minimize=minimize, unit=unit_of(metric, dataset.meta) or "",
                    tree_options={"max_depth": tree_max_depth} if tree_max_depth is not None else None)
     svgs = {name: figure_svg(fig, salt=name) for name, fig in figs.items()}
     extras = _extra(extra_sections) if extra_sections else []
@@ -497,7 +515,8 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
     sections = [
         _section("summary", "Summary", _summary(dataset, metric, space, minimize)),
         _section("tree", "The Starchart tree",
-                 warning + _figure(svgs["tree"], "Boxes: split parameter, sample count n and mean; edges: the "
+                 warning + (f'<p>This tree {escape(accuracy)}.</p>' if accuracy else "")
+                 + _figure(svgs["tree"], "Boxes: split parameter, sample count n and mean; edges: the "
                          "condition of each branch; leaves coloured by mean, the best one outlined "
                          "and starred. Scroll sideways for wide trees."
                          + (" Wider than the page, the tree is drawn from the left: each split sits above "
@@ -524,9 +543,11 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
                     (("summary", "Summary"), ("tree", "Tree"), ("best", "Best subspace"),
                      ("importance", "Importance"), ("leaves", "Leaves"), ("measurements", "Measurements"),
                      *((a, h) for a, h, _, _ in extras), ("text-tree", "Text tree")))
-    fitted = (f"Tree fitted on {tree.n_samples_:,} samples: {tree.n_leaves_} leaves, depth {tree.depth_}, "
+    leaves = f"{tree.n_leaves_} leaf" if tree.n_leaves_ == 1 else f"{tree.n_leaves_} leaves"
+    fitted = (f"Tree fitted on {tree.n_samples_:,} samples: {leaves}, depth {tree.depth_}, "
               f"threshold {_num(tree.threshold)}, min_samples_split {tree.min_samples_split}"
-              + (f", max_depth {tree.max_depth}" if tree.max_depth is not None else "") + ".")
+              + (f", max_depth {tree.max_depth}" if tree.max_depth is not None else "") + "."
+              + (f" It {accuracy}." if accuracy else ""))
     stamp = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     from starchart import __version__
 

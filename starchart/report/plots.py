@@ -42,6 +42,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLoca
 
 from starchart.dataset import REPEATS_PREFIX
 from starchart.errors import InputError
+from starchart.io.units import KNOWN_UNITS, unit_of  # noqa: F401  (KNOWN_UNITS: re-exported, it lived here)
 from starchart.report.text import split_labels
 from starchart.text import shorten
 
@@ -51,11 +52,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PAGE_INCHES", "depth_to_fit", "failure_counts", "figures", "metric_label", "metric_unit",
            "plot_importance", "plot_leaf_distributions", "plot_measurements", "plot_progress", "plot_tree"]
-
-#: Units of metrics whose names say what they are (times are kept in ms throughout).
-KNOWN_UNITS: dict[str, str] = {"time": "ms", "time_ms": "ms", "compile_time": "ms", "power": "W",
-                               "wattage": "W", "ps_power": "W", "energy": "J", "gflops": "GFLOP/s",
-                               "gflop/s": "GFLOP/s", "gbs": "GB/s", "gb/s": "GB/s"}
 
 _BEST_COLOR = "#1f3fbf"
 _FONT = 8
@@ -70,12 +66,12 @@ def metric_unit(metric: str | None, unit: str | None = None) -> str | None:
 
     Examples
     --------
-    >>> metric_unit("time"), metric_unit("wattage"), metric_unit("runtime")
-    ('ms', 'W', None)
+    >>> metric_unit("time"), metric_unit("wattage"), metric_unit("runtime"), metric_unit("time_s")
+    ('ms', 'W', None, 's')
     """
     if unit is not None:
         return unit or None
-    return KNOWN_UNITS.get((metric or "").lower())
+    return unit_of(metric)
 
 
 def metric_label(metric: str | None, unit: str | None = None) -> str:
@@ -83,13 +79,14 @@ def metric_label(metric: str | None, unit: str | None = None) -> str:
 
     Examples
     --------
-    >>> metric_label("time"), metric_label("runtime"), metric_label(None)
-    ('time (ms)', 'runtime', 'mean response')
+    >>> metric_label("time"), metric_label("runtime"), metric_label(None), metric_label("GFLOP/s")
+    ('time (ms)', 'runtime', 'mean response', 'GFLOP/s')
     """
     if metric is None:
         return "mean response"
     found = metric_unit(metric, unit)
-    return f"{metric} ({found})" if found else metric
+    # a name that is its own unit ("GFLOP/s") is not repeated: "GFLOP/s (GFLOP/s)" reads as a mistake
+    return f"{metric} ({found})" if found and found.lower() != str(metric).lower() else metric
 
 
 def _fmt(value: float, digits: int = 3) -> str:

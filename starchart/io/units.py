@@ -1,0 +1,46 @@
+"""Units of metrics: what a file said, else what the name says.
+
+starchart keeps times in milliseconds throughout (every reader converts ``time`` to ms), so
+``time`` is in ms; other names say their unit by convention (``wattage`` in W) or by a suffix
+(``time_s``, ``kernel_time_us``). A file that states units (T4 ``measurements``) records them in
+``meta["units"]``, which wins. The report labels values with these units and the T4 writer
+labels its measurements with them, so that a metric measured in seconds is not called ms.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["KNOWN_UNITS", "MS_METRICS", "unit_of"]
+
+#: Units of metrics whose names say what they are (times are kept in ms throughout).
+KNOWN_UNITS: dict[str, str] = {"time": "ms", "time_ms": "ms", "compile_time": "ms", "power": "W",
+                               "wattage": "W", "ps_power": "W", "energy": "J", "gflops": "GFLOP/s",
+                               "gflop/s": "GFLOP/s", "gbs": "GB/s", "gb/s": "GB/s"}
+#: Metrics starchart holds in milliseconds whatever unit a file gave them in (readers convert them).
+MS_METRICS = frozenset({"time", "time_ms", "compile_time", "verification_time", "benchmark_time",
+                        "framework_time", "strategy_time"})
+#: A time-like name ending in its unit: ``time_s``, ``kernel_time_us``, ``latency_ns``.
+_TIME_SUFFIX = re.compile(r"(?:time|duration|latency|runtime)_(ms|s|us|ns)$", re.IGNORECASE)
+
+
+def unit_of(metric: str | None, meta: Mapping[str, Any] | None = None) -> str | None:
+    """The unit of ``metric``: as ``meta["units"]`` records it, else as its name says; None if unknown.
+
+    >>> unit_of("time"), unit_of("time_s"), unit_of("wattage"), unit_of("score")
+    ('ms', 's', 'W', None)
+    >>> unit_of("energy", {"units": {"energy": "mJ"}})
+    'mJ'
+    """
+    if metric is None:
+        return None
+    given = (meta or {}).get("units")
+    if isinstance(given, Mapping) and given.get(metric):
+        return str(given[metric])
+    name = str(metric)
+    if name.lower() in KNOWN_UNITS:
+        return KNOWN_UNITS[name.lower()]
+    suffix = _TIME_SUFFIX.search(name)
+    return suffix.group(1).lower() if suffix else None
