@@ -148,6 +148,10 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
         raise InputError(f"no metric {metric!r}", where=str(data),
                          hint=f"choose --metric from: {', '.join(ds.metrics)}")
     if sample is not None:
+        if sample > len(ds):  # Dataset.sample's message named neither the option nor that only valid ones count
+            raise InputError(f"--sample {sample} asks for more than the {len(ds)} valid configurations",
+                             where=str(data),
+                             hint=f"ask for at most {len(ds)}, or leave out --sample to fit on all of them")
         ds = ds.sample(sample, seed=seed)
     y = ds.y(metric)
     finite = np.isfinite(y)
@@ -173,6 +177,9 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
         if len(y) < 10:
             raise InputError(f"pruning is sized by 10-fold cross-validation, which needs 10 valid samples, "
                              f"got {len(y)}", where="--prune", hint="fit on more (--sample N) or leave out --prune")
+        if prune == "relative" and not (y != 0).any():  # the library's refusal named "rule" and a rule 'min'
+            raise InputError(f"every {metric} is 0, so a relative error is undefined", where="--prune",
+                             hint="use --prune 1se, which sizes the tree by squared error")
         fitted, table = fit_pruned(X, y, cv=10, seed=0, rule=prune, **params)
     else:
         fitted, table = StarchartTree(**params).fit(X, y), None
@@ -207,7 +214,9 @@ def _cv_line(X: Any, y: Any, params: dict[str, Any], table: Any) -> str:
 
     try:
         if table is not None:
-            return describe_error(float(table["xrel"].iloc[table.attrs["selected"]])) + " (10-fold CP table)"
+            error = float(table["xrel"].iloc[table.attrs["selected"]])
+            # the source only where there is an error to source (not after "error not available")
+            return describe_error(error) + (" (10-fold CP table)" if np.isfinite(error) else "")
         folds = min(5, max(len(y), 2))  # leave-one-out on 2-4 samples
         return (describe_error(cross_validated_error(X, y, folds=folds, seed=0, **params))
                 + f" ({folds}-fold CV)")

@@ -136,7 +136,7 @@ def _stat(text: str) -> Any:
     except ValueError:
         share = -1.0
     if not 0 < share <= 1:
-        raise InputError(f"--stat must be 'mean', 'worst' or a share in (0, 1], got {text!r}", where="--stat",
+        raise InputError(f"--stat must be 'mean', 'worst' or a share in (0, 1], got {text!r}",  # names the option once
                          hint="e.g. --stat 0.9")
     return share
 

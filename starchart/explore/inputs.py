@@ -37,6 +37,7 @@ Examples
 
 from __future__ import annotations
 
+import numbers
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -73,7 +74,13 @@ def add_throughput(dataset: Dataset, work: WorkSpec, *, size: str = "n", time: s
         raise InputError(f"the dataset already has a column {name!r}", where="name", hint="choose another name")
     frame = dataset.frame.copy()
     # only the parameters (and the time) may appear in the work function, not status or other metrics
-    frame[name] = throughput_column(frame[[*dataset.params, time]], time, work, size).to_numpy(float)
+    rate = throughput_column(frame[[*dataset.params, time]], time, _numeric_work(work), size).to_numpy(float)
+    if np.isinf(rate).any():  # a finite time and infinite work: the rows would vanish as "not valid"
+        i = int(np.argmax(np.isinf(rate)))
+        raise InputError(f"the work function gives infinite units of work for "
+                         f"{plain_config(frame[dataset.params].iloc[i].to_dict())}", where="work",
+                         hint="work must be a finite positive number, e.g. 'n^2' or 'n * m'")
+    frame[name] = rate
     frame.loc[frame["status"] != "ok", name] = np.nan
     metrics = [*dataset.metrics, name] if name not in dataset.metrics else list(dataset.metrics)
     # the new objective is a rate: a "minimize" recorded for the time (a store's) must not carry over
@@ -82,11 +89,46 @@ def add_throughput(dataset: Dataset, work: WorkSpec, *, size: str = "n", time: s
     return Dataset(frame=frame, params=list(dataset.params), metrics=metrics, meta=meta)
 
 
+def _numeric_work(work: WorkSpec) -> WorkSpec:
+    """``work``, a callable's result checked to be a number (a string or None raised a bare TypeError).
+
+    >>> _numeric_work(lambda c: "n")({"n": 2})
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: work: the work function returned 'n' for {'n': 2}, not a number (hint: return the units of work as a number, e.g. lambda c: c['n'] ** 3)
+    """
+    if not callable(work):
+        return work
+
+    def numeric(config: Mapping[str, Any]) -> float:
+        value = work(config)
+        if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+            return float(value)
+        raise InputError(f"the work function returned {value!r} for {plain_config(config)}, not a number",
+                         where="work", hint="return the units of work as a number, e.g. lambda c: c['n'] ** 3")
+    return numeric
+
+
 # ---------------------------------------------------------------------- interaction test
 def _one_hot(codes: np.ndarray, levels: int) -> np.ndarray:
     out = np.zeros((len(codes), levels))
     out[np.arange(len(codes)), codes] = 1.0
     return out[:, 1:]  # the first level is the baseline
+
+
+def _within(values: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``values`` (a vector or the columns of a matrix) minus their mean within each group of ``codes``.
+
+    >>> _within(np.array([1.0, 3.0, 5.0]), np.array([0, 0, 1])).tolist()
+    [-1.0, 1.0, 0.0]
+    """
+    counts = np.bincount(codes).astype(float)
+    if values.ndim == 1:
+        return values - (np.bincount(codes, weights=values) / counts)[codes]
+    sums = np.zeros((counts.size, values.shape[1]))
+    for j in range(values.shape[1]):
+        sums[:, j] = np.bincount(codes, weights=values[:, j], minlength=counts.size)
+    return values - (sums / counts[:, None])[codes]
 
 
 def _rss(design: np.ndarray, y: np.ndarray) -> tuple[float, int]:
@@ -134,10 +176,17 @@ def interaction_test(y: np.ndarray, group: np.ndarray, factor: np.ndarray,
         means = pd.Series(y).groupby(cells).transform("mean").to_numpy()
         rss_full, rank_full = float(((y - means) ** 2).sum()), n_cells
     else:
+        # One dummy per configuration made designs of n × (configurations) columns: a dense least-squares fit
+        # of 11,130 rows took minutes per parameter. The configuration effects are projected out exactly
+        # instead (Frisch–Waugh–Lovell: subtract each configuration's mean), leaving only the few group,
+        # factor and cell columns to fit; rank([blocks, A]) = blocks + rank(A within blocks).
         b_codes = pd.factorize(np.asarray(block, dtype=object))[0]
-        additive = np.hstack([with_factor, _one_hot(b_codes, b_codes.max() + 1)])
-        rss_add, rank_add = _rss(additive, y)
-        rss_full, rank_full = _rss(np.hstack([additive, _one_hot(cells, cells.max() + 1)]), y)
+        n_blocks = int(b_codes.max() + 1)
+        y_within = _within(y, b_codes)
+        f_all = np.hstack([_one_hot(g_codes, g_codes.max() + 1), _one_hot(f_codes, f_codes.max() + 1)])
+        rss_add, rank_add = _rss(_within(f_all, b_codes), y_within)
+        rss_full, rank_full = _rss(_within(np.eye(cells.max() + 1)[cells], b_codes), y_within)
+        rank_add, rank_full = rank_add + n_blocks, rank_full + n_blocks
     df_int = rank_full - rank_add
     df_resid = len(y) - rank_full
     ss_int = max(rss_add - rss_full, 0.0)

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from starchart.configs import config_key, frame_configs, plain_config
+from starchart.configs import config_key, frame_configs, plain_config, plain_value
 from starchart.dataset import Dataset
 from starchart.direction import direction_word, lower_is_better
 from starchart.errors import InputError
@@ -59,13 +59,15 @@ def merge_platforms(datasets: Mapping[str, Dataset], *, name: str = "platform",
                     metrics: Sequence[str] | None = None) -> Dataset:
     """One dataset of all platforms' measurements, with a categorical parameter ``name``.
 
-    Every dataset must have the same tuning parameters. ``metrics`` default to those
-    all of them have. Per-repeat columns are dropped (the metrics keep the means).
+    Every dataset must have the same tuning parameters, with values of the same kind
+    (a whole-number float column is read as integers when another platform's is). ``metrics``
+    default to those all of them have. Per-repeat columns are dropped (the metrics keep the means).
 
     Raises
     ------
     InputError
-        Fewer than two platforms, differing parameters, a missing metric, or a
+        Fewer than two platforms, differing parameters, a parameter holding numbers on
+        one platform and text (or true/false) on another, a missing metric, or a
         parameter already called ``name``.
     """
     if not isinstance(datasets, Mapping) or len(datasets) < 2:
@@ -98,9 +100,13 @@ def merge_platforms(datasets: Mapping[str, Dataset], *, name: str = "platform",
         if lacking:
             raise InputError(f"platform {label!r} lacks metric(s) {lacking}", where=ds.meta.get("source") or label,
                              hint=f"its metrics are: {', '.join(ds.metrics)}")
+    _check_value_kinds(items, params)
     frames = []
     for label, ds in items:
         part = ds.frame[[*params, *metrics, "status", "reason"]].copy()
+        for p in params:  # 32.0 in one file and 32 in another: keep the integers (48, not 48.0, in the output)
+            if _integral_floats(part[p]) and any(pd.api.types.is_integer_dtype(d.frame[p]) for _, d in items):
+                part[p] = part[p].astype("int64")
         part.insert(0, name, str(label))
         frames.append(part)
     frame = pd.concat(frames, ignore_index=True)
@@ -114,6 +120,54 @@ def merge_platforms(datasets: Mapping[str, Dataset], *, name: str = "platform",
     if first.meta.get("objective") in metrics:
         meta["objective"] = first.meta["objective"]
     return Dataset(frame=frame, params=[name, *params], metrics=metrics, meta=meta)
+
+
+def _value_kind(column: pd.Series) -> str | None:
+    """``"numbers"``, ``"text"`` or ``"true/false"`` when every value of ``column`` is of that kind, else None.
+
+    >>> _value_kind(pd.Series([1, 2.5])), _value_kind(pd.Series(["1", "2"])), _value_kind(pd.Series([1, "a"]))
+    ('numbers', 'text', None)
+    """
+    if pd.api.types.is_bool_dtype(column):
+        return "true/false"
+    if pd.api.types.is_numeric_dtype(column):
+        return "numbers"
+    values = column.tolist()
+    if all(isinstance(v, str) for v in values):
+        return "text"
+    if all(isinstance(v, (bool, np.bool_)) for v in values):
+        return "true/false"
+    if all(isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_)) for v in values):
+        return "numbers"
+    return None
+
+
+def _check_value_kinds(items: Sequence[tuple[Any, Dataset]], params: Sequence[str]) -> None:
+    """Refuse a parameter holding numbers on one platform and text (or true/false) on another.
+
+    Its settings would never match (``32`` is not ``"32"``), so no configuration would be
+    in common and the comparison would fail without saying why.
+    """
+    for p in params:
+        known = [(label, ds, kind) for label, ds in items
+                 if len(ds.frame) and (kind := _value_kind(ds.frame[p])) is not None]
+        for label, ds, kind in known[1:]:
+            first_label, first_ds, first_kind = known[0]
+            if kind != first_kind:
+                raise InputError(
+                    f"parameter {p!r} holds {first_kind} on platform {str(first_label)!r} "
+                    f"(e.g. {plain_value(first_ds.frame[p].iloc[0])!r}) but {kind} on {str(label)!r} "
+                    f"(e.g. {plain_value(ds.frame[p].iloc[0])!r}), so no setting would match",
+                    where=ds.meta.get("source") or str(label),
+                    hint=f"write {p!r} the same way in every file (e.g. 32 everywhere, not '32' in one)")
+
+
+def _integral_floats(column: pd.Series) -> bool:
+    """Whether ``column`` is a float column of whole numbers only (``32.0``, ``64.0``)."""
+    if not pd.api.types.is_float_dtype(column):
+        return False
+    values = column.to_numpy(dtype=float)
+    return bool(np.isfinite(values).all() and (values == np.round(values)).all())
 
 
 def load_platforms(sources: Sequence[str | Path], *, name: str = "platform",
@@ -333,8 +387,9 @@ class PlatformComparison:
             rows.append({"platform": p, "root split": top, "second-level splits": "; ".join(second),
                          "most important": ", ".join(f"{k} {v:.0%}" for k, v in ranked.head(3).items() if v > 0),
                          "leaves": tree.n_leaves_, "best leaf": tree.best_leaf(minimize=self.minimize).description})
-        ranks = self.values.rank()
-        corr = ranks.corr(method="pearson", min_periods=3)  # Pearson of ranks = Spearman
+        # ranked over each pair's shared valid configurations (ranking each column over all of its own
+        # first, then dropping the pairs' missing values, is not Spearman's coefficient)
+        corr = self.values.corr(method="spearman", min_periods=3)
         return {"importance": self.importance(), "splits": pd.DataFrame(rows), "correlation": corr}
 
     # ------------------------------------------------------------ output
@@ -346,10 +401,14 @@ class PlatformComparison:
         """A few lines: per platform how much its own best beats the general setting; portable settings."""
         table = self.speedups()
         valid_everywhere = int(self.values.notna().all(axis=1).sum())
-        lines = [f"{len(self.values)} configurations measured on all of {', '.join(self.platforms)} "
+        n = len(self.values)
+        lines = [f"{n} configuration{'' if n == 1 else 's'} measured on all of {', '.join(self.platforms)} "
                  f"({self.metric}, {direction_word(self.minimize)}"
                  + (f"; valid on every one: {valid_everywhere}, the rest failed on some)"
                     if valid_everywhere < len(self.values) else ")"),
+                 *(["left out, not measured on every platform: "
+                    + ", ".join(f"{p} {k}" for p, k in self.options["unshared"].items())]
+                   if self.options.get("unshared") else []),
                  f"general setting (best worst case): {self.general('worst')}",
                  f"general setting (best geometric mean): {self.general('geomean')}"]
         for _, row in table.iterrows():
@@ -436,6 +495,12 @@ def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None 
         What "good everywhere" means for :meth:`PlatformComparison.portable` (0.05: within 5 %).
     tree_options:
         Keyword arguments of :class:`~starchart.StarchartTree`.
+
+    Raises
+    ------
+    InputError
+        Among others: a valid value of the metric ≤ 0 (< 0 for a metric to maximise), which
+        relative performance cannot rank.
     """
     if not isinstance(data, (Mapping, Dataset)):
         raise InputError(f"compare_platforms takes a merged dataset or {{platform: dataset}}, got {type(data).__name__}",
@@ -452,11 +517,13 @@ def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None 
                          hint=f"the metrics are: {', '.join(merged.metrics)}")
     minimize = lower_is_better(metric, merged.meta) if minimize is None else bool(minimize)
     params = [p for p in merged.params if p != name]
-    frame = merged.frame
-    column = frame[name]
+    column = merged.frame[name]
     # the platforms present (a filtered merge keeps its other categories, which hold no rows)
-    platforms = [p for p in column.cat.categories if (column == p).any()] \
+    platforms = [str(p) for p in column.cat.categories if (column == p).any()] \
         if isinstance(column.dtype, pd.CategoricalDtype) else list(dict.fromkeys(column.astype(str)))
+    # the platforms by name everywhere below: a column of GPU numbers (0, 1) compared with the names
+    # "0", "1" matched nothing, and the comparison said platform '0' had no valid measurement
+    frame = merged.frame.assign(**{name: pd.Categorical(column.astype(str), categories=platforms)})
     if len(platforms) < 2:
         raise InputError(f"only one platform ({platforms}) in the data", where=name, hint="compare at least two")
 
@@ -464,6 +531,10 @@ def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None 
     keys = pd.Series([config_key(c, params) for c in frame_configs(frame, params)], index=frame.index)
     present = keys.value_counts(sort=False)
     common = [k for k in dict.fromkeys(keys) if present[k] == len(platforms)]
+    # configurations some platform lacks are left out: say how many, or a 300-sample study of which
+    # 14 configurations are shared reads like a study of 14
+    unshared = frame.loc[~keys.isin(set(common)).to_numpy(), name].astype(str).value_counts()
+    unshared = {p: int(unshared.get(p, 0)) for p in map(str, platforms) if unshared.get(p, 0)}
     if samples is not None:
         if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 2:
             # 0 or 1 ended in "fewer than two valid measurements in common", a negative count in numpy
@@ -484,6 +555,7 @@ def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None 
                          f"measured configurations, with {len(ok)} valid measurements of {metric!r}", where="data",
                          hint="measure the same configurations on every platform (the same space, sample size "
                               "and seed), with the same parameters (a CSV's --metrics)")
+    _check_positive(ok, metric, name, minimize, merged.meta)
     ok_data = Dataset(frame=ok, params=[name, *params], metrics=list(merged.metrics), meta=dict(merged.meta))
     options = check_tree_options(tree_options)
     tree = StarchartTree(**options).fit(ok[[name, *params]], ok[metric].to_numpy(float))
@@ -507,7 +579,25 @@ def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None 
                               platforms=[str(p) for p in platforms], params=params, tree=tree, trees=trees,
                               values=values, relative=relative,
                               options={"samples": samples, "seed": seed, "tolerance": tolerance,
-                                       "tree_options": options})
+                                       "tree_options": options, "unshared": unshared})
+
+
+def _check_positive(ok: pd.DataFrame, metric: str, name: str, minimize: bool, meta: Mapping[str, Any]) -> None:
+    """Refuse values relative performance cannot rank: ≤ 0 for a metric to minimise, < 0 for one to maximise.
+
+    ``best / value`` with a time of 0 or below made every other setting worth 0 (or the
+    most negative "time" the best), and the speed-ups meaningless, without a word.
+    """
+    values = ok[metric].to_numpy(float)
+    bad = values <= 0 if minimize else values < 0
+    if bad.any():
+        i = int(np.argmax(bad))
+        platform = str(ok[name].iloc[i])
+        raise InputError(f"{metric!r} is {values[i]:g} for a valid configuration on platform {platform!r} "
+                         f"({int(bad.sum())} such values): relative performance needs "
+                         + ("positive values" if minimize else "values ≥ 0"),
+                         where=(meta.get("sources") or {}).get(platform) or platform,
+                         hint="mark failed measurements as failed rather than 0, or compare another metric")
 
 
 # ---------------------------------------------------------------------- the figure

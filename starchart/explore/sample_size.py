@@ -260,6 +260,11 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
             why = f" (most often {common[0]})" if common else ""
             raise InputError(f"all {len(held_out)} validation designs failed{why}, so accuracy cannot be measured",
                              where="evaluator", hint="check the evaluator on a few designs first")
+        usable = np.isfinite(y_valid) & (y_valid != 0)
+        if not usable.any():  # every error would be x/0: the curve read "nan%" and the whole budget was spent
+            raise InputError(f"{metric!r} is 0 or not a finite number in all {len(y_valid)} valid validation "
+                             "designs, so a relative error cannot be measured", where="metric",
+                             hint="check that the evaluator reports the metric, or model another one")
 
         rows, tree, training = [], None, None
         for n in sizes:

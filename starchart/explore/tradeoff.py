@@ -311,24 +311,46 @@ class TradeoffResult:
                 f"measured designs inside, {self.coverage['meeting']} meet every target; .summary() for more>")
 
     # ------------------------------------------------------------ queries
-    def meets(self, frame: pd.DataFrame | None = None) -> np.ndarray:
+    def _designs(self, frame: pd.DataFrame | Dataset | None, columns: Sequence[str]) -> pd.DataFrame:
+        """``frame`` as a table holding ``columns`` (default: the measured designs; a Dataset: its table).
+
+        A Dataset raised TypeError and a missing column a bare KeyError.
+        """
+        if frame is None:
+            return self.data.frame
+        if isinstance(frame, Dataset):
+            frame = frame.frame
+        if not isinstance(frame, pd.DataFrame):
+            raise InputError(f"designs must be a DataFrame or a Dataset, got {type(frame).__name__}",
+                             where="frame", hint="e.g. result.coverage_on(dataset.ok())")
+        lacking = [c for c in columns if c not in frame.columns]
+        if lacking:
+            raise InputError(f"the designs lack column(s) {lacking}", where="frame",
+                             hint="pass designs of the same space with every traded metric, "
+                                  "e.g. result.coverage_on(dataset.ok())")
+        return frame
+
+    def meets(self, frame: pd.DataFrame | Dataset | None = None) -> np.ndarray:
         """Which designs (default: the measured ones) meet every target."""
-        frame = self.data.frame if frame is None else frame
+        frame = self._designs(frame, list(self.limits))
         ok = np.ones(len(frame), dtype=bool)
         for m, limit in self.limits.items():
             values = frame[m].to_numpy(dtype=float)
             ok &= values <= limit if self.minimize[m] else values >= limit
         return ok
 
-    def inside(self, frame: pd.DataFrame | None = None, which: Sequence[int] | None = None) -> np.ndarray:
+    def inside(self, frame: pd.DataFrame | Dataset | None = None, which: Sequence[int] | None = None) -> np.ndarray:
         """Which designs (default: the measured ones) lie in the chosen subspaces (or in those listed)."""
-        frame = self.data.frame if frame is None else frame
+        frame = self._designs(frame, self.data.params)
         cells = list(self.subspaces["nodes"]) if which is None else [self.subspaces["nodes"].iloc[i] for i in which]
         return _cell_masks(frame, self.trees, self.metrics, cells).any(axis=0)
 
-    def coverage_on(self, frame: pd.DataFrame) -> dict[str, float]:
+    def coverage_on(self, frame: pd.DataFrame | Dataset) -> dict[str, float]:
         """:attr:`coverage` measured on other designs (e.g. the whole space, when the trees
-        were fitted on a sample): how many of them the subspaces hold, and how well."""
+        were fitted on a sample): how many of them the subspaces hold, and how well.
+
+        A Dataset counts with all its rows: a failed design (no value) meets no target."""
+        frame = self._designs(frame, [*self.data.params, *self.limits])
         inside, meeting = self.inside(frame), self.meets(frame)
         return {"designs": int(len(frame)), "meeting": int(meeting.sum()), "inside": int(inside.sum()),
                 "precision": float(meeting[inside].mean()) if inside.any() else float("nan"),
@@ -412,7 +434,8 @@ class TradeoffResult:
                  "subspaces: where they intersect)",
                  f"{n} {'subspace' if n == 1 else 'subspaces'}; {self.coverage['inside']} measured designs inside, "
                  f"{_share(self.coverage['precision'])} of them meet the targets; they hold "
-                 f"{_share(self.coverage['recall'])} of the {self.coverage['meeting']} designs that do"]
+                 f"{_share(self.coverage['recall'])} of the {self.coverage['meeting']} "
+                 + ("design that does" if self.coverage["meeting"] == 1 else "designs that do")]
         if not self.coverage["meeting"] and self.limits:
             frame = self.data.frame
             best = ", ".join(f"{m} {frame[m].min() if self.minimize[m] else frame[m].max():.4g}"
@@ -513,7 +536,8 @@ def tradeoff(dataset: Dataset, metrics: Sequence[str] = ("time", "power"), limit
     keep = np.isfinite(ok.frame[metrics].to_numpy(float)).all(axis=1)
     data = Dataset(frame=ok.frame[keep], params=list(ok.params), metrics=list(ok.metrics), meta=dict(ok.meta))
     if len(data) < 2:
-        raise InputError(f"only {len(data)} designs have every metric {metrics}",
+        has = "design has" if len(data) == 1 else "designs have"
+        raise InputError(f"only {len(data)} {has} every metric {metrics}",
                          where=dataset.meta.get("source") or "dataset", hint="measure more designs")
     if trees is None:
         options = check_tree_options(tree_options)
