@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from starchart.direction import is_rate_name
 from starchart.errors import InputError
 
 #: The status of a configuration: measured fine, or why it has no valid measurement.
@@ -109,7 +110,7 @@ class Dataset:
         metrics:
             Metric columns; default: with ``params`` given, every other column but ``status``,
             ``reason`` and ``repeats_*``; else the columns named like :data:`DEFAULT_METRIC_NAMES`
-            (any case).
+            (any case) or like a rate or an efficiency (``GFLOP/s``, ``TFLOPS/J``).
         status:
             A column name, or one status per row; default: the ``status`` column if
             there is one, else every row ``"ok"``.
@@ -362,7 +363,8 @@ def _pick_metrics(columns: list[str], params: Sequence[str] | None, metrics: Seq
     if params is not None:
         return [c for c in columns if c not in params and c not in _BOOKKEEPING
                 and not c.startswith(REPEATS_PREFIX)]
-    found = [c for c in columns if c.lower() in DEFAULT_METRIC_NAMES]
+    # a rate (GFLOP/s beside a time) is a measurement too: taken for a parameter it would split the tree
+    found = [c for c in columns if c.lower() in DEFAULT_METRIC_NAMES or is_rate_name(c)]
     if not found:
         raise InputError("cannot tell which columns are metrics", where=where,
                          hint=f"name the measured columns (metrics=[...]; --metrics a,b on the command line) "

@@ -13,11 +13,20 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["direction_word", "lower_is_better", "resolve_directions"]
+__all__ = ["direction_word", "is_rate_name", "lower_is_better", "resolve_directions"]
 
 # A rate (…/s, GB/s), work per energy or power (…/J, …/W), flops, throughput, bandwidth, speed-up.
 _HIGHER = re.compile(r"flop|/s(?:ec)?$|/[jw]$|_per_(?:s|sec|second|j|joule|w|watt)$|throughput|bandwidth|"
                      r"speed_?up|efficiency|gbps|mbps", re.IGNORECASE)
+
+
+def is_rate_name(name: str) -> bool:
+    """Whether ``name`` reads like a rate or an efficiency (a metric to maximise, never a parameter).
+
+    >>> is_rate_name("GFLOP/s"), is_rate_name("TFLOPS/J"), is_rate_name("block_size_x")
+    (True, True, False)
+    """
+    return bool(_HIGHER.search(str(name)))
 
 
 def lower_is_better(metric: str, meta: Mapping[str, Any] | None = None) -> bool:

@@ -105,3 +105,13 @@ def test_round_trip_synthetic(tmp_path):
     ds.to_csv(tmp_path / "s.csv")
     back = load(tmp_path / "s.csv")
     pd.testing.assert_frame_equal(back.to_frame(), ds.to_frame())
+
+
+def test_a_plain_csv_takes_a_rate_beside_a_time_as_a_metric_not_a_parameter(tmp_path):
+    """Without a `# starchart:` line, `GFLOP/s` beside `time` was read as a third parameter."""
+    path = tmp_path / "g.csv"
+    path.write_text("bx,by,time,GFLOP/s\n16,1,1.0,10.5\n32,2,0.5,20.1\n64,4,0.7,15.0\n")
+    ds = load(path)
+    assert ds.params == ["bx", "by"]
+    assert ds.metrics == ["time", "GFLOP/s"]
+    assert ds.frame["GFLOP/s"].tolist() == [10.5, 20.1, 15.0]
