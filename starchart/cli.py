@@ -132,6 +132,9 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
          prune: Optional[str] = typer.Option(None, "--prune",
                                              help="Cost-complexity pruning sized by 10-fold CV: '1se' (rpart's "
                                                   "1-SE rule) or 'relative' (lowest CV median relative error)."),
+         forest: Optional[int] = typer.Option(None, "--forest", min=2,
+                                              help="Also fit a forest of N bagged Starchart trees (more accurate "
+                                                   "than one tree) and state its out-of-bag error and importance."),
          maximize: Optional[bool] = DirectionOption,
          fmt: TreeFormat = typer.Option(TreeFormat.text, "--format", "-f", help="Output format."),
          output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
@@ -140,6 +143,9 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
     from starchart.tree import StarchartTree
 
     _check_seed(seed, sample)
+    if forest is not None and fmt is not TreeFormat.text:
+        raise InputError("a forest is summarised in text only (it cannot be drawn as one tree)", where="--forest",
+                         hint="leave out --format, or leave out --forest to export the single tree")
     if output is not None:  # refuse a missing folder before the fit, not after it
         check_output_folder(output, "-o")
     ds = load_data(data, metrics).ok()
@@ -193,8 +199,12 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
         _emit(dot_to_svg(fitted.to_dot()), output)
     else:
         minimize = minimize_for(maximize, metric, ds.meta)
-        _emit(_tree_summary(fitted, metric, int(finite.sum()), str(data), _cv_line(X, y, params, table), minimize,
-                            left_out=int((~finite).sum())), output)
+        text = _tree_summary(fitted, metric, int(finite.sum()), str(data), _cv_line(X, y, params, table), minimize,
+                             left_out=int((~finite).sum()))
+        if forest is not None:  # after the single tree's summary, before its drawing
+            header, drawing = text.split("\n\n", 1)
+            text = header + _forest_summary(X, y, forest) + "\n" + drawing
+        _emit(text, output)
 
 
 def _check_seed(seed: Optional[int], sample: Optional[int]) -> None:
@@ -242,6 +252,25 @@ def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str
              f"max={best.max:.4g})",
              "", fitted.export_text()]
     return "\n".join(lines) + "\n"
+
+
+def _forest_summary(X: Any, y: Any, n_trees: int) -> str:
+    """What a forest of ``n_trees`` bagged Starchart trees adds: its out-of-bag error and importance.
+
+    The out-of-bag error is each configuration predicted by the trees whose bootstrap left it
+    out, so, like the single tree's cross-validated error, it is measured on unseen configurations.
+    """
+    from starchart.ensemble import StarchartForest
+    from starchart.pruning import describe_error
+
+    if len(y) < 5:
+        raise InputError(f"a forest's out-of-bag error needs at least 5 samples, got {len(y)}", where="--forest",
+                         hint="fit on more configurations, or leave out --forest")
+    model = StarchartForest(n_estimators=n_trees, random_state=0).fit(X, y)
+    ranked = ", ".join(f"{name} {share:.1%}" for name, share in
+                       model.importance_.sort_values(ascending=False).items() if share > 0)
+    return (f"\nforest of {n_trees} bagged Starchart trees: {describe_error(model.oob_error_)} "
+            f"(out-of-bag)\nforest importance: {ranked or 'none'}\n")
 
 
 def _emit(text: str, output: Optional[Path]) -> None:

@@ -226,3 +226,29 @@ def test_tree_of_three_samples_states_a_leave_one_out_error(tmp_path):
     result = runner.invoke(app, ["tree", str(data), "--metric", "time"])
     assert result.exit_code == 0, result.output
     assert "(3-fold CV)" in result.output and "not available" not in result.output
+
+
+def test_tree_forest_states_the_forests_out_of_bag_error_and_importance():
+    from starchart.ensemble import StarchartForest
+    from starchart.io.load import load
+    from starchart.pruning import describe_error
+
+    path = dataset_path("starchart_kmeans/kmeans_hd7970.csv")
+    result = runner.invoke(app, ["tree", str(path), "--metrics", "runtime,wattage", "--metric", "runtime",
+                                 "--forest", "20"])
+    assert result.exit_code == 0, result.output
+    ds = load(path, metrics=["runtime", "wattage"]).ok()
+    forest = StarchartForest(n_estimators=20, random_state=0).fit(ds.X, ds.y("runtime"))
+    expected = f"forest of 20 bagged Starchart trees: {describe_error(forest.oob_error_)} (out-of-bag)"
+    assert expected in result.output
+    top = forest.importance_.idxmax()
+    assert f"forest importance: {top} " in result.output
+    # the forest's lines come before the drawing of the single tree
+    assert result.output.index("forest of 20") < result.output.index("[0] all designs")
+
+
+def test_tree_forest_is_text_only():
+    path = dataset_path("starchart_kmeans/kmeans_hd7970.csv")
+    result = runner.invoke(app, ["tree", str(path), "--metrics", "runtime", "--forest", "20", "-f", "json"])
+    assert result.exit_code == 2  # bad input, as every refused option
+    assert "--forest" in result.output and "text only" in result.output
