@@ -760,7 +760,9 @@ class CudaEvaluator(Evaluator):
         self._kernels[key] = (kernel, error)
         return kernel, error, time.perf_counter() - start
 
-    def _expected(self, config: dict[str, Any]) -> list[np.ndarray | None] | None:
+    def expected_outputs(self, config: Mapping[str, Any]) -> list[np.ndarray | None] | None:
+        """What ``config`` must leave in each argument (None where unchecked): ``answer``, or what
+        ``reference`` computes on read-only views of the inputs; None when nothing is checked."""
         if self.reference is None:
             return self.answer
         inputs: list[Any] = []
@@ -789,7 +791,7 @@ class CudaEvaluator(Evaluator):
             return Measurement.failure(config, "compile", f"compilation failed: {_tail(error)}",
                                        compile_s=compile_s, extra=extra)
         extra["registers"] = session.registers(kernel)
-        expected = self._expected(config)  # a failing reference is recorded by evaluate(), not as a CUDA error
+        expected = self.expected_outputs(config)  # a failing reference is recorded by evaluate(), not as a CUDA error
         start = time.perf_counter()
         phase = "launch"
         try:
