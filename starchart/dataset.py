@@ -410,7 +410,8 @@ def _statuses(df: pd.DataFrame, status: Any, where: str | None, row_name) -> pd.
             raise InputError(f"{len(status)} statuses given for {len(df)} rows", where=where or "status",
                              hint="give one status per row, or the name of the status column")
         values = pd.Series(status, index=df.index)
-    values = values.astype(str).str.strip()
+    # "OK" and "Timeout" from a spreadsheet mean what "ok" and "timeout" do
+    values = values.astype(str).str.strip().str.lower()
     bad = (~values.isin(STATUSES)).to_numpy()
     if bad.any():
         i = int(np.argmax(bad))

@@ -180,6 +180,16 @@ def test_sample_size_refuses_a_metric_that_is_zero_in_every_validation_design():
         choose_sample_size(space, PythonEvaluator(lambda c: 0.0), validation=30, budget=60)
 
 
+def test_sample_size_summary_says_how_many_zero_valued_validation_designs_it_left_out():
+    space = Space({"a": list(range(10)), "b": list(range(10))})
+    result = choose_sample_size(space, PythonEvaluator(lambda c: float(c["a"])), validation=30, budget=60,
+                                seed=0)
+    zeros = int((result.validation.ok().y("time") == 0).sum())
+    assert zeros > 0
+    # before: "on 30 validation designs" while the median was taken over the non-zero ones only
+    assert f"on {30 - zeros} validation designs ({zeros} more left out" in result.summary()
+
+
 # ---------------------------------------------------------------------- trade-off
 def test_tradeoff_coverage_on_takes_a_dataset_and_names_missing_columns():
     frame = _grid().assign(power=lambda f: 10.0 * f["u"])

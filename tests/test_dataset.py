@@ -105,6 +105,13 @@ def test_unknown_status_is_rejected():
         Dataset.from_frame(df)
 
 
+def test_statuses_are_read_in_any_case():
+    df = pd.DataFrame({"a": [1, 2, 3], "time": [1.0, 2.0, 3.0], "status": ["OK", " Timeout", "Wrong-Answer"]})
+    ds = Dataset.from_frame(df)
+    assert ds.status.tolist() == ["ok", "timeout", "wrong-answer"]
+    assert ds.valid.tolist() == [True, False, False]
+
+
 def test_missing_column_and_missing_metrics():
     with pytest.raises(InputError, match="no column named 'speed'"):
         Dataset.from_frame(pd.DataFrame({"a": [1], "time": [1.0]}), metrics=["speed"])

@@ -107,8 +107,13 @@ class SampleSizeResult:
         row = self.curve[self.curve["samples"] == self.samples].iloc[-1]
         verdict = ("reached" if self.reached else "not reached: every design of the space is measured"
                    if self.exhausted else "not reached within the budget")
+        y_valid = self.validation.ok().y(self.metric)
+        scored = int((np.isfinite(y_valid) & (y_valid != 0)).sum())
+        # a design whose value is 0 (or not finite) has no relative error: say it was left out, don't hide it
+        left_out = (f" ({len(y_valid) - scored} more left out: a value of 0 has no relative error)"
+                    if scored < len(y_valid) else "")
         return (f"{self.samples} training samples: median relative error {percent(row['median_rel_error'])} "
-                f"on {len(self.validation.ok())} validation designs (target {percent(self.target)} {verdict}); "
+                f"on {scored} validation designs{left_out} (target {percent(self.target)} {verdict}); "
                 f"tree with {int(row['leaves'])} {'leaf' if int(row['leaves']) == 1 else 'leaves'}")
 
     def report_sections(self) -> list[tuple[str, Any]]:
