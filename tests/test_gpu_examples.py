@@ -47,12 +47,7 @@ MUTATIONS = {
 
 def cpu_configs(name: str, n: int, seed: int = 0) -> list[dict]:
     """``n`` sampled configurations small enough for the CPU-size inputs."""
-    frame = kernels.space(name).to_frame()
-    if name == "matrix":  # the CPU check multiplies 256 × 256 matrices: the tiles must divide 256
-        frame = frame[(frame.block_size_y * frame.tiling <= 256) & (frame.block_size_x <= 256)]
-    if name == "nbody":  # 2,048 bodies are generated for the CPU check
-        frame = frame[frame.n_bodies <= 2048]
-    return frame.sample(n, random_state=seed).to_dict("records")
+    return kernels.cpu_space(name).to_frame().sample(n, random_state=seed).to_dict("records")
 
 
 needs_cxx = pytest.mark.skipif(compiler() is None, reason="no C++ compiler (g++) to run the kernels on the CPU")
@@ -139,3 +134,22 @@ def test_hotspot_reference_matches_rodinia_loops():
             expected[r, k] = t + c["step_div_cap"] * (power[r, k] + (s + n - 2 * t) * c["ry_1"]
                                                       + (e + w - 2 * t) * c["rx_1"] + (80.0 - t) * c["rz_1"])
     assert np.allclose(kernels.hotspot_step(temp, power, c), expected, rtol=0, atol=1e-9)
+
+
+@needs_cxx
+def test_the_measuring_script_stores_resumes_and_exports_in_a_cpu_dry_run(tmp_path):
+    import measure_h200
+
+    from starchart import load
+
+    args = ["bfs", "--cpu", "--repeats", "1", "--out", str(tmp_path)]
+    assert measure_h200.main([*args, "--samples", "2"]) == 0
+    first = load(tmp_path / "bfs.db").frame.set_index(list(TABLE_I["bfs"]))["time"]
+    assert measure_h200.main([*args, "--samples", "3"]) == 0
+    stored = load(tmp_path / "bfs.db")
+    assert len(stored) == 3 and stored.valid.all()
+    again = stored.frame.set_index(list(TABLE_I["bfs"]))["time"]
+    assert again.loc[first.index].tolist() == first.tolist()  # resumed: the first two were not measured again
+    for export in ("bfs.csv", "bfs.json"):
+        exported = load(tmp_path / export)
+        assert len(exported) == 3 and (exported.y("time") > 0).all(), export

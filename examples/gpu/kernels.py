@@ -36,6 +36,24 @@ def space(name: str) -> Space:
     return Space.from_file(HERE / f"{name}.yaml")
 
 
+# The CPU check's inputs are small (256 × 256 matrices, 2,048 bodies): configurations whose
+# tiles or body counts do not fit them are left out when the kernels run on the CPU.
+CPU_RESTRICTIONS: dict[str, list[str]] = {
+    "matrix": ["block_size_y * tiling <= 256", "block_size_x <= 256"],
+    "nbody": ["n_bodies <= 2048"],
+}
+
+
+def cpu_space(name: str) -> Space:
+    """The configurations of ``space(name)`` that the CPU-size inputs can run.
+
+    >>> cpu_space("nbody").size() < space("nbody").size()
+    True
+    """
+    full = space(name)
+    return Space(full.tune_params, [*full.restrictions, *CPU_RESTRICTIONS.get(name, [])])
+
+
 def _source(name: str) -> Path:
     return HERE / f"{name}.cu"
 

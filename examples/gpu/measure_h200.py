@@ -18,6 +18,11 @@ Usage (on the GPU machine, from the repository root)::
 
 Needs CuPy and nvidia-ml-py (``pip install ".[cuda]"``). Not run yet: no GPU has been lent
 to this project so far; ``tests/test_gpu_examples.py`` checks the kernels on the CPU.
+
+``--cpu`` is a dry run of this whole script on a machine without a GPU: each configuration's
+CUDA source runs on the CPU (:mod:`cpu_check`, g++, small inputs), is checked against the same
+reference and timed by the wall clock, through the same store, resume and export — so the
+first minutes of GPU time are not spent finding a bug in the plumbing.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import kernels
 
 import starchart
 from starchart.errors import StarchartError
+from starchart.measure import Measurement, PythonEvaluator
 from starchart.store import Store
 
 
@@ -65,12 +71,34 @@ def precompile(evaluator: Any, configs: list[dict[str, Any]], jobs: int) -> tupl
     return failures, time.perf_counter() - start
 
 
+def cpu_evaluator(name: str, repeats: int) -> PythonEvaluator:
+    """``--cpu``: run each configuration's CUDA source on the CPU, checked, wall-clock timed (ms)."""
+    import cpu_check
+
+    cuda = kernels.KERNELS[name]("cpu")
+
+    def run(config: dict[str, Any]) -> Measurement | list[float]:
+        wrong = cpu_check.check_on_cpu(cuda, config)  # builds once (cached), then checks
+        if wrong:
+            return Measurement.failure(config, "wrong-answer", wrong)
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            cpu_check.run_on_cpu(cuda, config)
+            times.append(1e3 * (time.perf_counter() - start))
+        return times
+
+    return PythonEvaluator(run, metrics="time")
+
+
 def measure(name: str, args: argparse.Namespace) -> starchart.Dataset:
     """Sample, check, time (and with --power, power) one kernel into OUT/NAME.db; export it."""
     power = name in args.power
+    if args.cpu:  # only configurations that fit the CPU-size inputs
+        return _run_and_export(name, kernels.cpu_space(name), cpu_evaluator(name, args.repeats), args)
+    space = kernels.space(name)
     evaluator = kernels.KERNELS[name]("gpu", repeats=args.repeats, power=power,
                                       power_duration_s=args.power_duration)
-    space = kernels.space(name)
     store = args.out / f"{name}.db"
     todo = space.sample(args.samples, seed=args.seed).to_dict("records")
     if store.exists():
@@ -81,6 +109,12 @@ def measure(name: str, args: argparse.Namespace) -> starchart.Dataset:
         failures, seconds = precompile(evaluator, todo, args.jobs)
         print(f"{name}: compiled {len(todo)} configurations in {seconds:.0f} s ({failures} do not compile)",
               flush=True)
+    return _run_and_export(name, space, evaluator, args)
+
+
+def _run_and_export(name: str, space: Any, evaluator: Any, args: argparse.Namespace) -> starchart.Dataset:
+    """Measure the sample into OUT/NAME.db (resuming what is there), then write the CSV and the cache."""
+    store = args.out / f"{name}.db"
     data = starchart.run(space, evaluator, samples=args.samples, store=store, seed=args.seed)
     with Store.open(store, read_only=True) as done:
         done.export(args.out / f"{name}.csv")
@@ -100,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="kernels whose power and energy are measured too (default: kmeans)")
     parser.add_argument("--power-duration", type=float, default=1.0, help="seconds of each sustained power run")
     parser.add_argument("--jobs", type=int, default=16, help="processes that compile ahead (1: none)")
+    parser.add_argument("--cpu", action="store_true",
+                        help="dry run without a GPU: the CUDA sources run on the CPU (g++), small inputs")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -113,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         best = ok.loc[ok["time"].idxmin()] if len(ok) else None
         rows.append((name, len(ok), len(data) - len(ok),
                      f"{best['time']:.4g} ms" if best is not None else "-",
-                     {p: best[p] for p in data.params} if best is not None else "-"))
+                     dict(zip(data.params, best[data.params].tolist())) if best is not None else "-"))
     print(f"\n{'kernel':<14} {'ok':>5} {'failed':>6}  best")
     for name, ok, failed, best, config in rows:
         print(f"{name:<14} {ok:>5} {failed:>6}  {best} {config}")
