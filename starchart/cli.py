@@ -359,7 +359,7 @@ def _read_space(file: Path, restrictions: list[str]) -> Any:
     if isinstance(document, dict) and "ConfigurationSpace" in document:
         return Space.from_t1(file, document)
     if isinstance(document, dict) and "tune_params" in document:
-        return Space.from_kernel_tuner(document, restrictions=restrictions)
+        return Space.from_kernel_tuner(document, restrictions=restrictions, where=str(file))
     # T4 results or KTT output: the configurations they hold, as for a CSV
     if isinstance(document, dict) and "parameters" not in document and (t4.sniff(text) or ktt.sniff(text)):
         _refuse_restrictions(restrictions, file, "filter the configurations before, or write a space file")

@@ -541,6 +541,11 @@ class Restriction:
         except SpaceError:
             raise
         except Exception as exc:  # report which restriction failed, and why
+            if isinstance(self.source, str):  # e.g. "s + 1 > 0" over a string parameter
+                raise SpaceError(f"evaluating the restriction failed: {type(exc).__name__}: {exc}",
+                                 where=f"restriction {self.label}",
+                                 hint="it combines values Python cannot combine (a string parameter in "
+                                      "arithmetic?): compare strings with == or in (...)") from exc
             raise _callable_error(self.label, exc) from exc
         if size is None:
             shapes = [np.shape(col) for col in columns.values()]

@@ -558,7 +558,7 @@ class Space:
           x > 1
         """
         count = self.size_estimate(seed=0)  # exact when cheap, else a sampled estimate
-        valid = f"{count.estimate:,} ({count.estimate / self.cartesian_size:.1%})" if count.exact else str(count)
+        valid = f"{count.estimate:,} ({_share(count.estimate, self.cartesian_size)})" if count.exact else str(count)
         title = (f"Space with {_count(len(self._parameters), 'parameter')} and "
                  f"{_count(len(self._restrictions), 'restriction')}")
         lines = [title,
@@ -629,7 +629,7 @@ class Space:
         if not isinstance(restrictions, list) or not all(isinstance(r, str) for r in restrictions):
             raise InputError("'restrictions' must be a list of expression strings", where=f"{where}, restrictions",
                              hint="write e.g. restrictions: ['x * y <= 1024']")
-        space = _located(lambda: cls(tune_params, restrictions), where)
+        space = _located(lambda: _tabulated(cls(tune_params, restrictions)), where)
         if data.get("allowed") is not None:
             _located(lambda: space._set_allowed_rows(data["allowed"]), f"{where}, allowed")
         return space
@@ -686,18 +686,19 @@ class Space:
         names = list(tune_params)
         # compile one by one so that an error names the condition it came from
         compiled = [_located(lambda t=text: as_restriction(t, names), where) for text, where in located]
-        return _located(lambda: cls(tune_params, compiled), str(path))
+        return _located(lambda: _tabulated(cls(tune_params, compiled)), str(path))
 
     @classmethod
     def from_kernel_tuner(cls, cache: str | Path | Mapping[str, Any], restrictions: Any = (),
-                          max_threads: int | None = None) -> Space:
+                          max_threads: int | None = None, where: str | None = None) -> Space:
         """The ``tune_params`` of a Kernel Tuner cache file (or its parsed dict), with the given restrictions.
 
         Kernel Tuner caches do not store restrictions: pass them. ``max_threads``
         adds Kernel Tuner's implicit ``block_size_x * block_size_y * block_size_z
-        <= max_threads`` over whichever of those parameters exist.
+        <= max_threads`` over whichever of those parameters exist. ``where`` names
+        the source in errors (default: the path, or "Kernel Tuner cache" for a dict).
         """
-        where = str(cache) if not isinstance(cache, Mapping) else "Kernel Tuner cache"
+        where = where or (str(cache) if not isinstance(cache, Mapping) else "Kernel Tuner cache")
         data = read_json(cache) if not isinstance(cache, Mapping) else cache
         tune_params = data.get("tune_params") if isinstance(data, Mapping) else None
         if not isinstance(tune_params, Mapping) or not tune_params:
@@ -711,7 +712,7 @@ class Space:
         blocks = [name for name in ("block_size_x", "block_size_y", "block_size_z") if name in tune_params]
         if max_threads is not None and blocks:
             restrictions.append(f"{' * '.join(blocks)} <= {int(max_threads)}")
-        return _located(lambda: cls({k: tune_params[k] for k in order}, restrictions), where)
+        return _located(lambda: _tabulated(cls({k: tune_params[k] for k in order}, restrictions)), where)
 
     @classmethod
     def from_dataset(cls, data: pd.DataFrame | Any) -> Space:
@@ -974,6 +975,20 @@ def _wilson(hits: int, n: int, confidence: float) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def _share(part: int, whole: int) -> str:
+    """``part / whole`` as a percentage that is 0 % or 100 % only when it is exactly that.
+
+    >>> _share(1, 2), _share(532005871, 11 * 10**12), _share(9999, 10000), _share(0, 5)
+    ('50.0%', '0.0048%', '>99.9%', '0.0%')
+    """
+    percent = 100 * part / whole if whole else 0.0
+    if 0 < percent < 0.1:  # a huge space's sliver is not "0.0%"
+        return f"{percent:.2g}%"
+    if 99.95 <= percent < 100:
+        return ">99.9%"
+    return f"{percent:.1f}%"
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
@@ -1002,6 +1017,13 @@ def _as_frame(configs: Any) -> pd.DataFrame:
     if isinstance(configs, Mapping):
         return pd.DataFrame([configs])
     return pd.DataFrame(list(configs))
+
+
+def _tabulated(space: Space) -> Space:
+    """``space`` with its restrictions evaluated once now, so that one failing on the values (``s + 1`` on a
+    string parameter) is reported where the space is read, not later by whatever first counts it."""
+    space._get_factors()
+    return space
 
 
 def _located(build: Callable[[], Any], where: str) -> Any:

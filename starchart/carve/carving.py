@@ -292,7 +292,7 @@ def carve(data: pd.DataFrame | Dataset, *, metrics: Sequence[str] = ("efficiency
         raise InputError(f"tradeoff carving needs two or more metrics, got {list(metrics)}", where="metrics",
                          hint='e.g. metrics=("efficiency", "utilization")')
     if not np.isfinite(within) or within < 0:
-        raise InputError(f"within must be a distance ≥ 0, got {within}", where="within",
+        raise InputError(f"within must be a finite distance ≥ 0, got {within}", where="within",
                          hint="0 keeps the Pareto front only; 0.05 also keeps configurations within 5 % of the "
                               "metric ranges")
     if len(frame) == 0:

@@ -134,7 +134,7 @@ def resolve(frame: pd.DataFrame, spec: Spec, what: str) -> np.ndarray:
     ([2.0, 3.0], [3.0, 3.0])
     >>> resolve(df, "bz * 2", "threads per block")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    starchart.errors.InputError: threads per block 'bz * 2': unknown column 'bz' (hint: ...
+    starchart.errors.InputError: threads per block: threads per block 'bz * 2': unknown column 'bz' (hint: ...
     """
     n = len(frame)
     if isinstance(spec, str):
@@ -181,12 +181,16 @@ def _evaluate(frame: pd.DataFrame, expression: str, what: str) -> Any:
     columns = ", ".join(f"`{c}`" if not str(c).isidentifier() else str(c) for c in frame.columns)
     hint = (f"use columns of the table ({_clip(columns)}); put names with dots or spaces in backticks")
     try:
-        return frame.eval(expression, engine="python")
+        result = frame.eval(expression, engine="python")
     except NameError as err:  # pandas' UndefinedVariableError is a NameError
         name = str(err).split("'")[1] if "'" in str(err) else str(err)
-        raise InputError(f"{what} {_show(expression)}: unknown column {name!r}", hint=hint) from None
+        raise InputError(f"{what} {_show(expression)}: unknown column {name!r}", where=what, hint=hint) from None
     except (SyntaxError, ValueError, TypeError, KeyError, AttributeError) as err:
-        raise InputError(f"{what} {_show(expression)} cannot be evaluated: {err}", hint=hint) from None
+        raise InputError(f"{what} {_show(expression)} cannot be evaluated: {err}", where=what, hint=hint) from None
+    if isinstance(result, pd.DataFrame):  # "x = 1" assigns a column in pandas: the table, not one value per row
+        raise InputError(f"{what} {_show(expression)} is an assignment, not a value per configuration",
+                         where=what, hint="= assigns in pandas: write == to compare (e.g. \"BLOCK_SIZE_X == 32\")")
+    return result
 
 
 def _show(spec: Any) -> str:

@@ -1,6 +1,6 @@
 """Theoretical occupancy of a CUDA kernel: resident blocks per SM and what limits them.
 
-A clean-room calculator for compute capabilities 7.0, 7.5, 8.0, 8.6, 8.9 and 9.0, written
+A clean-room calculator for compute capabilities 7.0, 7.5, 8.0, 8.6, 8.9, 9.0, 10.0 and 12.0, written
 from NVIDIA's published rules, not from NVIDIA's code:
 
 - per-SM limits (threads, warps, blocks, registers, shared memory) and per-block limits
@@ -149,6 +149,15 @@ LIMITS: dict[str, DeviceLimits] = {
                         shared_carveouts=_kb(0, 8, 16, 32, 64, 100, 132, 164, 196, 228),
                         max_shared_per_block_optin=227 * KB, shared_allocation_unit=128,
                         reserved_shared_per_block=KB),
+    # Blackwell: the per-SM block limits, carveouts and granularities as in cuda_occupancy.h of CUDA 13.0
+    # (GB10x: 32 blocks, carveouts up to 228 KB; GB20x: 24 blocks, up to 100 KB).
+    "10.0": DeviceLimits("10.0", "Blackwell (GB100)", max_threads_per_sm=2048, max_blocks_per_sm=32,
+                         shared_carveouts=_kb(0, 8, 16, 32, 64, 100, 132, 164, 196, 228),
+                         max_shared_per_block_optin=227 * KB, shared_allocation_unit=128,
+                         reserved_shared_per_block=KB),
+    "12.0": DeviceLimits("12.0", "Blackwell (GB20x)", max_threads_per_sm=1536, max_blocks_per_sm=24,
+                         shared_carveouts=_kb(0, 8, 16, 32, 64, 100), max_shared_per_block_optin=99 * KB,
+                         shared_allocation_unit=128, reserved_shared_per_block=KB),
 }
 
 _CC_TEXT = re.compile(r"^\s*(?:sm_?|compute_?|cc\s*)?(\d+)(?:\.(\d))?\s*$", re.IGNORECASE)

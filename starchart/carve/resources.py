@@ -872,7 +872,7 @@ class ResourceCompiler:
             usage = r.usage.as_dict() if r.usage else {}
             rows.append({**{c: usage.get(c) for c in columns}, "status": r.status, "reason": r.reason,
                          "cubin": str(r.cubin) if r.cubin else None})
-        out = pd.DataFrame(rows, index=frame.index)
+        out = pd.DataFrame(rows, index=frame.index, columns=[*columns, "status", "reason", "cubin"])  # 0 rows too
         for c in columns:
             out[c] = pd.to_numeric(out[c]).astype("Int64")
         result = pd.concat([frame, out], axis=1)

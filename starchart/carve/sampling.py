@@ -192,6 +192,22 @@ def simulate_best_of_k(values: Any, k: int, *, trials: int = 10_000, seed: int |
     return float((chosen.min(axis=1) if minimize else chosen.max(axis=1)).mean())
 
 
+def _p_holds_best(ranked: np.ndarray, k: int) -> float:
+    """The probability that ``k`` configurations drawn without replacement include one of those tied for
+    the best (``ranked`` best first): ``1 − C(N − m, k) / C(N, k)`` with ``m`` tied at the top.
+
+    >>> _p_holds_best(np.array([1.0, 1.0, 2.0, 3.0]), 1), _p_holds_best(np.array([1.0, 2.0, 3.0, 4.0]), 2)
+    (0.5, 0.5)
+    """
+    n, m = len(ranked), int(np.count_nonzero(ranked == ranked[0]))
+    miss = 1.0
+    for i in range(k):  # C(n − m, k) / C(n, k) as a product; 0 once the draws exceed the others
+        miss *= max(n - m - i, 0) / (n - i)
+        if miss == 0.0:
+            break
+    return 1.0 - miss
+
+
 def expected_best_curve(values: Any, ks: Iterable[int] | None = None, *, minimize: bool = True) -> pd.DataFrame:
     """The expected best of k random samples for many k (the paper's Fig. 6).
 
@@ -238,8 +254,8 @@ def random_sampling_table(values: Any, carved_size: int, carved_best: float | No
         ``kernel``, ``configurations``, ``best``, ``carving_configs``,
         ``carving_best`` and ``carving_relative`` (when ``carved_best`` is given),
         ``random_expected_best`` and ``random_relative`` for a random sample of
-        ``carved_size``, ``random_p_best`` (probability that sample holds the
-        optimum, ``carved_size / N``), and ``random_size_for_90``,
+        ``carved_size``, ``random_p_best`` (probability that sample holds an
+        optimum: ``carved_size / N`` when one configuration is the best), and ``random_size_for_90``,
         ``random_size_for_95``... one per fraction.
 
     Examples
@@ -257,7 +273,7 @@ def random_sampling_table(values: Any, carved_size: int, carved_best: float | No
                            "carving_best": carved_best, "carving_relative": None,
                            "random_expected_best": expected,
                            "random_relative": best / expected if minimize else expected / best,
-                           "random_p_best": size / n}
+                           "random_p_best": _p_holds_best(ranked, size)}
     if carved_best is not None:
         row["carving_relative"] = best / carved_best if minimize else carved_best / best
     for fraction in fractions:

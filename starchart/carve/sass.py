@@ -236,6 +236,7 @@ _LINEINFO = re.compile(r'//## File "([^"]*)", line (\d+)')
 _SECTION = re.compile(r"^\s*(?://-+\s*|\.section\s+)?\.text\.([^\s,\":]+)")
 _CUOBJDUMP_FUNCTION = re.compile(r"^\s*Function\s*:\s*(\S+)")
 _PREDICATE = re.compile(r"^@!?U?P(?:\d+|T)\s+")
+_OPERAND_PREDICATE = re.compile(r"^(!?U?P(?:\d+|T))\s*,")
 _TARGET_LABEL = re.compile(r"`\(([^)]+)\)")
 _TARGET_ADDRESS = re.compile(r"^(?:0x)?([0-9a-fA-F]+)\s*$")
 
@@ -286,6 +287,9 @@ def _build(name: str, rows: list[tuple[int, str, str | None, int | None]], label
         opcode, _, operands = text.partition(" ")
         target = None
         if opcode.split(".", 1)[0] in ("BRA", "JMP"):
+            # sm_100+ name a branch's (uniform) predicate as its first operand: BRA.U !UP0, `(.L_x_1)
+            if not predicate and (m := _OPERAND_PREDICATE.match(operands.strip())):
+                predicate = "@" + m.group(1)
             if m := _TARGET_LABEL.search(operands):
                 target = labels.get(m.group(1))
             elif m := _TARGET_ADDRESS.match(operands.split(",")[-1].strip()):
@@ -412,6 +416,19 @@ def _resolve(value: TripCount, config: Mapping[str, Any] | None, key: str) -> fl
     return number
 
 
+def _condition_line(kernel: KernelSass, loop: Loop) -> int | None:
+    """The source line of the instruction in ``loop`` that sets its backward branch's predicate, if any."""
+    body = [x for i, x in enumerate(kernel.instructions)
+            if kernel.reachable[i] and loop.start <= x.address <= loop.end]
+    if not body or not body[-1].predicate.startswith("@"):
+        return None
+    pred = body[-1].predicate.lstrip("@!")
+    for x in reversed(body[:-1]):
+        if x.operands.split(",", 1)[0].strip() == pred:
+            return x.line
+    return None
+
+
 def _loop_trips(kernel: KernelSass, trip_counts: Mapping[Any, TripCount] | None, config: Mapping[str, Any] | None,
                 default_trip: float, infer: bool
                 ) -> tuple[list[float], dict[str, float], list[str], list[str], list[str]]:
@@ -420,6 +437,10 @@ def _loop_trips(kernel: KernelSass, trip_counts: Mapping[Any, TripCount] | None,
     trips, named, unannotated, notes = [], {}, [], []
     for loop in kernel.loops:
         keys = [loop.index, f"loop{loop.index}"] + ([f"line:{loop.line}", f"line {loop.line}"] if loop.line else [])
+        # sm_100+ attribute the backward branch to the body's last line; its condition keeps the `for` line
+        condition = _condition_line(kernel, loop)
+        if condition is not None and condition != loop.line:
+            keys += [f"line:{condition}", f"line {condition}"]
         hit = next((k for k in keys if k in given), None)
         inferred = infer_trip_count(kernel, loop) if infer else None
         if hit is not None:

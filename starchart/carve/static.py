@@ -11,6 +11,7 @@ efficiency/utilization trade-off keeps the Pareto-optimal configurations.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ import pandas as pd
 from starchart.carve.carving import NOT_COMPILED, CarveResult, carve
 from starchart.carve.metrics import Spec, static_metrics
 from starchart.carve.resources import ResourceCompiler
-from starchart.errors import InputError
+from starchart.errors import InputError, SpaceError
 from starchart.measure.launch import compile_options
 from starchart.space import Space
 from starchart.text import shorten
@@ -66,17 +67,52 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
         No configuration compiles (e.g. the source needs a macro that is neither a
         parameter nor among ``constants``).
     """
-    configs = space.to_frame()
+    constants = dict(constants or {})
+    clash = [name for name in constants if name in space.names]
+    if clash:  # the later -D wins in the compiler while the metrics use the parameter: silently wrong
+        raise InputError(f"the constant(s) {', '.join(map(repr, clash))} are also parameters of the space",
+                         where="constants", hint="give each name once: drop the constant, or fix the parameter "
+                                                 "to one value in the space file")
+    try:
+        configs = space.to_frame()
+    except SpaceError as exc:  # too many to hold: far too many to compile one by one, too
+        raise InputError(f"the space has {space.size_estimate(seed=0)} valid configurations, too many to "
+                         "compile one by one (carving compiles each)", where="space", hint="narrow the space: fewer values per parameter, more restrictions, "
+                                             "or fix a parameter with -D NAME=VALUE (dropping it from the space)"
+                         ) from exc
+    if configs.empty:
+        raise InputError("the space has no valid configuration: its restrictions exclude every one",
+                         where="space", hint="loosen the restrictions (starchart space FILE --size counts them)")
     # every parameter is a macro (-DTILE=16), and so is every constant (-DN=1024)
-    fixed = compile_options(dict(constants or {}), extra=compiler_options)
+    fixed = compile_options(constants, extra=compiler_options)
     compiler = ResourceCompiler(source, kernel, cc, jobs=jobs, options=tuple(fixed))
     table = compiler.frame(configs, params=list(space.names), trip_counts=trip_counts, constants=constants)
     compiled = table[table["status"] == "ok"]
     if len(table) and compiled.empty:
         raise _nothing_compiled(table, space, compiler.name)
-    metrics = static_metrics(compiled, cc, threads_per_block=threads_per_block, threads=threads)
+    _warn_unannotated(compiled, trip_counts)
+    # the launch expressions may use the constants too ("N * N // WPT" with N=1024), not only parameters
+    scalars = {name: value for name, value in constants.items()
+               if name not in compiled.columns and isinstance(value, (int, float, bool, str))}
+    metrics = static_metrics(compiled.assign(**scalars), cc, threads_per_block=threads_per_block,
+                             threads=threads).drop(columns=list(scalars))
     result = carve(metrics, predicates=predicates, within=within, strict=strict, params=list(space.names))
     return _with_failures(result, table[table["status"] != "ok"])
+
+
+def _warn_unannotated(compiled: pd.DataFrame, trip_counts: Any) -> None:
+    """Warn when loops got no trip count (counted as running once): Instr and Regions are then too low, and
+    the metrics compare configurations on a guess nobody sees."""
+    if "unannotated_loops" not in compiled.columns:
+        return
+    loops = compiled["unannotated_loops"].fillna("").astype(str)
+    loops = loops[loops != ""]
+    if len(loops):
+        how = ("add a '// trips: EXPR' comment on the loop's line" if trip_counts == "source"
+               else "give their trip counts (trip_counts={'line:N': EXPR})")
+        warnings.warn(f"{len(loops)} of {len(compiled)} configurations have loops whose trip count is neither "
+                      f"annotated nor readable from the code ({loops.iloc[0]} in the first): each is counted as "
+                      f"running once, which undercounts Instr and Regions; {how}", stacklevel=3)
 
 
 def _with_failures(result: CarveResult, failed: pd.DataFrame) -> CarveResult:
