@@ -508,6 +508,10 @@ def carve_command(
     if output is not None:
         check_output_folder(output, "--output")
     objective, minimize = None, True  # a measured objective to compare the kept ones on (not for a .cu)
+    # the library's errors in the command line's words ("--cc", "-D N=...", the space file)
+    options = {"cc": "--cc", "within": "--within", "predicates": "--predicate", "predicate": "--predicate",
+               "threads": "--threads", "threads per block": "--threads-per-block", "constants": "-D",
+               **({"space": str(space_file)} if space_file is not None else {})}
     if source.suffix.lower() == ".cu":
         from starchart.carve.static import carve_source
 
@@ -516,8 +520,9 @@ def carve_command(
                              where=source, hint="e.g. --kernel matmul --space examples/carve/matmul.yaml "
                                                 "--threads-per-block 'TILE * TILE' --threads '1024 * 1024'")
         space, _ = _read_study_file(space_file)
-        result = carve_source(source, kernel, space, cc, threads_per_block=threads_per_block, threads=threads,
-                              predicates=predicate, within=within, constants=_defines(define), jobs=jobs)
+        with option_names(options):
+            result = carve_source(source, kernel, space, cc, threads_per_block=threads_per_block, threads=threads,
+                                  predicates=predicate, within=within, constants=_defines(define), jobs=jobs)
     else:
         from starchart.io.load import load
 
@@ -529,7 +534,8 @@ def carve_command(
                 raise InputError(f"the data has no {name!r} column", where=source,
                                  hint=f"pass --{name.replace('_', '-')} EXPR over the parameters")
             launch[name] = given if given is not None else name
-        result = carve_counters(data, cc, predicates=predicate, within=within, **launch)
+        with option_names(options):
+            result = carve_counters(data, cc, predicates=predicate, within=within, **launch)
         objective = data.default_metric
         minimize = minimize_for(None, objective, data.meta)
     if as_json:
@@ -620,4 +626,10 @@ def search_command(
 def _print_search(result: Any) -> None:
     """Why the failed evaluations of a search failed (as ``run`` says it), then its result on the last line."""
     print_failure_reasons(result.to_dataset())
+    history = result.history
+    # ran, but printed inf (or no value): no failure status, yet no result either; say so, as for failures
+    valueless = int(((history["status"] == "ok") & history[result.objective].isna()).sum())
+    if valueless:
+        out.print(f"  no finite {result.objective}: {valueless} of {len(history)} evaluations ran but gave no finite "
+                  f"value (inf, or none)", highlight=False, soft_wrap=True, markup=False)
     out.print(result.summary(), highlight=False, soft_wrap=True)

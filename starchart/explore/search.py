@@ -60,6 +60,9 @@ __all__ = ["Best", "SearchResult", "resume_search", "search"]
 #: Spaces with at most this many valid configurations are enumerated and scored whole.
 ENUMERATE_LIMIT = 200_000
 
+#: Columns of a search's history besides the parameters and the objective (no parameter may take their names).
+HISTORY_COLUMNS = ("step", "status", "reason", "best_so_far")
+
 
 @dataclass(frozen=True)
 class Best:
@@ -113,8 +116,10 @@ class SearchResult:
 
     @property
     def failures(self) -> int:
-        """How many evaluations failed."""
-        return int((self.history["status"] != "ok").sum())
+        """How many evaluations gave no usable value: failed, or ran without a finite objective value (inf)."""
+        # a run that printed inf is no result either: counting only status != "ok" said "0 failed" beside
+        # "every evaluation failed"
+        return int((~np.isfinite(self.history[self.objective].to_numpy(dtype=float))).sum())
 
     def to_dataset(self) -> Dataset:
         """The evaluations as a :class:`~starchart.Dataset` (e.g. to fit a tree on them)."""
@@ -173,7 +178,9 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
         against the budget.
     store:
         A :class:`~starchart.Store` or a path: every measurement is committed
-        there, and a search with the same store, seed and budget resumes.
+        there, and a search with the same store, seed and budget resumes. What
+        the store already holds of the space counts against the budget (a budget
+        smaller than that is refused).
     progress:
         Show a live progress bar.
     options:
@@ -207,6 +214,7 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
     if not isinstance(evaluator, Evaluator):
         raise InputError(f"evaluator must be a starchart evaluator, got {type(evaluator).__name__}",
                          where="evaluator", hint="e.g. PythonEvaluator(f) or ReplayEvaluator(dataset)")
+    _check_names(space, evaluator)
     count = space.size_estimate(seed=0)
     if count.exact and count.estimate == 0:
         raise InputError("the space has no valid configurations", where="space",
@@ -270,6 +278,19 @@ def _settings(budget: int, seed: int, evaluator: Evaluator, prior: str | None,
     return with_earlier(settings, recorded)
 
 
+def _check_names(space: Space, evaluator: Evaluator) -> None:
+    """Refuse parameter names the history needs for itself (the columns would collide, silently or not)."""
+    for name in space.names:
+        if name == evaluator.objective:
+            raise InputError(f"parameter {name!r} has the name of the objective (the evaluator's first metric)",
+                             where=f"space, parameter {name!r}",
+                             hint="rename the parameter or the metric: the history holds both as columns")
+        if name in HISTORY_COLUMNS:
+            raise InputError(f"parameter {name!r} has the name of a column of the search's history "
+                             f"({', '.join(HISTORY_COLUMNS)})", where=f"space, parameter {name!r}",
+                             hint=f"rename the parameter, e.g. to {name + '_'!r}")
+
+
 def _check_budget(budget: Any) -> int:
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
         raise InputError(f"budget must be a whole number of evaluations ≥ 1, got {budget!r}", where="budget",
@@ -284,6 +305,9 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
 
     space = study_space(db, space)
     evaluator = study_evaluator(db, evaluator, space)
+    stored = _stored(db, space.names)
+    _check_stored(stored, space, budget, db)  # before the store records this search's settings
+    _learn_objective(evaluator, stored)  # before the objective is read: by the prior, the optimizer, the settings
     enc = Encoding.from_space(space)
     pool, sampler = _pool(space, enc, seed, count)
     first = _initial_indices(initial, space, enc, pool)
@@ -301,7 +325,6 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
     db.put("search", settings)
     # as run() records its sessions (with the machine's environment, which the store's dataset reports)
     db.add_session(session_record(evaluator, search=True))
-    stored = _stored(db, space.names)
     done = _finished(db, stored, space, budget, settings, recorded)
     if done is not None:  # nothing left to measure: the stored search as it was, without refitting its model
         with Progress(RunPlan(todo=[], done=budget, total=budget), evaluator, db, enabled=progress):
@@ -320,9 +343,10 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
             if stored and not diverged and key not in stored:
                 # the stored study went another way (another seed or budget): learn from all of it first
                 diverged = True
-                for m in _take_stored(stored, budget - len(measurements)):
+                for m in _take_stored(stored, len(stored)):
                     other = _pool_index(m.config, space, enc, pool)
-                    if other >= 0 and not pool.evaluated[other]:
+                    # outside the space (other restrictions) or beyond the budget: not part of this search
+                    if other >= 0 and not pool.evaluated[other] and len(measurements) < budget:
                         optimizer.tell(other, _objective(m, evaluator))
                         measurements.append(m)
                         bar.advance(m)
@@ -334,6 +358,9 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
                 m = evaluator.evaluate(config)
                 db.add(m)
                 optimizer.minimize = evaluator.minimize  # an evaluator may learn its objective from a result
+                if settings["objective"] != evaluator.objective:  # recorded as learnt, so a rerun matches them
+                    settings.update(objective=evaluator.objective, minimize=evaluator.minimize)
+                    db.put("search", settings)
             optimizer.tell(index, _objective(m, evaluator))
             measurements.append(m)
             bar.advance(m)
@@ -358,9 +385,21 @@ def _pool(space: Space, enc: Encoding, seed: int, count: Any) -> tuple[Candidate
 def _initial_indices(initial: Any, space: Space, enc: Encoding, pool: CandidatePool) -> list[int]:
     if initial is None:
         return []
-    frame = initial if isinstance(initial, pd.DataFrame) else pd.DataFrame([dict(c) for c in initial])
+    if isinstance(initial, Mapping) or not isinstance(initial, (pd.DataFrame, Iterable)):
+        raise InputError(f"initial must be a list of configurations, got {type(initial).__name__}", where="initial",
+                         hint="e.g. initial=[{'bx': 32, 'by': 4}] (a list, even for one configuration)")
+    rows = None if isinstance(initial, pd.DataFrame) else list(initial)
+    bad = [] if rows is None else [i for i, c in enumerate(rows) if not isinstance(c, Mapping)]
+    if bad:
+        raise InputError(f"initial[{bad[0]}] is not a configuration: {rows[bad[0]]!r}", where="initial",
+                         hint="give each configuration as a dict {parameter: value}")
+    frame = initial if rows is None else pd.DataFrame([dict(c) for c in rows])
     if frame.empty:
         return []
+    missing = [n for n in space.names if n not in frame.columns]
+    if missing:
+        raise InputError(f"the initial configurations lack the parameter(s) {', '.join(missing)}", where="initial",
+                         hint=f"give a value for each of: {', '.join(space.names)}")
     inside = space.contains(frame)
     if not inside.all():
         row = int(np.flatnonzero(~inside)[0])
@@ -373,6 +412,33 @@ def _initial_indices(initial: Any, space: Space, enc: Encoding, pool: CandidateP
     if missing.any():
         found[missing] = pool.extend(codes[missing], check=False)
     return list(dict.fromkeys(int(i) for i in found))  # each once, in the order given
+
+
+def _check_stored(stored: dict[str, Measurement], space: Space, budget: int, db: Store) -> None:
+    """Refuse a budget smaller than what the store already holds of the space: the search counts those against
+    its budget, and dropping some would lose them from the result silently (its best among them, say)."""
+    if len(stored) <= budget:
+        return
+    configs = pd.DataFrame([{n: m.config[n] for n in space.names} for m in stored.values()],
+                           columns=list(space.names))
+    inside = int(space.contains(configs).sum())
+    if inside > budget:
+        raise InputError(f"the store already holds {inside} measured configurations of this space, more than "
+                         f"the budget of {budget}: a search counts what its store holds against its budget",
+                         where=str(db.path or "store"),
+                         hint=f"use budget={inside} or more to search on from them, or a new store")
+
+
+def _learn_objective(evaluator: Evaluator, stored: dict[str, Measurement]) -> None:
+    """Teach an evaluator that learns its metrics from its first result (a Python function returning a dict) the
+    metrics of a stored result: a resumed search replays those first, and would otherwise read them by the
+    default objective (time), as failures, and search on from there another way than the first run did."""
+    if not stored or not evaluator.describe().get("learn_metrics"):
+        return
+    for m in stored.values():
+        if m.ok and m.values:
+            evaluator.metrics = tuple(m.values)
+            return
 
 
 def _take_stored(stored: dict[str, Measurement], limit: int) -> list[Measurement]:
@@ -438,4 +504,8 @@ def _result(measurements: list[Measurement], names: tuple[str, ...], evaluator: 
                      "status": m.status, "reason": reason, "best_so_far": best})
     columns = ["step", *names, objective, "status", "reason", "best_so_far"]
     history = pd.DataFrame(rows, columns=columns)
+    for n in names:  # None among a parameter's values: pandas would make it NaN and 32 beside it 32.0
+        values = [row[n] for row in rows]
+        if any(v is None for v in values):
+            history[n] = pd.Series(values, dtype=object)
     return SearchResult(history, objective, minimize, budget, seed, measurements, list(names))

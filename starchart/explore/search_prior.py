@@ -115,10 +115,26 @@ def prior_measurements(prior: Dataset, encoding: Encoding, objective: str) -> tu
         if len(frame) else np.zeros(0, dtype=bool)
     keep = inside & np.isfinite(values)
     if keep.sum() < MIN_PRIOR_ROWS:
+        # a parameter none of whose values match (another spelling, other units) explains it, and is what to fix
+        unmatched = [j for j, name in enumerate(encoding.names) if len(frame) and not _known(
+            frame[name], encoding.values[j]).any()]
+        detail, hint = "", "measure more of the space on the other platform, or search without a prior"
+        if unmatched:
+            j = unmatched[0]
+            name = encoding.names[j]
+            detail = (f": none of its values of {name} ({_listing(frame[name].tolist())}) is one of the "
+                      f"space's values ({_listing(encoding.values[j])})")
+            hint = "give measurements of the same space, with the values spelt as the space spells them " \
+                   "(same units, numbers not strings)"
         raise InputError(f"only {int(keep.sum())} valid configurations of the prior lie in the space "
-                         f"(at least {MIN_PRIOR_ROWS} are needed)", where=str(source),
-                         hint="measure more of the space on the other platform, or search without a prior")
+                         f"(at least {MIN_PRIOR_ROWS} are needed){detail}", where=str(source), hint=hint)
     return encoding.encode(frame[keep]), values[keep]
+
+
+def _listing(values: Any, shown: int = 5) -> str:
+    """The first few distinct ``values``, for a message."""
+    distinct = list(dict.fromkeys(plain_value(v) for v in values))
+    return ", ".join(map(repr, distinct[:shown])) + (", …" if len(distinct) > shown else "")
 
 
 def _known(column: pd.Series, values: Any) -> np.ndarray:
