@@ -33,12 +33,12 @@ import pandas as pd
 from common import ROOT, report
 
 from starchart.carve import occupancy_frame
-from starchart.carve.occupancy import UNLIMITED
+from starchart.carve.occupancy import LIMITS, UNLIMITED
 from starchart.carve.resources import ResourceCompiler, find_toolchain
 
 ORACLE = ROOT / "tests" / "data" / "ptxas" / "occupancy_oracle.cpp"
 MATMUL = ROOT / "examples" / "carve" / "matmul.cu"
-CCS = ["7.0", "7.5", "8.0", "8.6", "8.9", "9.0"]
+CCS = list(LIMITS)  # every compute capability the calculator knows
 COLUMNS = ["cc", "threads", "registers", "static_shared", "dynamic_shared", "opt_in", "carveout", "error",
            "blocks_per_sm", "limiting_bits", "limit_registers", "limit_shared", "limit_warps", "limit_blocks",
            "registers_per_block", "shared_per_block"]
@@ -62,7 +62,7 @@ def oracle_rows(tmp: Path) -> tuple[list[dict], dict]:
         cases.append((rnd.choice(CCS), rnd.randint(1, 1024), rnd.randint(0, 255), rnd.randint(0, 60000),
                       rnd.choice([0, 0, rnd.randint(0, 240000)]), rnd.randint(0, 1),
                       rnd.choice([-1, 0, 10, 25, 50, 75, 100])))
-    text = "\n".join(f"{cc[0]} {cc[2]} {t} {r} {s} {d} {o} {c}" for cc, t, r, s, d, o, c in cases) + "\n"
+    text = "\n".join(f"{cc.replace('.', ' ')} {t} {r} {s} {d} {o} {c}" for cc, t, r, s, d, o, c in cases) + "\n"
     out = subprocess.run([str(exe)], input=text, capture_output=True, text=True, check=True).stdout
     table = pd.read_csv(StringIO(",".join(COLUMNS) + "\n" + out), dtype={"cc": str})
     rows = []

@@ -247,7 +247,7 @@ def _oracle_binary(tmp_path: Path) -> Path:
 def test_matches_cuda_occupancy_h_live_on_random_cases(tmp_path):
     exe = _oracle_binary(tmp_path)
     rnd = random.Random(20240601)
-    ccs = [(7, 0), (7, 5), (8, 0), (8, 6), (8, 9), (9, 0)]
+    ccs = [(7, 0), (7, 5), (8, 0), (8, 6), (8, 9), (9, 0), (10, 0), (12, 0)]
     lines = []
     for _ in range(4000):
         major, minor = rnd.choice(ccs)

@@ -5,7 +5,7 @@
 // Output (stdout), one CSV line per case:  the inputs, error, blocks, limiting-factor bits,
 // block limits (regs, smem, warps, blocks), allocated regs and smem per block.
 // The device properties are the per-compute-capability values of the CUDA C++ Programming
-// Guide (threads per SM, shared memory per SM and per block with opt-in, 1 KB reserved on 8.x/9.0).
+// Guide (threads per SM, shared memory per SM and per block with opt-in, 1 KB reserved from 8.0 on).
 #include <climits>
 #include <cstdio>
 #include <cuda_occupancy.h>
@@ -25,8 +25,11 @@ static bool props_for(int major, int minor, cudaOccDeviceProp &p) {
     case 86: case 89:
              p.maxThreadsPerMultiprocessor = 1536; p.sharedMemPerMultiprocessor = 100 * 1024;
              p.sharedMemPerBlockOptin = 99 * 1024; p.reservedSharedMemPerBlock = 1024; return true;
-    case 90: p.maxThreadsPerMultiprocessor = 2048; p.sharedMemPerMultiprocessor = 228 * 1024;
+    case 90: case 100:
+             p.maxThreadsPerMultiprocessor = 2048; p.sharedMemPerMultiprocessor = 228 * 1024;
              p.sharedMemPerBlockOptin = 227 * 1024; p.reservedSharedMemPerBlock = 1024; return true;
+    case 120: p.maxThreadsPerMultiprocessor = 1536; p.sharedMemPerMultiprocessor = 100 * 1024;
+             p.sharedMemPerBlockOptin = 99 * 1024; p.reservedSharedMemPerBlock = 1024; return true;
     }
     return false;
 }
