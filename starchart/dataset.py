@@ -37,7 +37,8 @@ DEFAULT_METRIC_NAMES: tuple[str, ...] = ("time", "runtime", "wattage", "power", 
 #: Prefix of the columns holding per-repeat measurement lists.
 REPEATS_PREFIX = "repeats_"
 
-_BOOKKEEPING = ("status", "reason")
+#: Columns every dataset frame holds besides its parameters and metrics (no parameter may take their names).
+BOOKKEEPING_COLUMNS: tuple[str, ...] = ("status", "reason")
 
 
 @dataclass(repr=False, eq=False)
@@ -81,7 +82,7 @@ class Dataset:
 
     def __post_init__(self) -> None:
         # Cheap structural check only; the value checks live in from_frame.
-        missing = [c for c in [*self.params, *self.metrics, *_BOOKKEEPING] if c not in self.frame.columns]
+        missing = [c for c in [*self.params, *self.metrics, *BOOKKEEPING_COLUMNS] if c not in self.frame.columns]
         if missing:
             raise InputError(f"dataset frame lacks column(s) {missing}", where=self.meta.get("source"),
                              hint="build datasets with Dataset.from_frame or starchart.load")
@@ -151,7 +152,7 @@ class Dataset:
         metrics = _pick_metrics(columns, params, metrics, where)
         if params is None:
             params = [c for c in columns
-                      if c not in metrics and c not in _BOOKKEEPING and not c.startswith(REPEATS_PREFIX)]
+                      if c not in metrics and c not in BOOKKEEPING_COLUMNS and not c.startswith(REPEATS_PREFIX)]
         params = [str(p) for p in params]
         for name in [*params, *metrics]:
             if name not in columns:
@@ -319,7 +320,7 @@ class Dataset:
     # ------------------------------------------------------------------ export
     def to_frame(self, repeats: bool = False) -> pd.DataFrame:
         """A copy of the table: params, metrics, status, reason (and ``repeats_*`` if asked)."""
-        cols = [*self.params, *self.metrics, *_BOOKKEEPING]
+        cols = [*self.params, *self.metrics, *BOOKKEEPING_COLUMNS]
         if repeats:
             cols += [c for c in self.frame.columns if c.startswith(REPEATS_PREFIX)]
         return self.frame[cols].copy()
@@ -361,7 +362,7 @@ def _pick_metrics(columns: list[str], params: Sequence[str] | None, metrics: Seq
     if metrics is not None:
         return [str(m) for m in metrics]
     if params is not None:
-        return [c for c in columns if c not in params and c not in _BOOKKEEPING
+        return [c for c in columns if c not in params and c not in BOOKKEEPING_COLUMNS
                 and not c.startswith(REPEATS_PREFIX)]
     # a rate (GFLOP/s beside a time) is a measurement too: taken for a parameter it would split the tree
     found = [c for c in columns if c.lower() in DEFAULT_METRIC_NAMES or is_rate_name(c)]

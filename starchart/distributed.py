@@ -3,7 +3,9 @@
 The driver (the process calling :func:`starchart.run`) alone writes the store;
 actors only measure. Each actor holds its own copy of the evaluator, so
 compile caches and GPU contexts live as long as the actor. CUDA evaluators get
-one GPU per actor.
+one GPU per actor. A worker that dies is replaced and its configuration measured
+once more (then recorded as a failure); a stopped run kills the programs its
+workers were waiting for.
 
 Pointing at a cluster: start Ray on the nodes (``ray start --head`` on one,
 ``ray start --address=HEAD:6379`` on the others, each with starchart installed
@@ -13,8 +15,14 @@ on the head node, or ``--ray ray://HEAD:10001`` from elsewhere.
 
 from __future__ import annotations
 
+import itertools
 import os
-from collections.abc import Iterator, Sequence
+import re
+import signal
+import threading
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from starchart.errors import InputError
@@ -32,19 +40,29 @@ class _Worker:
         measurement.extra.setdefault("worker", f"ray:{os.uname().nodename}:{os.getpid()}")
         return measurement.to_dict()
 
+    def ready(self) -> bool:
+        """Answer once the actor is built (its evaluator unpickled: a function's module imported)."""
+        return True
+
+    def stop(self) -> int:
+        """Kill the programs this worker's evaluation waits for (called in the ``control`` group, beside it):
+        killing the actor alone would leave them running, in their own sessions."""
+        from starchart.measure.process import kill_running
+
+        return kill_running()
+
 
 def require_ray() -> Any:
     """The ``ray`` module, or an error naming the extra to install (checked before a run writes anything)."""
     try:
         import ray
-        from ray.util import ActorPool  # noqa: F401
     except ImportError:
         raise InputError("Ray is not installed", where="--ray",
                          hint='pip install ".[ray]" in the starchart source folder (or run without --ray)') from None
     return ray
 
 
-def ray_evaluate(evaluator: Evaluator, todo: Sequence[dict[str, Any]], *, workers: int,
+def ray_evaluate(evaluator: Evaluator, todo: Iterable[dict[str, Any]], *, workers: int,
                  address: str | bool | None = None) -> Iterator[Measurement]:
     """Evaluate ``todo`` on ``workers`` Ray actors, yielding measurements as they finish.
 
@@ -58,12 +76,42 @@ def ray_evaluate(evaluator: Evaluator, todo: Sequence[dict[str, Any]], *, worker
     return _evaluate(evaluator, todo, workers=workers, address=address)
 
 
-def _evaluate(evaluator: Evaluator, todo: Sequence[dict[str, Any]], *, workers: int,
+#: How many times a configuration is measured again after the worker measuring it died (a crash of
+#: that worker, a lost node). When its worker dies again it is recorded as a failure: a configuration
+#: that kills its worker must neither stop the study nor every resume of it.
+RETRIES_AFTER_DEATH = 1
+
+#: A worker is sent several configurations at a time only while its measurements take less than this
+#: (seconds): then the round trip to the driver, not the measurement, bounds the rate. A slow
+#: measurement's queued follower would wait a whole measurement while another worker may sit idle.
+_PIPELINE_BELOW_S = 0.05
+_PIPELINE_DEPTH = 4
+
+
+@dataclass
+class _Task:
+    """A configuration sent to a worker, and how many workers died measuring it."""
+
+    config: dict[str, Any]
+    deaths: int = 0
+
+
+@dataclass
+class _Slot:
+    """One actor and the references of what was sent to it, oldest (the one it measures) first."""
+
+    actor: Any
+    sent: list[Any] = field(default_factory=list)
+    depth: int = 1
+
+
+def _evaluate(evaluator: Evaluator, todo: Iterable[dict[str, Any]], *, workers: int,
               address: str | bool | None) -> Iterator[Measurement]:
     import ray
-    from ray.util import ActorPool
 
-    if not todo:
+    queue = iter(todo)
+    first = next(queue, None)  # the configurations may be skipped lazily: none left, no Ray to start
+    if first is None:
         return
     local = address in (None, True, "local", "")
     started = False
@@ -74,24 +122,173 @@ def _evaluate(evaluator: Evaluator, todo: Sequence[dict[str, Any]], *, workers: 
             options["num_cpus"] = max(workers, os.cpu_count() or 1)
         else:
             options["address"] = str(address)
+        # ray.init makes SIGTERM exit at once: a caller's handler (the CLI's, the runner's) that first stops
+        # the workers' programs and says what was kept stays
+        main = threading.current_thread() is threading.main_thread()
+        on_sigterm = signal.getsignal(signal.SIGTERM) if main else None
         try:
             ray.init(**options)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise InputError(f"cannot start or join Ray ({exc})", where=f"--ray {address or 'local'}",
                              hint=_join_hint(exc)) from None
+        finally:
+            if callable(on_sigterm):
+                signal.signal(signal.SIGTERM, on_sigterm)
         started = True
+    pool: _ActorPool | None = None
+    finished = False
     try:
         _check_resources(ray, evaluator, workers)
-        resources = {"num_gpus": 1} if evaluator.kind == "cuda" else {"num_cpus": 1}
-        actor_class = ray.remote(**resources)(_Worker)
-        handle = ray.put(evaluator)
-        actors = [actor_class.remote(handle) for _ in range(workers)]
-        pool = ActorPool(actors)
-        for result in pool.map_unordered(lambda actor, config: actor.evaluate.remote(config), list(todo)):
-            yield Measurement.from_dict(result)
+        pool = _ActorPool(ray, evaluator, workers, itertools.chain([first], queue))
+        yield from pool.results()
+        finished = True
     finally:
+        if pool is not None:
+            pool.close(stop=not finished)
         if started:
             ray.shutdown()
+
+
+class _ActorPool:
+    """``workers`` actors measuring configurations as they are asked for, results as they finish.
+
+    Unlike :class:`ray.util.ActorPool` it replaces a worker that died (sending its configurations
+    again), keeps a few configurations queued on each worker while measurements are fast, and can
+    stop the programs its workers run.
+    """
+
+    def __init__(self, ray: Any, evaluator: Evaluator, workers: int, todo: Iterator[dict[str, Any]]):
+        self.ray = ray
+        resources = {"num_gpus": 1} if evaluator.kind == "cuda" else {"num_cpus": 1}
+        # a second concurrency group, so that stop() runs while the default one (one call at a time) measures
+        self.actor_class = ray.remote(concurrency_groups={"control": 1}, **resources)(_Worker)
+        self.evaluator = _put_evaluator(ray, evaluator)
+        self.todo = todo
+        self.again: deque[_Task] = deque()  # sent before the next of todo: those of a worker that died
+        self.owner: dict[Any, tuple[_Slot, _Task]] = {}
+        self.slots = [_Slot(actor) for actor in self._started(workers)]
+
+    def _started(self, count: int) -> list[Any]:
+        """``count`` new actors, once each is built. One that cannot be built (the evaluator does not unpickle
+        there) is an error of the whole run, not a failure of the configurations it would be sent."""
+        actors = [self.actor_class.remote(self.evaluator) for _ in range(count)]
+        try:
+            self.ray.get([actor.ready.remote() for actor in actors])
+        except self.ray.exceptions.RayActorError as exc:
+            raise InputError(f"the Ray workers cannot start: {_cause(exc)}", where="--ray",
+                             hint="a Python function's module must import on every Ray node: installed there, "
+                                  "or beside the script that runs (or define the function in that script), "
+                                  "or run without --ray") from None
+        except BaseException:  # Ctrl-C while they start
+            for actor in actors:
+                self.ray.kill(actor)
+            raise
+        return actors
+
+    def _send(self, slot: _Slot) -> bool:
+        if self.again:
+            task = self.again.popleft()
+        else:
+            config = next(self.todo, None)
+            if config is None:
+                return False
+            task = _Task(config)
+        ref = slot.actor.evaluate.remote(task.config)
+        slot.sent.append(ref)
+        self.owner[ref] = (slot, task)
+        return True
+
+    def results(self) -> Iterator[Measurement]:
+        """Measurements as they finish, until every configuration is measured."""
+        exceptions = self.ray.exceptions
+        while True:
+            for slot in self.slots:
+                while len(slot.sent) < slot.depth and self._send(slot):
+                    pass
+            if not self.owner:
+                return
+            ready, _ = self.ray.wait(list(self.owner), num_returns=1)
+            ref = ready[0]
+            slot, task = self.owner.pop(ref)
+            try:
+                result = self.ray.get(ref)
+            except exceptions.RayActorError as exc:
+                failure = self._died(slot, ref, task, exc)
+                if failure is not None:
+                    yield failure
+                continue
+            except exceptions.RayTaskError as exc:  # raised past Evaluator.evaluate (SystemExit, a bad result)
+                slot.sent.remove(ref)
+                yield Measurement.failure(task.config, "runtime", _first_line(exc))
+                continue
+            slot.sent.remove(ref)
+            measurement = Measurement.from_dict(result)
+            took = measurement.compile_s + measurement.run_s + measurement.overhead_s
+            slot.depth = _PIPELINE_DEPTH if took < _PIPELINE_BELOW_S else 1
+            yield measurement
+
+    def _died(self, slot: _Slot, ref: Any, task: _Task, exc: Exception) -> Measurement | None:
+        """Replace a worker that died (``ref``, of ``task``, told so); send its configurations again, the
+        one it was measuring only :data:`RETRIES_AFTER_DEATH` times (then it is returned as a failure)."""
+        sent = [task if sent is ref else self.owner.pop(sent)[1] for sent in slot.sent]
+        # the first was being measured (an actor runs one caller's calls in order); the others never started
+        measuring, queued = sent[0], sent[1:]
+        self.again.extendleft(reversed(queued))
+        self.slots.remove(slot)
+        self.ray.kill(slot.actor)
+        self.slots += [_Slot(actor) for actor in self._started(1)]
+        measuring.deaths += 1
+        if measuring.deaths <= RETRIES_AFTER_DEATH:
+            self.again.appendleft(measuring)
+            return None
+        return Measurement.failure(measuring.config, "runtime", f"the Ray worker measuring it died "
+                                   f"({measuring.deaths} times): {_first_line(exc)}")
+
+    def close(self, stop: bool) -> None:
+        """Let go of the actors (Ray ends them once unreferenced). ``stop`` (Ctrl-C, an error, or the
+        driver stopped reading): end them now, once the programs they run are killed, which ending the
+        actor alone would leave running (in their own sessions), also on a cluster that stays up."""
+        actors = [slot.actor for slot in self.slots]
+        self.slots, self.owner = [], {}
+        if not stop:
+            return
+        stopping = [actor.stop.options(concurrency_group="control").remote() for actor in actors]
+        self.ray.wait(stopping, num_returns=len(stopping), timeout=10.0)
+        for actor in actors:
+            self.ray.kill(actor)
+
+
+def _put_evaluator(ray: Any, evaluator: Evaluator) -> Any:
+    """The evaluator in Ray's object store, for every worker; one that cannot be pickled is a clear error."""
+    try:
+        return ray.put(evaluator)
+    except Exception as exc:  # noqa: BLE001 - Ray reports pickling errors of every kind as TypeError or its own
+        function = evaluator.describe().get("function")
+        what = f"the evaluator ({function})" if function else f"the {evaluator.kind} evaluator"
+        cause = exc.__cause__ or exc  # Ray's own text is a long report around pickle's one line
+        raise InputError(f"{what} cannot be sent to the Ray workers: {_first_line(cause)}", where="--ray",
+                         hint="what a Python function refers to (locks, open files, connections) must be picklable: "
+                              "create those inside the function, or run without --ray") from None
+
+
+def _cause(exc: BaseException) -> str:
+    """The last ``SomeError: message`` line of a Ray error's report (the original error), else its first line.
+
+    >>> _cause(RuntimeError("The actor died ...\\n  File x\\nModuleNotFoundError: No module named 'k'\\n"))
+    "ModuleNotFoundError: No module named 'k'"
+    """
+    found = re.findall(r"^\s*(\w+(?:Error|Exception): .+)$", str(exc), flags=re.MULTILINE)
+    return found[-1].strip() if found else _first_line(exc)
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first non-empty line of an exception's text (Ray's carry a long report after it).
+
+    >>> _first_line(ValueError("\\nboom\\nmore"))
+    'ValueError: boom'
+    """
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": ")
 
 
 def _check_resources(ray: Any, evaluator: Evaluator, workers: int) -> None:

@@ -10,11 +10,16 @@ lost at most the configurations that were in flight.
 from __future__ import annotations
 
 import math
+import os
+import signal
+import sqlite3
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from starchart.configs import config_key, frame_configs, plain_config
-from starchart.dataset import Dataset
+from starchart.dataset import BOOKKEEPING_COLUMNS, REPEATS_PREFIX, Dataset
 from starchart.errors import InputError, SpaceError
 from starchart.measure import Evaluator, Measurement, evaluator_from_dict
 from starchart.measure.environment import environment
@@ -94,27 +99,43 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
         from starchart.distributed import require_ray
 
         require_ray()
-    owns_store = not isinstance(store, Store)
-    db = Store.open(store) if owns_store else store
-    try:
-        space = study_space(db, space)
-        evaluator = study_evaluator(db, evaluator, space)
-        plan = plan_run(db, space, samples=samples, seed=seed, configs=configs)
-        db.add_session(session_record(evaluator, workers=workers, ray=ray))
-        results = _execute(evaluator, plan.todo, workers=workers, ray=ray)
+    if isinstance(space, Space):  # before the store records it
+        _check_parameter_names(space)
+    with _sigterm_stops_programs():
+        owns_store = not isinstance(store, Store)
+        db = Store.open(store) if owns_store else store
         try:
-            with Progress(plan, evaluator, db, enabled=progress) as bar:
-                for measurement in results:
-                    db.add(measurement)
-                    bar.advance(measurement)
-        finally:  # stopped by an error or Ctrl-C outside the evaluation: no worker goes on measuring unseen
-            close = getattr(results, "close", None)
-            if close is not None:
-                close()
-        return db.to_dataset()
-    finally:
-        if owns_store:
-            db.close()
+            space = study_space(db, space)
+            evaluator = study_evaluator(db, evaluator, space)
+            plan = plan_run(db, space, samples=samples, seed=seed, configs=configs)
+            record = session_record(evaluator, workers=workers, ray=ray)
+            db.add_session(record)
+            bar = Progress(plan, evaluator, db, enabled=progress)
+            todo = _Unstored(db, _session_order(plan.todo, _session_index(db, record)), bar)
+            results = _execute(evaluator, todo, workers=workers, ray=ray)
+            try:
+                with bar:
+                    for measurement in results:
+                        _store(db, measurement)
+                        bar.advance(measurement)
+            finally:  # stopped by an error or Ctrl-C outside the evaluation: no worker goes on measuring unseen
+                close = getattr(results, "close", None)
+                if close is not None:
+                    close()
+            return db.to_dataset()
+        finally:
+            if owns_store:
+                db.close()
+
+
+def _check_parameter_names(space: Space) -> None:
+    """Refuse a parameter named like a column every dataset holds: the study could be measured, but
+    not read back (two ``status`` columns), so say it before measuring, not after."""
+    for name in space.names:
+        if name in BOOKKEEPING_COLUMNS or name.startswith(REPEATS_PREFIX):
+            raise InputError(f"parameter {name!r} has the name of a column every dataset holds "
+                             f"({', '.join(BOOKKEEPING_COLUMNS)}, {REPEATS_PREFIX}…)", where=f"space, parameter {name!r}",
+                             hint=f"rename the parameter, e.g. to {name + '_'!r}")
 
 
 def plan_run(store: Store, space: Space, *, samples: int | None = None, seed: int | None = None,
@@ -127,6 +148,14 @@ def plan_run(store: Store, space: Space, *, samples: int | None = None, seed: in
     stored by other means still count towards ``samples``); a ``seed`` other than the one the
     stored sample was drawn with is refused.
     """
+    # under the write lock: of two runs started at once on one store, the second reads the plan (the fresh
+    # seed) the first recorded, instead of drawing another
+    with store.transaction():
+        return _plan(store, space, samples=samples, seed=seed, configs=configs)
+
+
+def _plan(store: Store, space: Space, *, samples: int | None, seed: int | None,
+          configs: Iterable[Mapping[str, Any]] | None) -> RunPlan:
     done = store.keys()
     stored_plan = store.get("plan") or {}
     if configs is None and samples is None and "configs" in stored_plan:
@@ -167,7 +196,7 @@ def plan_run(store: Store, space: Space, *, samples: int | None = None, seed: in
         kept = f"; its plan of {planned} stays" if larger_plan else ""
         warnings.warn(f"{store.path or 'the store'} already holds {len(done)} configurations, "
                       f"{'more than' if need < 0 else 'as many as'} the {samples} asked for: nothing to "
-                      f"measure{kept}", stacklevel=3)
+                      f"measure{kept}", stacklevel=4)
     if not larger_plan:
         store.put("plan", {"samples": samples, "seed": int(seed)})  # only a plan that can be drawn
     if need <= 0:
@@ -200,8 +229,11 @@ def study_space(store: Store, space: Space | None, *, continue_with: str | None 
             raise InputError("no space given and none stored", where=str(store.path or "store"),
                              hint="pass the space (a space file on the command line)")
         if stored.get("unsaved_restrictions"):
+            started_by = ("search(evaluator, space, budget, store=...)" if store.get("search") else
+                          "choose_sample_size(space, evaluator, store=...)" if store.get("sample_size") else
+                          "run(space, ..., store=...)")
             raise InputError("the study's space has function restrictions that were not saved",
-                             where=str(store.path), hint="pass the space again: run(space, ..., store=...)")
+                             where=str(store.path), hint=f"pass the space again: {started_by}")
         return Space.from_dict(stored, where=f"{store.path}: stored space")
     try:
         description = space.to_dict()
@@ -290,7 +322,79 @@ def session_record(evaluator: Evaluator, *, workers: int = 1, ray: str | bool | 
 
 
 # ---------------------------------------------------------------------- execution
-def _execute(evaluator: Evaluator, todo: Sequence[dict[str, Any]], *, workers: int,
+def _store(db: Store, measurement: Measurement) -> None:
+    """Store one result; a store that cannot be written (a full disk) stops the run with a clear error."""
+    try:
+        db.add(measurement)
+    except sqlite3.Error as exc:
+        where = str(db.path or "the store")
+        raise InputError(f"cannot store the result of {plain_config(measurement.config)} ({exc}); every "
+                         f"result before it is kept", where=where,
+                         hint=f"free disk space (or fix the file's permissions), then continue with: "
+                              f"starchart resume {where}") from exc
+
+
+def _session_index(store: Store, record: Mapping[str, Any]) -> int:
+    """The position of the session ``record`` among the store's (added atomically: two runs started at
+    once get different positions)."""
+    stored = as_stored(dict(record))
+    sessions = store.get("sessions", [])
+    return next((i for i in range(len(sessions) - 1, -1, -1) if sessions[i] == stored), len(sessions) - 1)
+
+
+#: How far on the start of session 2k (and 2k + 1) lies in its list of configurations, per k: the golden
+#: ratio keeps the starting points of any number of sessions apart.
+_SESSION_OFFSET = 0.6180339887498949
+
+
+def _session_order(todo: list[dict[str, Any]], session: int) -> list[dict[str, Any]]:
+    """``todo`` in the order the ``session``-th session of a study measures it.
+
+    Two runs of one study at once (a second ``starchart resume``) would otherwise measure the
+    same configurations at the same time, each of them twice. An odd session walks the list
+    backwards, so two sessions meet head on, once, each skipping what the other stored
+    (:class:`_Unstored`) instead of following it; later ones start elsewhere. The set measured
+    is the same; a study's first session keeps the sample's order.
+
+    >>> _session_order([1, 2, 3, 4, 5], 0), _session_order([1, 2, 3, 4, 5], 1)
+    ([1, 2, 3, 4, 5], [5, 4, 3, 2, 1])
+    >>> _session_order([1, 2, 3, 4, 5], 2), _session_order([1, 2, 3, 4, 5], 3)
+    ([4, 5, 1, 2, 3], [3, 2, 1, 5, 4])
+    """
+    start = int(len(todo) * ((session // 2 * _SESSION_OFFSET) % 1.0))
+    rotated = todo[start:] + todo[:start]
+    return rotated[::-1] if session % 2 else rotated
+
+
+class _Unstored:
+    """The configurations of ``todo`` that are not in ``store`` when they are about to be measured.
+
+    Another process writing the same store may have measured some since the plan was made;
+    those count as done on ``bar`` and are not measured again. Only rows added since the last
+    look are read, so a look costs little however large the study.
+    """
+
+    def __init__(self, store: Store, todo: Sequence[dict[str, Any]], bar: Progress):
+        self.store, self.todo, self.bar = store, todo, bar
+        self._seen: set[str] = set()
+        self._last_id = 0
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for config in self.todo:
+            if self._stored(config_key(config)):
+                self.bar.skip()
+                continue
+            yield config
+
+    def _stored(self, key: str) -> bool:
+        if self.store.path is None:  # in memory: no other process writes it
+            return False
+        self._last_id, added = self.store.keys_since(self._last_id)
+        self._seen |= added
+        return key in self._seen
+
+
+def _execute(evaluator: Evaluator, todo: Iterable[dict[str, Any]], *, workers: int,
              ray: str | bool | None) -> Iterator[Measurement]:
     if int(workers) < 1:
         raise InputError(f"workers must be at least 1, got {workers}", where="workers")
@@ -303,7 +407,7 @@ def _execute(evaluator: Evaluator, todo: Sequence[dict[str, Any]], *, workers: i
     return _threaded(evaluator, todo, int(workers))
 
 
-def _threaded(evaluator: Evaluator, todo: Sequence[dict[str, Any]], workers: int) -> Iterator[Measurement]:
+def _threaded(evaluator: Evaluator, todo: Iterable[dict[str, Any]], workers: int) -> Iterator[Measurement]:
     """Evaluate on ``workers`` threads, yielding results as they finish.
 
     At most ``2 × workers`` evaluations are queued, so an interrupted run leaves
@@ -339,11 +443,17 @@ class Progress:
         """``from_store``: start the failures and best from what ``store`` holds (a resumed run counts
         only what it measures itself); off for a caller that advances the bar for stored results too."""
         self.enabled = enabled and plan.total > 0
+        description = evaluator.describe()
+        # A Python function's objective is the first metric its results carry (learnt by the evaluator from
+        # its first result, here from the results themselves: a Ray worker's copy learns it, not this one)
+        self._learns = bool(description.get("learn_metrics"))
+        self._direction_given = description.get("minimize") if self._learns else None
         self.minimize = evaluator.minimize
         self.objective = evaluator.objective
         self.failures = 0
         self.best: float | None = None
         self._total, self._done = plan.total, plan.done
+        self._bar: Any = None
         if self.enabled and from_store:  # start from what is stored: a resumed run shows the study's best
             for m in store.measurements():
                 self._note(m)
@@ -368,11 +478,22 @@ class Progress:
         if not m.ok:
             self.failures += 1
             return
+        if self._learns and m.values:
+            self._learn(next(iter(m.values)))
         value = m.summary().get(self.objective)
-        if value is None or math.isnan(value):
+        if value is None or not math.isfinite(value):  # an inf is no best (the search counts it as failed)
             return
         if self.best is None or (value < self.best if self.minimize else value > self.best):
             self.best = value
+
+    def _learn(self, objective: str) -> None:
+        """Follow the objective a Python function's results name first, as its evaluator does (and its
+        direction, unless one was given)."""
+        from starchart.direction import lower_is_better
+
+        self._learns = False
+        self.objective = objective
+        self.minimize = lower_is_better(objective) if self._direction_given is None else bool(self._direction_given)
 
     def _best_text(self) -> str:
         return "-" if self.best is None else f"{self.best:.4g} ({self.objective})"
@@ -381,8 +502,47 @@ class Progress:
         if not self.enabled:
             return
         self._note(m)
-        self._bar.update(self._task, advance=1, failed=self.failures, best=self._best_text())
+        if self._bar is not None:
+            self._bar.update(self._task, advance=1, failed=self.failures, best=self._best_text())
+
+    def skip(self) -> None:
+        """Count a configuration that another process stored meanwhile as done."""
+        if self.enabled and self._bar is not None:
+            self._bar.update(self._task, advance=1)
 
     def __exit__(self, *exc: object) -> None:
-        if self.enabled:
+        if self._bar is not None:
             self._bar.__exit__(*exc)
+            self._bar = None
+
+
+# ---------------------------------------------------------------------- SIGTERM
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM arrived while measuring: stop as on Ctrl-C (killing the programs of every worker), then die of it."""
+
+
+@contextmanager
+def _sigterm_stops_programs() -> Iterator[None]:
+    """While measuring, SIGTERM (a batch system's time limit, ``kill``) stops the run as Ctrl-C does, then
+    ends the process by SIGTERM as before. Its default action would end this process at once, leaving the
+    programs its workers run (each in its own session) running on.
+
+    Only where SIGTERM has its default action, in the main thread: a caller's own handler (the CLI's) stays.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    if not main or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise _Terminated(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    except _Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)  # every program is stopped and every result stored: die of it
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)

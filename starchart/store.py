@@ -162,7 +162,8 @@ class Store:
     @classmethod
     def _initialise(cls, db: sqlite3.Connection, path: Path | None, durable: bool) -> Store:
         _configure(db, on_disk=path is not None, durable=durable)
-        db.executescript(_SCHEMA)
+        # one transaction: another process opening the new file meanwhile sees both tables or neither
+        db.executescript(f"BEGIN IMMEDIATE;\n{_SCHEMA}\nCOMMIT;")
         store = cls(db, path)
         store._durable = durable
         if path is not None:
@@ -207,12 +208,18 @@ class Store:
 
     def add_session(self, info: Mapping[str, Any]) -> None:
         """Append a session record (environment, start time, command) atomically."""
-        with self._write():
+        with self.transaction():
             sessions = self.get("sessions", [])
             sessions.append(dict(info))
             self.put("sessions", sessions)
 
-    def _write(self) -> _Transaction:
+    def transaction(self) -> _Transaction:
+        """A ``with`` block holding the store's write lock: what it reads and writes is one step for every
+        other process using the store (two runs planning one study at once read the same plan).
+
+        >>> with Store.open(":memory:") as store, store.transaction():
+        ...     store.put("plan", {"samples": 4, "seed": 1})
+        """
         return _Transaction(self._db)
 
     # ------------------------------------------------------------------ results
@@ -281,6 +288,18 @@ class Store:
     def keys(self) -> set[str]:
         """The :func:`~starchart.configs.config_key` of every stored configuration."""
         return {row[0] for row in self._db.execute("SELECT DISTINCT config_key FROM results")}
+
+    def keys_since(self, row_id: int) -> tuple[int, set[str]]:
+        """``(last row id, keys)``: the :func:`~starchart.configs.config_key` of the results stored after row
+        ``row_id`` (by this or another process), and the id to ask from next time — cheap however large the study.
+
+        >>> with Store.open(":memory:") as store:
+        ...     first = store.add(Measurement({"x": 1}, values={"time": [1.0]}))
+        ...     store.keys_since(0), store.keys_since(first)[1]
+        ((1, {'[1]'}), set())
+        """
+        rows = self._db.execute("SELECT id, config_key FROM results WHERE id > ? ORDER BY id", (row_id,)).fetchall()
+        return (rows[-1][0] if rows else row_id), {row[1] for row in rows}
 
     def measurements(self) -> Iterator[Measurement]:
         """Every stored measurement, in the order stored (duplicates included)."""
@@ -420,9 +439,23 @@ def _configure(db: sqlite3.Connection, *, on_disk: bool, durable: bool) -> sqlit
     """A writing connection's settings: wait for other writers, WAL on disk, one sync per commit if durable."""
     db.execute("PRAGMA busy_timeout = 60000")
     if on_disk:
-        db.execute("PRAGMA journal_mode = WAL")
+        _wal(db)
     db.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
     return db
+
+
+def _wal(db: sqlite3.Connection, wait_s: float = 60.0) -> None:
+    """Switch to write-ahead logging. SQLite does not apply the busy timeout to this switch: two processes
+    creating one store at the same moment would see "database is locked", so wait as for any write."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _file_identity(path: Path) -> tuple[int, int] | None:

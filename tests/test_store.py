@@ -255,3 +255,34 @@ def test_with_earlier_keeps_each_different_setting_once_compared_as_stored():
     third = with_earlier({"sizes": [16, 64], "seed": 3}, as_stored(with_earlier({"sizes": (16, 64), "seed": 1},
                                                                                  as_stored(second))))
     assert [e["seed"] for e in third["earlier"]] == [1, 2]      # each earlier setting once
+
+
+def _open_when_released(path: str, barrier, results) -> None:
+    barrier.wait()
+    try:
+        with starchart.Store.open(path) as store:
+            store.put("opened", True)
+        results.put("ok")
+    except Exception as exc:  # noqa: BLE001 - reported to the test
+        results.put(repr(exc))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="uses fork")
+def test_processes_creating_one_new_store_at_the_same_moment_all_open_it(tmp_path):
+    """Before: about one open in twenty failed with "database is locked" (SQLite does not wait for the switch
+    to write-ahead logging) or "not a starchart store" (one process saw the other's half-made schema)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    failures = []
+    for trial in range(10):
+        barrier, results = context.Barrier(6), context.Queue()
+        path = str(tmp_path / f"new{trial}.db")
+        processes = [context.Process(target=_open_when_released, args=(path, barrier, results)) for _ in range(6)]
+        for process in processes:
+            process.start()
+        outcomes = [results.get(timeout=120) for _ in processes]
+        for process in processes:
+            process.join()
+        failures += [o for o in outcomes if o != "ok"]
+    assert not failures, failures[:3]

@@ -171,7 +171,8 @@ class Evaluator(ABC):
             result = self._measure(config)
         except KeyboardInterrupt:
             raise
-        except Exception as exc:  # noqa: BLE001 - one broken configuration must not stop a run
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - one broken configuration must not stop a run
+            # (sys.exit() in a measured function, say: the run goes on)
             result = Measurement.failure(config, "runtime", f"{type(exc).__name__}: {exc}",
                                          extra={"traceback": traceback.format_exc(limit=4)[-2000:]})
         elapsed = time.perf_counter() - start
