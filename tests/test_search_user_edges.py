@@ -171,3 +171,19 @@ def test_a_resumed_search_learns_a_learnt_objective_from_the_store(tmp_path):
         assert "earlier" not in db.get("search")
     again = resume_search(path)  # finished: the stored result, read by the learnt objective
     pd.testing.assert_frame_equal(again.history, whole.history)
+
+
+def test_a_space_whose_valid_configurations_are_rare_starts_from_a_smaller_pool():
+    """Before: a large space where one in ten draws is valid stopped with Space.sample's error ("ask for
+    fewer samples", which a search user cannot do) when 20,000 starting candidates needed more draws than allowed."""
+    space = Space({f"p{i}": list(range(20)) for i in range(6)}, ["p0 < 2"])
+    space.max_draws = 50_000  # 20,000 valid need about 200,000 draws; 2,000 need 20,000
+    result = search(PythonEvaluator(lambda c: 1.0 + sum(c.values())), space, 12, seed=0)
+    assert len(result.history) == 12 and (result.history["p0"] < 2).all()
+
+
+def test_a_space_with_no_valid_configuration_found_by_drawing_is_a_search_error():
+    space = Space({f"p{i}": list(range(40)) for i in range(8)}, ["p0 + p1 + p2 + p3 + p4 + p5 + p6 + p7 == 3"])
+    space.max_draws = 100_000
+    with pytest.raises(InputError, match="too few valid configurations to find by random draws"):
+        search(PythonEvaluator(lambda c: 1.0), space, 5, seed=0)

@@ -47,7 +47,7 @@ import pandas as pd
 
 from starchart.configs import config_key, plain_config
 from starchart.dataset import Dataset
-from starchart.errors import InputError
+from starchart.errors import InputError, SpaceError
 from starchart.explore.search_encoding import CandidatePool, Encoding
 from starchart.explore.search_engine import SearchOptions, TreeGuidedOptimizer
 from starchart.explore.search_prior import prior_dataset, prior_measurements
@@ -376,10 +376,23 @@ def _pool(space: Space, enc: Encoding, seed: int, count: Any) -> tuple[Candidate
         return space.contains(pd.DataFrame(enc.decode(codes), columns=list(space.names)))
 
     def sampler(rng: np.random.Generator, n: int) -> np.ndarray:
-        return enc.encode(space.sample(n, seed=rng))
+        return _sample_codes(space, enc, n, rng)
 
-    start = enc.encode(space.sample(min(20_000, max(1, count.estimate)), seed=seed))
+    start = _sample_codes(space, enc, min(20_000, max(1, count.estimate)), seed)
     return CandidatePool(enc, start, valid=valid, complete=False), sampler
+
+
+def _sample_codes(space: Space, enc: Encoding, n: int, seed: Any) -> np.ndarray:
+    """Codes of ``n`` uniform valid configurations, or of a tenth or a hundredth as many when the
+    restrictions make valid ones too rare to draw ``n`` (the candidate pool grows as it is used)."""
+    for size in dict.fromkeys((n, max(1, n // 10), max(1, n // 100))):
+        try:
+            return enc.encode(space.sample(size, seed=seed))
+        except SpaceError as exc:
+            rare = exc
+    raise InputError(f"the restrictions leave too few valid configurations to find by random draws ({rare.message})",
+                     where="space", hint="tighten the parameters' value lists so that fewer combinations are "
+                                         "invalid, or raise space.max_draws") from rare
 
 
 def _initial_indices(initial: Any, space: Space, enc: Encoding, pool: CandidatePool) -> list[int]:
