@@ -1001,7 +1001,7 @@ def _check_count(value: Any, label: str, minimum: int = 0) -> int:
 
 def _not_enough(n: int, valid: int) -> SpaceError:
     return SpaceError(f"asked for {n:,} distinct configurations but the space has only {valid:,} valid ones",
-                      hint=f"ask for at most {valid} (--samples {valid}), or take them all with to_frame()"
+                      hint=f"ask for at most {valid} (--samples {valid}); in Python, to_frame() gives them all"
                       if valid else "the restrictions exclude every configuration: loosen them")
 
 

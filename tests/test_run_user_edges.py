@@ -299,3 +299,12 @@ def test_stopping_a_ray_run_kills_the_programs_its_workers_run(tmp_path, cluster
     finally:
         results.close()
         _kill(_pids(marker))
+
+
+def test_resuming_a_study_of_a_script_s_function_says_to_run_the_script_again(tmp_path):
+    """Before: "module '__main__' (…/bin/starchart) has no 'slow'", pointing at the wrong file."""
+    from starchart.measure import evaluator_from_dict
+
+    with pytest.raises(InputError, match="cannot be imported again") as caught:
+        evaluator_from_dict({"kind": "python", "function": "__main__:slow"})
+    assert "run the script that started the study again" in str(caught.value)

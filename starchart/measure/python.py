@@ -162,10 +162,12 @@ class PythonEvaluator(Evaluator):
         module_name, sep, name = target.partition(":")
         if not sep and "." in target:  # module.name
             module_name, _, name = target.rpartition(".")
-        if not module_name or not name or "<" in name:
-            hint = ("call starchart.run(...) or starchart.search(...) from Python again, passing the evaluator"
-                    if "<" in name else importable)
-            raise InputError(f"the function {target!r} cannot be imported" + (" again" if "<" in name else ""),
+        # a lambda, a closure, or a function of the script that ran (module __main__): only that script has it
+        again = "<" in name or module_name == "__main__"
+        if not module_name or not name or again:
+            hint = ("run the script that started the study again (it resumes), or call starchart.run(...) or "
+                    "starchart.search(...) from Python passing the evaluator" if again else importable)
+            raise InputError(f"the function {target!r} cannot be imported" + (" again" if again else ""),
                              where=where, hint=hint)
         path = data.get("path")
         if path is not None and not isinstance(path, str):
