@@ -100,7 +100,7 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
 
         require_ray()
     if isinstance(space, Space):  # before the store records it
-        _check_parameter_names(space)
+        check_parameter_names(space)
     with _sigterm_stops_programs():
         owns_store = not isinstance(store, Store)
         db = Store.open(store) if owns_store else store
@@ -128,7 +128,7 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
                 db.close()
 
 
-def _check_parameter_names(space: Space) -> None:
+def check_parameter_names(space: Space) -> None:
     """Refuse a parameter named like a column every dataset holds: the study could be measured, but
     not read back (two ``status`` columns), so say it before measuring, not after."""
     for name in space.names:

@@ -279,7 +279,11 @@ def _settings(budget: int, seed: int, evaluator: Evaluator, prior: str | None,
 
 
 def _check_names(space: Space, evaluator: Evaluator) -> None:
-    """Refuse parameter names the history needs for itself (the columns would collide, silently or not)."""
+    """Refuse parameter names the history or the store's dataset needs for itself (the columns would collide,
+    silently or not)."""
+    from starchart.runner import check_parameter_names
+
+    check_parameter_names(space)  # status, reason, repeats_*: as run() does
     for name in space.names:
         if name == evaluator.objective:
             raise InputError(f"parameter {name!r} has the name of the objective (the evaluator's first metric)",
