@@ -11,6 +11,8 @@ from typing import Any
 
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement, check_metrics
+from starchart.measure.command import check_bool, check_timeout
+from starchart.measure.deadline import CallTimedOut, call_with_timeout
 
 
 class PythonEvaluator(Evaluator):
@@ -31,6 +33,11 @@ class PythonEvaluator(Evaluator):
         the first dict returned.
     repeats:
         How many times ``fn`` is called per configuration (each call one repeat).
+    timeout:
+        Seconds each call may run before it is interrupted and the configuration
+        recorded as a ``"timeout"`` failure (:mod:`starchart.measure.deadline`:
+        sleeps and Python code are interrupted at once, a long call into C when it
+        returns); ``None``: no limit.
     minimize:
         Whether smaller objective values are better; default by the objective's name
         (:func:`starchart.direction.lower_is_better`: GFLOP/s maximised, time minimised),
@@ -46,6 +53,10 @@ class PythonEvaluator(Evaluator):
     ('runtime', "TypeError: unsupported operand type(s) for ** or pow(): 'str' and 'int'")
     >>> PythonEvaluator(lambda c: {"time": [1, 2], "power": 80}).evaluate({}).values
     {'time': [1.0, 2.0], 'power': [80.0]}
+    >>> import time
+    >>> m = PythonEvaluator(lambda c: time.sleep(5), timeout=0.1).evaluate({})
+    >>> m.status, m.reason
+    ('timeout', 'the function ran past 0.1 s (call 1 of 1)')
     >>> rate = PythonEvaluator(lambda c: {"GFLOP/s": 120.0, "time": 2.5})
     >>> _ = rate.evaluate({}); rate.objective, rate.minimize
     ('GFLOP/s', False)
@@ -54,7 +65,7 @@ class PythonEvaluator(Evaluator):
     kind = "python"
 
     def __init__(self, fn: Callable[[dict[str, Any]], Any], *, metrics: str | Sequence[str] | None = None,
-                 repeats: int = 1, minimize: bool | None = None):
+                 repeats: int = 1, minimize: bool | None = None, timeout: float | None = None):
         if not callable(fn):
             raise InputError(f"PythonEvaluator needs a callable, got {type(fn).__name__}",
                              hint="pass a function taking a configuration dict")
@@ -68,6 +79,7 @@ class PythonEvaluator(Evaluator):
         self.metrics = check_metrics(metrics, "PythonEvaluator") if metrics is not None else ("time",)
         self._minimize = minimize  # as given: None follows the objective, also one learnt later
         self.repeats = int(repeats)
+        self.timeout = check_timeout(timeout, "timeout", "PythonEvaluator")
 
     @property  # type: ignore[override]
     def minimize(self) -> bool:
@@ -81,9 +93,13 @@ class PythonEvaluator(Evaluator):
     def _measure(self, config: dict[str, Any]) -> Measurement:
         values: dict[str, list[float]] = {}
         run_s = 0.0
-        for _ in range(self.repeats):
+        for call in range(self.repeats):
             start = time.perf_counter()
-            result = self.fn(dict(config))
+            try:
+                result = call_with_timeout(self.fn, dict(config), self.timeout)
+            except CallTimedOut as exc:
+                return Measurement.failure(config, "timeout", f"{exc} (call {call + 1} of {self.repeats})",
+                                           run_s=run_s + time.perf_counter() - start)
             run_s += time.perf_counter() - start
             if isinstance(result, Measurement):
                 result.run_s = result.run_s or run_s
@@ -124,6 +140,8 @@ class PythonEvaluator(Evaluator):
                 description.pop("minimize", None)
             else:
                 description["minimize"] = self._minimize
+        if self.timeout is not None:  # only when set: stores made before timeouts existed compare equal
+            description["timeout"] = self.timeout
         if self.path is not None:
             description["path"] = self.path
         return description
@@ -145,7 +163,7 @@ class PythonEvaluator(Evaluator):
         import difflib
 
         where = "PythonEvaluator description"
-        accepted = ("kind", "function", "metrics", "minimize", "repeats", "path", "learn_metrics")
+        accepted = ("kind", "function", "metrics", "minimize", "repeats", "path", "learn_metrics", "timeout")
         unknown = sorted(str(k) for k in data if k not in accepted)
         if unknown:
             close = [m for name in unknown for m in difflib.get_close_matches(name, accepted, n=1)]
@@ -182,7 +200,6 @@ class PythonEvaluator(Evaluator):
         if not callable(fn):
             raise InputError(f"{target!r} is not a function, it is a {type(fn).__name__}", where=where,
                              hint=importable)
-        from starchart.measure.command import check_bool
 
         minimize = data.get("minimize")
         repeats = data.get("repeats", 1)
@@ -192,7 +209,8 @@ class PythonEvaluator(Evaluator):
         if data.get("learn_metrics") or metrics in (["time"], ("time",), "time"):
             metrics = None  # the default, or described before its objective was learnt (see describe): learn it
         evaluator = cls(fn, metrics=metrics, repeats=int(repeats),
-                        minimize=None if minimize is None else check_bool(minimize, "minimize", where))
+                        minimize=None if minimize is None else check_bool(minimize, "minimize", where),
+                        timeout=check_timeout(data.get("timeout"), "timeout", where))
         evaluator.path = path
         return evaluator
 
