@@ -131,9 +131,9 @@ def test_command_line_options_are_named_as_options(tmp_path):
     result = invoke("run", "--replay", data, "--repeats", "3", "--samples", "1", "--store", tmp_path / "r.db")
     assert result.exit_code == 2 and "--repeats cannot apply to --replay" in result.output  # was ignored
     python = write(tmp_path / "ev.yaml", "kind: python\nfunction: math:sqrt\n")
-    result = invoke("run", space, "--evaluator", python, "--timeout", "3", "--samples", "1",
+    result = invoke("run", space, "--evaluator", python, "--pattern", "t=(\\S+)", "--samples", "1",
                     "--store", tmp_path / "p.db")
-    assert result.exit_code == 2 and "--timeout does not apply to this evaluator" in result.output
+    assert result.exit_code == 2 and "--pattern does not apply to this evaluator" in result.output
 
 
 def test_resuming_a_store_whose_first_run_never_started_says_what_to_do(tmp_path):

@@ -31,7 +31,10 @@ cli = CliRunner()
 
 
 def _rows(path: Path) -> list[dict]:
+    """The configurations stored so far; none while the store is a file whose schema is not committed yet."""
     with sqlite3.connect(path) as db:
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'results'").fetchone():
+            return []
         return [json.loads(c) for (c,) in db.execute("SELECT config FROM results ORDER BY id")]
 
 
