@@ -2,7 +2,7 @@
 
 1. ``occupancy``: our calculator against NVIDIA's own ``cuda_occupancy.h`` (CUDA toolkit header, built
    with g++ as a black-box oracle from tests/data/ptxas/occupancy_oracle.cpp) on a grid of block sizes,
-   registers and shared memory (static, dynamic, opt-in, carveouts) for every compute capability:
+   registers, shared memory (static, dynamic, opt-in, carveouts) and named barriers for every compute capability:
    blocks per SM and every per-resource limit must agree.
 2. ``compile``: every configuration of examples/carve/matmul.cu (TILE × WPT × UNROLL, 45 configurations)
    compiled for each compute capability with NVRTC + ptxas (the ``carve`` extra), cold and cached:
@@ -41,7 +41,7 @@ MATMUL = ROOT / "examples" / "carve" / "matmul.cu"
 CCS = list(LIMITS)  # every compute capability the calculator knows
 COLUMNS = ["cc", "threads", "registers", "static_shared", "dynamic_shared", "opt_in", "carveout", "error",
            "blocks_per_sm", "limiting_bits", "limit_registers", "limit_shared", "limit_warps", "limit_blocks",
-           "registers_per_block", "shared_per_block"]
+           "registers_per_block", "shared_per_block", "barriers", "limit_barriers"]
 
 
 def oracle_rows(tmp: Path) -> tuple[list[dict], dict]:
@@ -56,13 +56,14 @@ def oracle_rows(tmp: Path) -> tuple[list[dict], dict]:
     registers = [0, 1, 8, 16, 24, 32, 33, 40, 48, 56, 64, 72, 80, 96, 128, 168, 200, 255]
     shared = [0, 1, 100, 1000, 2048, 4096, 8192, 12345, 16384, 24576, 32768, 40000, 49152, 49153, 65536, 98304,
               102400, 140000, 166912, 167936, 200000, 232448, 233472]
-    cases = [(cc, t, r, s, 0, o, -1) for cc, t, r, s, o in itertools.product(CCS, threads, registers, shared, (0, 1))]
+    cases = [(cc, t, r, s, 0, o, -1, b)
+             for cc, t, r, s, o, b in itertools.product(CCS, threads, registers, shared, (0, 1), (0, 3))]
     rnd = random.Random(7)
     for _ in range(20000):
         cases.append((rnd.choice(CCS), rnd.randint(1, 1024), rnd.randint(0, 255), rnd.randint(0, 60000),
                       rnd.choice([0, 0, rnd.randint(0, 240000)]), rnd.randint(0, 1),
-                      rnd.choice([-1, 0, 10, 25, 50, 75, 100])))
-    text = "\n".join(f"{cc.replace('.', ' ')} {t} {r} {s} {d} {o} {c}" for cc, t, r, s, d, o, c in cases) + "\n"
+                      rnd.choice([-1, 0, 10, 25, 50, 75, 100]), rnd.choice([0, 1, 2, 4, rnd.randint(5, 16)])))
+    text = "\n".join(f"{cc.replace('.', ' ')} {t} {r} {s} {d} {o} {c} {b}" for cc, t, r, s, d, o, c, b in cases) + "\n"
     out = subprocess.run([str(exe)], input=text, capture_output=True, text=True, check=True).stdout
     table = pd.read_csv(StringIO(",".join(COLUMNS) + "\n" + out), dtype={"cc": str})
     rows = []
@@ -71,11 +72,11 @@ def oracle_rows(tmp: Path) -> tuple[list[dict], dict]:
         for (opt_in, carveout), g in group.groupby(["opt_in", "carveout"]):
             ours = occupancy_frame(g, cc, threads="threads", registers="registers", shared="static_shared",
                                    dynamic_shared="dynamic_shared", opt_in=bool(opt_in),
-                                   carveout=None if carveout < 0 else float(carveout))
+                                   carveout=None if carveout < 0 else float(carveout), barriers="barriers")
             blocks = ours.blocks_per_sm.to_numpy()
             mismatched += int((blocks != g.blocks_per_sm.to_numpy()).sum())
             launchable = g.blocks_per_sm.to_numpy() > 0
-            for column in ("limit_registers", "limit_shared", "limit_warps", "limit_blocks"):
+            for column in ("limit_registers", "limit_shared", "limit_warps", "limit_blocks", "limit_barriers"):
                 mine = np.where(ours[column].to_numpy() == UNLIMITED, -1, ours[column].to_numpy())
                 limits_bad += int((mine[launchable] != g[column].to_numpy()[launchable]).sum())
             compared += len(g)

@@ -327,3 +327,36 @@ def test_resource_usage_record_round_trip():
     u = ResourceUsage("k", 32, 1024, constant_bytes={0: 352, 2: 8}, notes=("x",))
     d = u.as_dict()
     assert (d["constant_bytes"], d["notes"], d["registers"]) == (360, "x", 32)
+
+
+NAMED_BARRIERS = r"""
+extern "C" __global__ void staged(float *a) {
+    __shared__ float s[64];
+    s[threadIdx.x] = a[threadIdx.x];
+    __syncthreads();
+#if BARS > 1
+    asm volatile("bar.sync %0, 64;" :: "n"(BARS - 1));
+#endif
+    a[threadIdx.x] = s[63 - threadIdx.x];
+}
+"""
+
+
+def test_named_barriers_from_ptxas_limit_blocks_per_sm_from_hopper_on(tmp_path):
+    # cuda_occupancy.h: from 9.0 on an SM has 2 barriers per resident-block slot (64 on 9.0), so 64-thread
+    # blocks that use 4 named barriers fit 16 per SM, not 32; before 9.0 barriers do not limit occupancy.
+    _toolchain_or_skip(90)
+    from starchart.carve import static_metrics
+
+    source = tmp_path / "staged.cu"
+    source.write_text(NAMED_BARRIERS)
+    configs = pd.DataFrame({"BARS": [1, 4]})
+    rows = {}
+    for cc in ("8.6", "9.0"):
+        out = ResourceCompiler(source, "staged", cc, cache_dir=tmp_path / "cache").frame(configs)
+        assert (out.status == "ok").all(), out.reason.tolist()
+        assert out.barriers.tolist() == [1, 4]  # ptxas: "used N barriers"
+        out["instructions"], out["regions"] = 10, 2
+        rows[cc] = static_metrics(out, cc, threads_per_block=64, threads=64 * 1024)
+    assert rows["9.0"].blocks_per_sm.tolist() == [32, 16] and rows["9.0"].limiter.tolist()[1] == "barriers"
+    assert rows["8.6"].blocks_per_sm.tolist() == [16, 16]  # the 16-block limit, barriers or not

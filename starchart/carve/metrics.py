@@ -202,7 +202,8 @@ def _clip(text: str, limit: int = 300) -> str:
 
 
 def blocks_per_sm(frame: pd.DataFrame, cc: str | float, *, threads_per_block: Spec, registers: Spec,
-                  shared: Spec, occupancy: Callable[..., Any] | None = None) -> pd.DataFrame:
+                  shared: Spec, occupancy: Callable[..., Any] | None = None,
+                  barriers: Spec | None = None) -> pd.DataFrame:
     """``B_SM`` and its limiting resource for every row, from the occupancy calculator.
 
     Parameters
@@ -219,6 +220,11 @@ def blocks_per_sm(frame: pd.DataFrame, cc: str | float, *, threads_per_block: Sp
         shared_bytes)`` returning an object with ``blocks_per_sm`` (and optionally
         ``limiting``), called once per distinct (threads, registers, shared) triple;
         default: :func:`starchart.carve.occupancy.occupancy_frame`, vectorised.
+    barriers:
+        Named barriers per block (``ptxas -v``), which limit blocks per SM from compute
+        capability 9.0 on; default: the frame's ``barriers`` column if it has one (as
+        :mod:`starchart.carve.resources` gives), else not counted. Missing values count
+        as none. Only the default calculator uses them.
 
     Returns
     -------
@@ -241,8 +247,12 @@ def blocks_per_sm(frame: pd.DataFrame, cc: str | float, *, threads_per_block: Sp
     limiters = np.full(len(frame), "unknown", dtype=object)
     if occupancy is None:
         from starchart.carve.occupancy import occupancy_frame
-        rows = pd.DataFrame({"t": tpb[known], "r": regs[known], "s": smem[known]}).astype(np.int64)
-        occ = occupancy_frame(rows, cc, threads="t", registers="r", shared="s")
+        if barriers is None:
+            barriers = "barriers" if "barriers" in frame.columns else 0
+        bars = np.nan_to_num(resolve(frame, barriers, "named barriers per block"), nan=0.0)
+        rows = pd.DataFrame({"t": tpb[known], "r": regs[known], "s": smem[known],
+                             "b": np.broadcast_to(bars, tpb.shape)[known]}).astype(np.int64)
+        occ = occupancy_frame(rows, cc, threads="t", registers="r", shared="s", barriers="b")
         blocks[known] = occ["blocks_per_sm"].to_numpy(dtype=float)
         limiters[known] = np.where(occ["valid"], occ["limiting"], occ["reason"])
         return pd.DataFrame({"blocks_per_sm": blocks, "limiter": limiters}, index=frame.index)

@@ -16,12 +16,17 @@ from NVIDIA's published rules, not from NVIDIA's code:
   SM sub-partition), shared memory per block is rounded up to 256 bytes (7.x) or 128 bytes
   (8.x, 9.0) after adding the system-reserved 1 KB (8.x, 9.0).
 
-Blocks per SM is the smallest of four limits::
+Blocks per SM is the smallest of five limits::
 
     warps      floor(max warps per SM / warps per block)
     blocks     max resident blocks per SM
     registers  floor(floor(regs per SM / regs per warp, 4) / warps per block)
     shared     floor(carveout / allocated shared memory per block)
+    barriers   floor(max blocks per SM × 2 (9.0, 10.0) or × 1 (12.0) / named barriers per block)
+
+The barrier limit applies from 9.0 on, as in ``cuda_occupancy.h``, and only when the
+kernel's named barriers are given (``ptxas -v``: "used N barriers"); with one barrier
+(``__syncthreads`` alone) it never binds.
 
 The carveout (the shared-memory part of the unified L1/shared memory) is by default the
 largest one, as the driver picks when it is free to; a preferred carveout is a percentage
@@ -70,7 +75,7 @@ __all__ = [
 
 KB = 1024
 #: The resources that can limit blocks per SM, in reporting order.
-RESOURCES: tuple[str, ...] = ("warps", "blocks", "registers", "shared")
+RESOURCES: tuple[str, ...] = ("warps", "blocks", "registers", "shared", "barriers")
 #: The per-resource limit of a resource the kernel does not use (0 registers or no shared memory).
 UNLIMITED = 1 << 30
 
@@ -102,6 +107,9 @@ class DeviceLimits:
     warp_allocation_granularity: int = 4
     #: Static ``__shared__`` arrays, and any block without the opt-in, are limited to 48 KB.
     max_shared_per_block: int = 48 * KB
+    #: From 9.0 on the resident blocks share ``max_blocks_per_sm × this`` hardware barriers
+    #: (``cuda_occupancy.h``); 0: named barriers do not limit blocks per SM.
+    barriers_per_block_slot: int = 0
 
     @property
     def max_warps_per_sm(self) -> int:
@@ -148,16 +156,16 @@ LIMITS: dict[str, DeviceLimits] = {
     "9.0": DeviceLimits("9.0", "Hopper", max_threads_per_sm=2048, max_blocks_per_sm=32,
                         shared_carveouts=_kb(0, 8, 16, 32, 64, 100, 132, 164, 196, 228),
                         max_shared_per_block_optin=227 * KB, shared_allocation_unit=128,
-                        reserved_shared_per_block=KB),
+                        reserved_shared_per_block=KB, barriers_per_block_slot=2),
     # Blackwell: the per-SM block limits, carveouts and granularities as in cuda_occupancy.h of CUDA 13.0
     # (GB10x: 32 blocks, carveouts up to 228 KB; GB20x: 24 blocks, up to 100 KB).
     "10.0": DeviceLimits("10.0", "Blackwell (GB100)", max_threads_per_sm=2048, max_blocks_per_sm=32,
                          shared_carveouts=_kb(0, 8, 16, 32, 64, 100, 132, 164, 196, 228),
                          max_shared_per_block_optin=227 * KB, shared_allocation_unit=128,
-                         reserved_shared_per_block=KB),
+                         reserved_shared_per_block=KB, barriers_per_block_slot=2),
     "12.0": DeviceLimits("12.0", "Blackwell (GB20x)", max_threads_per_sm=1536, max_blocks_per_sm=24,
                          shared_carveouts=_kb(0, 8, 16, 32, 64, 100), max_shared_per_block_optin=99 * KB,
-                         shared_allocation_unit=128, reserved_shared_per_block=KB),
+                         shared_allocation_unit=128, reserved_shared_per_block=KB, barriers_per_block_slot=1),
 }
 
 _CC_TEXT = re.compile(r"^\s*(?:sm_?|compute_?|cc\s*)?(\d+)(?:\.(\d))?\s*$", re.IGNORECASE)
@@ -242,6 +250,7 @@ class Occupancy:
     registers_per_thread: int
     shared_bytes: int
     dynamic_shared_bytes: int
+    barriers: int
     valid: bool
     reason: str
     blocks_per_sm: int
@@ -293,13 +302,14 @@ def _ceil_to(value: np.ndarray, unit: int) -> np.ndarray:
 
 
 def _compute(limits: DeviceLimits, threads: Any, registers: Any, shared: Any, dynamic: Any,
-             opt_in: bool, carveout: float | None) -> dict[str, np.ndarray]:
+             opt_in: bool, carveout: float | None, barriers: Any = 0) -> dict[str, np.ndarray]:
     """The calculator over broadcast numpy arrays (one element per configuration)."""
     threads = _check_size(threads, "threads_per_block")
     registers = _check_size(registers, "registers_per_thread")
     shared = _check_size(shared, "shared_bytes")
     dynamic = _check_size(dynamic, "dynamic_shared_bytes")
-    threads, registers, shared, dynamic = np.broadcast_arrays(threads, registers, shared, dynamic)
+    barriers = _check_size(barriers, "barriers")
+    threads, registers, shared, dynamic, barriers = np.broadcast_arrays(threads, registers, shared, dynamic, barriers)
     big = np.int64(UNLIMITED)
 
     warps_per_block = -(-threads // limits.warp_size)
@@ -322,6 +332,9 @@ def _compute(limits: DeviceLimits, threads: Any, registers: Any, shared: Any, dy
                      // limits.warp_allocation_granularity * limits.warp_allocation_granularity)
     limit_regs = np.where(registers > 0, warps_by_regs // safe_warps, big)
     limit_shared = np.where(shared_per_block > 0, shared_per_sm // np.maximum(shared_per_block, 1), big)
+    available_barriers = limits.max_blocks_per_sm * limits.barriers_per_block_slot
+    limit_barriers = np.where((barriers > 0) & (available_barriers > 0),
+                              available_barriers // np.maximum(barriers, 1), big)
 
     reasons = [
         (threads < 1, "a block needs at least one thread"),
@@ -331,7 +344,7 @@ def _compute(limits: DeviceLimits, threads: Any, registers: Any, shared: Any, dy
         (regs_per_block > limits.max_registers_per_block, "registers"),
         (user_shared > shared_limit, "shared"),
     ]
-    blocks = np.minimum.reduce([limit_warps, limit_blocks, limit_regs, limit_shared])
+    blocks = np.minimum.reduce([limit_warps, limit_blocks, limit_regs, limit_shared, limit_barriers])
     # Within the per-block limits but still no room for one block: registers come in groups
     # of 4 warps, so e.g. 320 threads × 200 registers (64000 ≤ 65536) still cannot launch.
     reasons.append((limit_regs == 0, "register file"))
@@ -339,12 +352,12 @@ def _compute(limits: DeviceLimits, threads: Any, registers: Any, shared: Any, dy
     for condition, _ in reasons:
         invalid |= condition
     blocks = np.where(invalid, 0, blocks)
-    return {"threads": threads, "registers": registers, "shared": shared, "dynamic": dynamic,
+    return {"threads": threads, "registers": registers, "shared": shared, "dynamic": dynamic, "barriers": barriers,
             "warps_per_block": warps_per_block, "regs_per_block": regs_per_block,
             "shared_per_block": shared_per_block, "shared_per_sm": shared_per_sm, "user_shared": user_shared,
             "shared_limit": np.full_like(threads, shared_limit),
             "limit_warps": limit_warps, "limit_blocks": limit_blocks, "limit_registers": limit_regs,
-            "limit_shared": limit_shared, "blocks": blocks, "invalid": invalid,
+            "limit_shared": limit_shared, "limit_barriers": limit_barriers, "blocks": blocks, "invalid": invalid,
             "reasons": reasons}
 
 
@@ -373,7 +386,8 @@ def _reason(limits: DeviceLimits, parts: dict[str, np.ndarray], i: Any, opt_in: 
 
 
 def occupancy(cc: Any, threads_per_block: int, registers_per_thread: int, shared_bytes: int = 0, *,
-              dynamic_shared_bytes: int = 0, opt_in: bool = False, carveout: float | None = None) -> Occupancy:
+              dynamic_shared_bytes: int = 0, opt_in: bool = False, carveout: float | None = None,
+              barriers: int = 0) -> Occupancy:
     """Theoretical occupancy of one launch configuration.
 
     Parameters
@@ -396,6 +410,9 @@ def occupancy(cc: Any, threads_per_block: int, registers_per_thread: int, shared
         Without it, a block with more than 48 KB cannot launch.
     carveout:
         Preferred shared memory carveout in percent of the maximum (``None``: the largest).
+    barriers:
+        Named barriers the kernel uses (``ptxas -v``: "used N barriers"); 0: not counted.
+        From 9.0 on they can limit blocks per SM (see the module docstring).
 
     Returns
     -------
@@ -414,10 +431,15 @@ def occupancy(cc: Any, threads_per_block: int, registers_per_thread: int, shared
     (False, '102400 bytes of shared memory per block, above the 49152 allowed on compute capability 8.0')
     >>> occupancy("8.0", 128, 32, 100 * 1024, opt_in=True).blocks_per_sm
     1
+
+    Four named barriers per block on a Hopper SM: its 64 barriers hold 16 blocks, not 32.
+
+    >>> occupancy("9.0", 64, 32, barriers=4).blocks_per_sm, occupancy("9.0", 64, 32, barriers=4).limiting
+    (16, ('barriers',))
     """
     limits = device_limits(cc)
     parts = _compute(limits, threads_per_block, registers_per_thread, shared_bytes, dynamic_shared_bytes,
-                     opt_in, carveout)
+                     opt_in, carveout, barriers)
     i = ()  # zero-dimensional arrays
     if parts["threads"].ndim:
         raise InputError("occupancy() takes one configuration; use occupancy_frame() for many",
@@ -429,7 +451,8 @@ def occupancy(cc: Any, threads_per_block: int, registers_per_thread: int, shared
     warps_per_block = int(parts["warps_per_block"][i])
     return Occupancy(
         cc=limits.cc, threads_per_block=int(parts["threads"][i]), registers_per_thread=int(parts["registers"][i]),
-        shared_bytes=int(parts["shared"][i]), dynamic_shared_bytes=int(parts["dynamic"][i]), valid=valid,
+        shared_bytes=int(parts["shared"][i]), dynamic_shared_bytes=int(parts["dynamic"][i]),
+        barriers=int(parts["barriers"][i]), valid=valid,
         reason=_reason(limits, parts, i, opt_in), blocks_per_sm=blocks, warps_per_block=warps_per_block,
         warps_per_sm=blocks * warps_per_block, threads_per_sm=blocks * int(parts["threads"][i]),
         occupancy=blocks * warps_per_block / limits.max_warps_per_sm, limiting=limiting, limits=per,
@@ -457,7 +480,8 @@ def _column(frame: pd.DataFrame, spec: Column, name: str) -> Any:
 
 def occupancy_frame(frame: pd.DataFrame, cc: Any, *, threads: Column = "threads_per_block",
                     registers: Column = "registers", shared: Column = "shared_bytes",
-                    dynamic_shared: Column = 0, opt_in: bool = False, carveout: float | None = None) -> pd.DataFrame:
+                    dynamic_shared: Column = 0, opt_in: bool = False, carveout: float | None = None,
+                    barriers: Column = 0) -> pd.DataFrame:
     """Occupancy of every row of ``frame`` (vectorised; thousands of rows per millisecond).
 
     Parameters
@@ -466,16 +490,17 @@ def occupancy_frame(frame: pd.DataFrame, cc: Any, *, threads: Column = "threads_
         One row per configuration.
     cc, opt_in, carveout:
         As for :func:`occupancy`.
-    threads, registers, shared, dynamic_shared:
+    threads, registers, shared, dynamic_shared, barriers:
         Each a column name, a constant, an array, or a function of the frame returning
-        an array (``threads=lambda f: f.block_size_x * f.block_size_y``).
+        an array (``threads=lambda f: f.block_size_x * f.block_size_y``); ``barriers``:
+        named barriers per block (0: not counted; see :func:`occupancy`).
 
     Returns
     -------
     pandas.DataFrame
         Same index as ``frame``: ``valid``, ``reason``, ``blocks_per_sm``, ``warps_per_block``,
         ``warps_per_sm``, ``occupancy``, ``limiting`` (resource names joined by ``+``),
-        ``limit_warps``, ``limit_blocks``, ``limit_registers``, ``limit_shared``,
+        ``limit_warps``, ``limit_blocks``, ``limit_registers``, ``limit_shared``, ``limit_barriers``,
         ``registers_per_block``, ``shared_per_block``, ``shared_per_sm``.
 
     Examples
@@ -487,14 +512,15 @@ def occupancy_frame(frame: pd.DataFrame, cc: Any, *, threads: Column = "threads_
     """
     limits = device_limits(cc)
     columns = {name: _column(frame, spec, name) for name, spec in
-               (("threads", threads), ("registers", registers), ("shared", shared), ("dynamic_shared", dynamic_shared))}
+               (("threads", threads), ("registers", registers), ("shared", shared), ("dynamic_shared", dynamic_shared),
+                ("barriers", barriers))}
     n = len(frame)
     for name, values in columns.items():
         if values.ndim and len(values) != n:
             raise InputError(f"{name} has {len(values)} values for {n} rows", where=name,
                              hint="give one value per row, or a constant")
     parts = _compute(limits, np.broadcast_to(columns["threads"], (n,)), columns["registers"], columns["shared"],
-                     columns["dynamic_shared"], opt_in, carveout)
+                     columns["dynamic_shared"], opt_in, carveout, columns["barriers"])
     blocks = parts["blocks"]
     valid = ~parts["invalid"]
     limiting = np.full(n, "", dtype=object)

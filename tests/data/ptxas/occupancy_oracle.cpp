@@ -1,9 +1,10 @@
 // Oracle for tests/test_occupancy.py: NVIDIA's own occupancy calculator (cuda_occupancy.h,
 // shipped header-only with the CUDA toolkit) run on host, used as a black box.
 // Build:  g++ -O1 -std=c++14 -I$CUDA_HOME/include occupancy_oracle.cpp -o occupancy_oracle
-// Input (stdin), one case per line:  major minor threads regs static_smem dynamic_smem optin carveout
+// Input (stdin), one case per line:  major minor threads regs static_smem dynamic_smem optin carveout [barriers]
+// (barriers: named barriers per block, default 0 = not counted, as a default-constructed cudaOccFuncAttributes)
 // Output (stdout), one CSV line per case:  the inputs, error, blocks, limiting-factor bits,
-// block limits (regs, smem, warps, blocks), allocated regs and smem per block.
+// block limits (regs, smem, warps, blocks), allocated regs and smem per block, barriers, barrier limit.
 // The device properties are the per-compute-capability values of the CUDA C++ Programming
 // Guide (threads per SM, shared memory per SM and per block with opt-in, 1 KB reserved from 8.0 on).
 #include <climits>
@@ -37,7 +38,12 @@ static bool props_for(int major, int minor, cudaOccDeviceProp &p) {
 int main() {
     int major, minor, threads, regs, optin, carveout;
     long stat, dyn;
-    while (scanf("%d %d %d %d %ld %ld %d %d", &major, &minor, &threads, &regs, &stat, &dyn, &optin, &carveout) == 8) {
+    char line[256];
+    while (fgets(line, sizeof line, stdin)) {
+        int barriers = 0;
+        int got = sscanf(line, "%d %d %d %d %ld %ld %d %d %d", &major, &minor, &threads, &regs, &stat, &dyn,
+                         &optin, &carveout, &barriers);
+        if (got < 8) break;
         cudaOccDeviceProp prop;
         cudaOccFuncAttributes attr;
         cudaOccDeviceState state;
@@ -49,14 +55,16 @@ int main() {
         attr.shmemLimitConfig = optin ? FUNC_SHMEM_LIMIT_OPTIN : FUNC_SHMEM_LIMIT_DEFAULT;
         size_t limit = optin ? prop.sharedMemPerBlockOptin : prop.sharedMemPerBlock;
         attr.maxDynamicSharedSizeBytes = limit > (size_t)stat ? limit - (size_t)stat : 0;
+        attr.numBlockBarriers = barriers;
         state.carveoutConfig = carveout;
         cudaOccError err = cudaOccMaxActiveBlocksPerMultiprocessor(&res, &prop, &attr, &state, threads, (size_t)dyn);
-        printf("%d.%d,%d,%d,%ld,%ld,%d,%d,%d,%d,%u,%d,%d,%d,%d,%d,%zu\n", major, minor, threads, regs, stat, dyn,
-               optin, carveout, (int)err, res.activeBlocksPerMultiprocessor, res.limitingFactors,
+        printf("%d.%d,%d,%d,%ld,%ld,%d,%d,%d,%d,%u,%d,%d,%d,%d,%d,%zu,%d,%d\n", major, minor, threads, regs, stat,
+               dyn, optin, carveout, (int)err, res.activeBlocksPerMultiprocessor, res.limitingFactors,
                res.blockLimitRegs == INT_MAX ? -1 : res.blockLimitRegs,
                res.blockLimitSharedMem == INT_MAX ? -1 : res.blockLimitSharedMem,
                res.blockLimitWarps, res.blockLimitBlocks, res.allocatedRegistersPerBlock,
-               res.allocatedSharedMemPerBlock);
+               res.allocatedSharedMemPerBlock, barriers,
+               res.blockLimitBarriers == INT_MAX ? -1 : res.blockLimitBarriers);
     }
     return 0;
 }
