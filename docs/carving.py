@@ -231,8 +231,10 @@ compilation data, so carving cannot judge them; **all shares below are of the {n
 ## How the metrics are computed
 
 ```python
+import starchart
 from starchart.carve.metrics import counter_metrics
 from starchart.carve.carving import carve
+ds = starchart.load("../shared/datasets/ktt/KTConvolutionOutput_2080Ti.json.gz")  # from the project root
 m = counter_metrics(ds.frame[ds.frame.status == "ok"], "{CC}",
                     threads_per_block="{THREADS_PER_BLOCK}",
                     threads="{THREADS}",
