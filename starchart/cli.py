@@ -43,7 +43,7 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
     meta = ds.meta
     # escape(): file names, parameter names and values are the user's text, not rich markup ("run[old]/k.csv",
     # a column named "[/b]" would be eaten or crash the command)
-    out.print(f"[bold]{escape(str(data))}[/]  ({meta.get('format', '?')})")
+    out.print(f"[bold]{escape(str(data))}[/]  ({meta.get('format', '?')})", soft_wrap=True)  # a path, whole
     for key in ("device_name", "kernel_name", "problem_size", "objective"):
         if meta.get(key) not in (None, ""):
             out.print(f"  {key.replace('_', ' ')}: {meta[key]}", markup=False)
@@ -53,14 +53,15 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
         study = meta["sample_size"]
         out.print(f"  sample-size study: target {percent(study['target'])} median error, {study['validation']} held out, "
                   f"training budget {study['budget']}, seed {study['seed']} (starchart resume {data} continues it)",
-                  markup=False, highlight=False)
+                  markup=False, highlight=False, soft_wrap=True)
     counts = ds.status.value_counts()
     out.print(f"  configurations: {len(ds)}  valid: {int(ds.valid.sum())}  "
               + "  ".join(f"{k}: {v}" for k, v in counts.items() if k != "ok"))
     print_failure_reasons(ds)
     params = Table(title="parameters", show_edge=False)
     for column in ("name", "values", "distinct"):
-        params.add_column(column)
+        # fold, not "…": a name cut short cannot be typed back (--metric, restrictions)
+        params.add_column(column, overflow="fold" if column == "name" else "ellipsis")
     for name in ds.params:
         uniq = sorted(ds.frame[name].unique().tolist(), key=lambda v: (str(type(v)), v))
         shown = ", ".join(map(str, uniq[:10])) + (" …" if len(uniq) > 10 else "")
@@ -76,7 +77,8 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
         return
     table = Table(title="metrics (valid configurations)", show_edge=False)
     for column in ("name", "min", "median", "max"):
-        table.add_column(column, justify="right")
+        table.add_column(column, justify="left" if column == "name" else "right",
+                         overflow="fold" if column == "name" else "ellipsis")
     notes = []
     for name in ds.metrics:
         values = ok.frame[name].to_numpy(dtype=float)
@@ -148,7 +150,9 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
                          hint="leave out --format, or leave out --forest to export the single tree")
     if output is not None:  # refuse a missing folder before the fit, not after it
         check_output_folder(output, "-o")
-    ds = load_data(data, metrics).ok()
+        _refuse_overwriting(output, data, "tree.txt")
+    loaded = load_data(data, metrics)
+    ds = loaded.ok()
     metric = metric or ds.default_metric
     if metric not in ds.metrics:
         raise InputError(f"no metric {metric!r}", where=str(data),
@@ -167,6 +171,8 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
             hint = f"choose another --metric ({', '.join(others)})"
         elif len(ds):  # valid configurations, but none with a finite value: "no configuration succeeded" is wrong
             hint = f"its {len(ds)} valid configuration(s) hold no finite {metric} (NaN or infinite); fix the file"
+        elif not len(loaded):  # a store stopped before its first result: none failed either
+            hint = f"nothing is measured yet; `starchart resume {data}` continues an interrupted study"
         else:
             hint = f"no configuration succeeded; `starchart info {data}` shows why they failed"
         raise InputError(f"metric {metric!r} has no measured values", where=str(data), hint=hint)
@@ -205,6 +211,17 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
             header, drawing = text.split("\n\n", 1)
             text = header + _forest_summary(X, y, forest) + "\n" + drawing
         _emit(text, output)
+
+
+def _refuse_overwriting(output: Path, source: Path, example: str) -> None:
+    """Refuse ``-o`` naming the file read: a slip (tab completion) would replace the measurements or the space."""
+    try:
+        same = output.exists() and source.exists() and output.samefile(source)  # also through links
+    except OSError:
+        same = False
+    if same:
+        raise InputError(f"it names the input file {str(source)!r}, which writing would replace", where="-o",
+                         hint=f"write to another file, e.g. -o {example}")
 
 
 def _check_seed(seed: Optional[int], sample: Optional[int]) -> None:
@@ -287,7 +304,9 @@ def _emit(text: str, output: Optional[Path]) -> None:
 
 @app.command()
 @_friendly
-def space(file: Path = typer.Argument(..., help="Space file (YAML/JSON), T1 input, or Kernel Tuner cache."),
+def space(file: Path = typer.Argument(..., help="Space file (YAML/JSON), T1 input, Kernel Tuner cache, or "
+                                                  "measurements (CSV, T4, KTT: the configurations they hold; a "
+                                                  "store: its study's space)."),
           restriction: list[str] = typer.Option([], "--restriction", "-r",
                                                 help="Extra restriction for a Kernel Tuner cache's tune_params."),
           size: bool = typer.Option(False, "--size", help="Count the valid configurations."),
@@ -303,6 +322,7 @@ def space(file: Path = typer.Argument(..., help="Space file (YAML/JSON), T1 inpu
             raise InputError("it writes the sample of --sample, which is not given", where="-o",
                              hint="add --sample N to write N configurations there as CSV")
         check_output_folder(output, "-o")  # before the work, and naming the option (pandas names neither)
+        _refuse_overwriting(output, file, "sample.csv")
     the_space = _read_space(file, restriction)
     # a sample printed to stdout must be plain CSV (`... --sample 50 > configs.csv`): describe on stderr then
     console = err if sample is not None and output is None else out

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from starchart.cli_common import PlotOption, app, check_figure_path, friendly, option_names, out, save_plot, seed_option
@@ -78,8 +79,10 @@ def samples_command(
 
 def print_sample_size(result: Any, store: Path) -> None:
     """The accuracy curve as a table, the verdict, and the tree fitted on the chosen sample."""
-    table = Table(title=f"accuracy of a tree of {result.metric} on {len(result.validation.ok())} held-out designs",
-                  title_justify="left")
+    # escape() and markup=False below: metric and parameter names and the store path are the user's text, not
+    # rich markup (a parameter "tile[/b]" or a store "run[/b]/s.db" crashed the command after measuring)
+    table = Table(title=escape(f"accuracy of a tree of {result.metric} on {len(result.validation.ok())} "
+                               "held-out designs"), title_justify="left")
     for column in ("training samples", "fitted", "failed", "median error", "mean error", "90th pct error",
                    "leaves"):
         table.add_column(column, justify="right")
@@ -89,18 +92,18 @@ def print_sample_size(result: Any, store: Path) -> None:
                  _percent(row.mean_rel_error), _percent(row.p90_rel_error), str(row.leaves)]
         table.add_row(*cells, style="bold" if chosen else None)
     out.print(table)
-    out.print(result.summary(), highlight=False, soft_wrap=True)
+    plain = {"highlight": False, "soft_wrap": True, "markup": False}
+    out.print(result.summary(), **plain)
     if result.exhausted:  # a larger --budget cannot help: the space holds no more designs
-        out.print("to go further: a looser --target, or fewer --validation designs (more left to train on)",
-                  highlight=False, soft_wrap=True)
+        out.print("to go further: a looser --target, or fewer --validation designs (more left to train on)", **plain)
     elif not result.reached:
         out.print(f"to go further: the same command with a larger --budget (or a looser --target); "
-                  f"{store} keeps what was measured", highlight=False, soft_wrap=True)
+                  f"{store} keeps what was measured", **plain)
     leaves = result.tree.n_leaves_
     shown = None if leaves <= MAX_PRINTED_LEAVES else PRINTED_LEVELS
     note = "" if shown is None else f" (its first {shown} levels of {leaves} leaves)"
-    out.print(f"\ntree fitted on the {result.samples} training samples{note}:", highlight=False)
-    out.print(result.tree.export_text(max_depth=shown), highlight=False, soft_wrap=True)
+    out.print(f"\ntree fitted on the {result.samples} training samples{note}:", **plain)
+    out.print(result.tree.export_text(max_depth=shown), **plain)
 
 
 def parse_share(text: str, option: str) -> float:

@@ -320,8 +320,11 @@ def _best(tree: StarchartTree, dataset: Dataset, metric: str, minimize: bool) ->
               f"max {escape(_num(leaf.max))}).</p>")]
     ok = dataset.ok()
     values = ok.y(metric)
-    if np.isfinite(values).any():
-        at = int(np.nanargmin(values) if minimize else np.nanargmax(values))
+    finite = np.isfinite(values)
+    if finite.any():
+        # an infinite value is left out of the tree and the summary's best: it is no best measurement here either
+        at = int(np.argmin(np.where(finite, values, np.inf)) if minimize
+                 else np.argmax(np.where(finite, values, -np.inf)))
         config = ok.X.iloc[[at]]
         home = int(tree.apply(config)[0])
         if home == leaf.node_id:

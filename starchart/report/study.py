@@ -203,6 +203,9 @@ def too_few_valid(dataset: Dataset, metric: str, valid: int, source: str | Path)
     """
     from starchart.text import shorten
 
+    if not len(dataset):  # a store stopped before its first result: nothing failed, nothing was measured
+        return InputError(f"nothing is measured yet, so there is no {metric!r} to explain", where=source,
+                          hint=f"measure first: `starchart resume {source}` continues an interrupted study")
     failed = int((dataset.status != "ok").sum())
     if valid == 0 and failed == len(dataset):
         counts = dataset.status.value_counts()
