@@ -20,7 +20,7 @@ import json
 import math
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
@@ -32,6 +32,9 @@ from starchart.cli_measure import WarmupOption
 from starchart.errors import InputError
 
 __all__ = ["msp_command", "msp_command_line", "parse_config", "parse_sizes"]
+
+#: The most sizes a ``start..stop*factor`` range may give (each is a measurement of the curve).
+MAX_RANGE_SIZES = 1000
 
 
 def parse_sizes(text: str) -> list[int | float]:
@@ -50,6 +53,13 @@ def parse_sizes(text: str) -> list[int | float]:
             raise InputError(f"bad size range {text!r}", where="--sizes",
                              hint="start..stop*factor with 0 < start <= stop and factor > 1, all finite, "
                                   "e.g. 8..4096*2")
+        # counted before the list is built: "8..1e300*1.0000001" would otherwise exhaust the memory, and a typo
+        # such as *1.01 for *2 would measure hundreds of sizes
+        count = math.floor((math.log(b) - math.log(a)) / math.log(f) + 1e-9) + 1
+        if count > MAX_RANGE_SIZES:
+            raise InputError(f"size range {text!r} gives {count:,} sizes, more than {MAX_RANGE_SIZES:,}",
+                             where="--sizes", hint="a curve needs a few dozen sizes at most: raise the factor "
+                                                   "(e.g. 8..4096*2) or list the sizes (8,64,512)")
         sizes, s = [], a
         while s <= b * (1 + 1e-12):
             sizes.append(s)
@@ -67,11 +77,16 @@ def _number(text: str, whole: str) -> int | float:
     return int(value) if value.is_integer() else value
 
 
-def parse_config(text: str | None) -> dict[str, Any] | None:
+def parse_config(text: str | None, values: Mapping[str, Sequence[Any]] | None = None) -> dict[str, Any] | None:
     """A configuration from ``"BLOCK=256,GROUP=4"`` (numbers become numbers).
+
+    ``values`` (each parameter's values, e.g. a space's ``tune_params``): a value written as one of
+    them is that value, so the string ``"1"`` of a YAML list or its ``true`` can be typed too.
 
     >>> parse_config("BLOCK=256, MODE=fast, X=0.5")
     {'BLOCK': 256, 'MODE': 'fast', 'X': 0.5}
+    >>> parse_config("VARIANT=1,FLAG=true", {"VARIANT": ["1", "2"], "FLAG": [True, False]})
+    {'VARIANT': '1', 'FLAG': True}
     """
     if text is None:
         return None
@@ -87,7 +102,16 @@ def parse_config(text: str | None) -> dict[str, Any] | None:
             config[name.strip()] = int(number) if number.is_integer() and "." not in value else number
         except ValueError:
             config[name.strip()] = value.strip()
+        known = list((values or {}).get(name.strip(), []))
+        if known and config[name.strip()] not in known:  # e.g. 1 where the space lists the string "1"
+            config[name.strip()] = next((v for v in known if _spelled(v, value.strip())), config[name.strip()])
     return config
+
+
+def _spelled(value: Any, text: str) -> bool:
+    """Whether ``text`` (as typed, quotes optional) writes ``value``: ``1`` for ``"1"``, ``true`` for ``True``."""
+    text = text.strip("\"'")
+    return str(value) == text or (isinstance(value, bool) and str(value).lower() == text.lower())
 
 
 #: tune_at_msp's arguments as the options of `starchart msp` (for its error messages).
@@ -105,7 +129,8 @@ CLI_PHRASES = (("config= (--default on the command line)", "--default"),
                ("add it to sizes:", "add it to --sizes:"),
                (", or pass a callable search(evaluator, space, budget, seed) returning an object with .best", ""),
                ("(size=...)", "(--size-param)"),
-               ("--command, --c-source, --evaluator or --replay", "--command, --c-source or --evaluator"))
+               ("--command, --c-source, --evaluator or --replay", "--command, --c-source or --evaluator"),
+               ("(--store new.db, or store=)", "(--store new.db)"))
 
 
 @app.command("msp")
@@ -160,7 +185,7 @@ def msp_command(
                                                                              space_file))
         size_list = parse_sizes(sizes)
         goal = None if target is None else (int(target) if float(target).is_integer() else target)
-        config = parse_config(default)
+        config = parse_config(default, space.tune_params)
 
         def measure() -> Any:
             # the folder is made before any measuring (a bad one must not cost the whole run's results), but

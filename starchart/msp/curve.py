@@ -371,6 +371,8 @@ def find_msp(curve: pd.DataFrame | pd.Series | Mapping[Any, float], threshold: f
     elif target not in sizes:
         raise InputError(f"the target size {target!r} is not on the curve", where="target",
                          hint=f"measure it too; the curve has sizes {sizes}")
+    else:  # the curve's own size: 256, not 256.0 or numpy.int64(256), in the MSP and its message
+        target = next(size for size in sizes if size == target)
     frame = frame[frame["size"] <= target]
     notes: list[str] = []
     good = frame[np.isfinite(frame["throughput"]) & (frame["throughput"] > 0)]
@@ -404,6 +406,12 @@ def find_msp(curve: pd.DataFrame | pd.Series | Mapping[Any, float], threshold: f
     if saturated:
         message = (f"MSP = {size}: the smallest size whose throughput is within {pct} of the maximum "
                    f"({peak:.4g} at size {peak_size}); target {target}, {target / size:.3g}x larger")
+    elif len(good) == 1:  # nothing to compare with: "still rises" would be a guess
+        message = (f"no saturation point: only the target size {target} has a valid throughput; MSP = target "
+                   "(measure smaller sizes to find one)")
+    elif not inside[-1]:  # stable=True past a peak: the target itself is off the plateau
+        message = (f"no stable saturation: the throughput at the target size {target} is more than {pct} below "
+                   f"the maximum ({peak:.4g} at size {peak_size}); MSP = target")
     else:
         message = (f"no saturation: throughput still rises at the target size {target} "
                    f"(no smaller size is within {pct} of the maximum); MSP = target")

@@ -101,7 +101,8 @@ class MSPTuningResult:
     winner:
         The best configuration the search found at the MSP.
     winner_value_msp, winner_value_target:
-        Its objective (ms when a time) at the MSP and at the target (NaN when it failed there).
+        Its objective (ms when a time) at the MSP and at the target (NaN when it failed there, or
+        when the space forbids it at the target: a restriction naming the size).
     target_best, target_best_value:
         The best configuration the baseline found at the target, and its value.
     quality:
@@ -122,8 +123,12 @@ class MSPTuningResult:
     notes:
         Caveats: the MSP's own notes, configurations that failed at the target (how many, and
         the first reason; also when the MSP winner runs there), sizes of a transfer run where
-        no configuration ran (their transfer row has no winner and quality 0), a baseline
-        that is not exhaustive.
+        no configuration ran (their transfer row has no winner and quality 0), winners the space
+        forbids at the target (not run there: quality 0), a baseline that is not exhaustive.
+    objective:
+        The evaluator's objective, which the winners' values are (``metric`` when it is the time).
+    stable:
+        Whether the MSP was found with ``stable=True`` (:func:`threshold_sweep` follows it).
     """
 
     msp: MSP
@@ -148,12 +153,15 @@ class MSPTuningResult:
     costs: dict[str, Cost]
     transfer: pd.DataFrame | None = None
     notes: list[str] = field(default_factory=list)
+    objective: str | None = None
+    stable: bool = False
 
     def summary(self) -> dict[str, Any]:
         """A JSON-able summary (no frames)."""
         return {"msp": self.msp.to_dict(), "default_config": self.default_config, "size_param": self.size_param,
                 "target": self.target, "search": self.search, "baseline": self.baseline,
-                "threshold": self.threshold, "stat": self.stat, "metric": self.metric, "minimize": self.minimize,
+                "threshold": self.threshold, "stable": self.stable, "stat": self.stat, "metric": self.metric,
+                "objective": self.objective or self.metric, "minimize": self.minimize,
                 "winner": self.winner, "winner_value_msp": _json_float(self.winner_value_msp),
                 "winner_value_target": _json_float(self.winner_value_target), "target_best": self.target_best,
                 "target_best_value": _json_float(self.target_best_value), "quality": _json_float(self.quality),
@@ -161,12 +169,14 @@ class MSPTuningResult:
                 "costs": {k: v.to_dict() for k, v in self.costs.items()}, "notes": list(self.notes)}
 
     def __str__(self) -> str:
+        # the values are the objective's, which is not the time metric when e.g. GFLOP/s is optimised
+        objective = self.objective or self.metric
         lines = [str(self.msp),
                  (f"search ({self.search}) at the MSP {self.msp.size}: winner {self.winner}, "
-                  f"{self.metric} {self.winner_value_msp:.4g} there, {self.winner_value_target:.4g} at the target "
+                  f"{objective} {self.winner_value_msp:.4g} there, {self.winner_value_target:.4g} at the target "
                   f"{self.target}")]
         if self.quality is not None:
-            lines.append(f"target best ({self.baseline}): {self.target_best} {self.metric} "
+            lines.append(f"target best ({self.baseline}): {self.target_best} {objective} "
                          f"{self.target_best_value:.4g}; quality {self.quality:.1%}")
         if self.speedup is not None:
             c = self.costs
@@ -190,6 +200,11 @@ class MSPTuningResult:
             raise InputError("no transfer curve was measured", where="plot_transfer",
                              hint="call tune_at_msp(..., transfer=True)")
         return plot_transfer(self.transfer, self.msp, **options)
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python number it holds (the store records settings as JSON)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _json_float(value: float | None) -> float | None:
@@ -279,11 +294,16 @@ def tune_at_msp(evaluator: Evaluator, space: Space, sizes: Sequence[int | float]
         raise InputError(f"confirm must be a number of rounds >= 0, got {confirm!r}", where="confirm")
     if not isinstance(space, Space):
         raise InputError(f"space must be a starchart Space, got {type(space).__name__}", where="space")
+    if all(name == size_param for name in space.names):  # e.g. size_param naming the one tuning parameter
+        raise InputError(f"the space has no parameter to tune besides the input size {size_param!r}", where="space",
+                         hint="size_param names the input size and the space the parameters to tune: check both")
     if target is None:
         target = sizes[-1]
     elif target not in sizes:
         raise InputError(f"the target size {target!r} is not among the sizes {sizes}", where="target",
                          hint="add it to sizes: the curve must reach the target")
+    else:  # the plain size: a numpy target (sizes[-2] of an array) is not JSON, and 256.0 reads as a float
+        target = next(size for size in sizes if size == target)
     sizes = [s for s in sizes if s <= target]
     if baseline not in BASELINES:
         raise InputError(f"unknown baseline {baseline!r}", where="baseline",
@@ -304,6 +324,8 @@ def tune_at_msp(evaluator: Evaluator, space: Space, sizes: Sequence[int | float]
                    search_fn=search_fn, target_name=target_name, target_fn=target_fn, budget=budget, seed=seed,
                    threshold=threshold, stable=stable, repeats=repeats, stat=stat, metric=metric,
                    baseline=baseline, transfer=transfer, confirm=confirm)
+    if curve is not None:
+        _check_given_curve(curve, setup)
     if before_measuring is not None:
         before_measuring()
     # every measurement below goes to the store as it arrives; a rerun replays what is stored
@@ -340,7 +362,7 @@ class _Setup:
         """What a store records of this study (JSON-able; a callable search or work is recorded by name)."""
         return {"sizes": list(self.sizes), "target": self.target, "size_param": self.size_param,
                 "config": self.default, "work": self.work if isinstance(self.work, str) else repr(self.work),
-                "search": self.name, "budget": self.budget, "seed": self.seed, "threshold": float(self.threshold),
+                "search": self.name, "budget": _plain(self.budget), "seed": _plain(self.seed), "threshold": float(self.threshold),
                 "stable": bool(self.stable), "repeats": int(self.repeats), "stat": self.stat,
                 "metric": self.metric, "baseline": self.baseline, "transfer": bool(self.transfer),
                 "confirm": int(self.confirm)}
@@ -374,14 +396,25 @@ def _tune(evaluator: Evaluator, space: Space, s: _Setup, curve: pd.DataFrame | N
 
     # The winners (and the baseline's best) at the target: from the baseline's own measurements, or
     # measured afresh; with confirm > 0, all of them re-measured together, alternating, in rounds.
+    # A winner the space forbids at the target (a restriction naming the size) is not run there: the kernel
+    # may not support it, and its time could beat the target's best, whose search never tried it (quality > 1).
+    target_space = space_at(space, s.size_param, s.target)
+
+    def invalid_at_target(cfg: Mapping[str, Any]) -> str:
+        """Why ``cfg`` is not valid at the target size, or ``""``."""
+        full = {**cfg, s.size_param: s.target}
+        return "" if target_space.is_valid(full) else _why_invalid(target_space, full)
+
     confirm_rec = Recorder(evaluator, s.metric, s.stat)
     confirm_clock = Stopwatch(evaluator)
     finalists = [p.best for key, p in sorted(phases.items(), key=lambda kv: (kv[0][0], kv[0][1]))
-                 if p.best is not None]
+                 if p.best is not None and not invalid_at_target(p.best)]
     confirmed = _confirm(confirm_rec, finalists, s.size_param, s.target, s.confirm, s.stat)
 
     def at_target(cfg: Mapping[str, Any]) -> float:
         full = {**cfg, s.size_param: s.target}
+        if invalid_at_target(cfg):
+            return math.nan
         if confirmed:
             return confirmed[config_key(full)]
         for source in ([reference.recorder] if reference is not None else []) + [confirm_rec]:
@@ -395,7 +428,11 @@ def _tune(evaluator: Evaluator, space: Space, s: _Setup, curve: pd.DataFrame | N
     quality = speedup = kernel_speedup = None
     best_value = None
     target_best = None
-    if not math.isfinite(winner_target):
+    why = invalid_at_target(msp_phase.best)
+    if why:
+        notes.append(f"the MSP winner {msp_phase.best} is not valid at the target size {s.target} ({why}), so it "
+                     "was not run there" + (": quality 0" if reference is not None else ""))
+    elif not math.isfinite(winner_target):
         notes.append(f"the MSP winner {msp_phase.best} fails at the target size {s.target}"
                      + (": quality 0" if reference is not None else ""))
     if reference is not None:
@@ -417,6 +454,13 @@ def _tune(evaluator: Evaluator, space: Space, s: _Setup, curve: pd.DataFrame | N
     notes += _target_failures(reference, confirm_rec, s.target, s.size_param)
     transfer_frame = None
     if s.transfer:
+        forbidden = [(size, p.best) for (size, separate), p in sorted(phases.items(), key=lambda kv: kv[0])
+                     if not separate and size != msp.size and p.best is not None and invalid_at_target(p.best)]
+        if forbidden:
+            size, cfg = forbidden[0]
+            notes.append(f"the winner(s) found at size(s) {[f[0] for f in forbidden]} are not valid at the target "
+                         f"size {s.target} (e.g. {cfg} from size {size}: {invalid_at_target(cfg)}): not run there, "
+                         "quality 0")
         assert reference is not None and best_value is not None  # transfer without a baseline was refused above
         transfer_frame = _transfer_frame(s.sizes, phases, s.name, s.target, at_target, best_value,
                                          evaluator.minimize, reference, curve_cost, msp.size, s.size_param,
@@ -431,7 +475,7 @@ def _tune(evaluator: Evaluator, space: Space, s: _Setup, curve: pd.DataFrame | N
         winner=msp_phase.best, winner_value_msp=msp_phase.value, winner_value_target=winner_target,
         target_best=target_best, target_best_value=best_value,
         quality=quality, speedup=speedup, kernel_speedup=kernel_speedup, baseline=s.baseline, costs=costs,
-        transfer=transfer_frame, notes=notes)
+        transfer=transfer_frame, notes=notes, objective=evaluator.objective, stable=bool(s.stable))
 
 
 def _the_curve(evaluator: Evaluator, s: _Setup, curve: pd.DataFrame | None) -> tuple[pd.DataFrame, Cost]:
@@ -439,13 +483,32 @@ def _the_curve(evaluator: Evaluator, s: _Setup, curve: pd.DataFrame | None) -> t
     if curve is None:
         curve = throughput_curve(evaluator, s.sizes, size_param=s.size_param, config=s.default, work=s.work,
                                  repeats=s.repeats, stat=s.stat, metric=s.metric)
-    else:
+    else:  # checked by tune_at_msp before the store was opened
         curve = curve[curve["size"] <= s.target].reset_index(drop=True)
         missing = sorted(set(s.sizes) - set(curve["size"].tolist()))
         if missing:
             raise InputError(f"the given curve lacks size(s) {missing}", where="curve",
                              hint="measure the curve over the same sizes, or pass curve=None")
     return curve, _curve_cost(curve, s.metric)
+
+
+def _check_given_curve(curve: Any, s: _Setup) -> None:
+    """Refuse a ``curve=`` that is not a :func:`throughput_curve` frame of this study: its MSP would be
+    another configuration's (or work's), and the result would name the wrong one."""
+    if not isinstance(curve, pd.DataFrame) or not {"size", "throughput"} <= set(curve.columns):
+        raise InputError(f"curve= must be the frame throughput_curve() returns, got {type(curve).__name__}"
+                         + (f" with columns {list(curve.columns)}" if isinstance(curve, pd.DataFrame) else ""),
+                         where="curve", hint="measure it with throughput_curve(...), or pass curve=None")
+    check_sizes(curve["size"].tolist(), where="curve sizes")
+    given = {"config": s.default, "work": s.work, "size_param": s.size_param}
+    for name, value in given.items():
+        measured = curve.attrs.get(name)
+        if name == "config" and isinstance(measured, Mapping):
+            measured, value = plain_config(measured), plain_config(value)
+        if measured is not None and isinstance(value, (str, dict)) and measured != value:
+            raise InputError(f"the given curve was measured with {name} {measured!r}, this call has {value!r}",
+                             where="curve", hint="pass the same config/work/size_param as the curve's, or "
+                                                 "curve=None to measure it again")
 
 
 def _target_failures(reference: Phase | None, confirm_rec: Recorder, target: float, size_param: str) -> list[str]:
@@ -600,18 +663,21 @@ def _transfer_frame(sizes: Sequence[int | float], phases: Mapping[Any, Phase], n
 
 
 def threshold_sweep(result: MSPTuningResult, thresholds: Sequence[float] | None = None, *,
-                    stable: bool = False) -> pd.DataFrame:
+                    stable: bool | None = None) -> pd.DataFrame:
     """Speedup and quality of MSP-tuning for each noise threshold (the paper's Fig. 7), from a transfer run.
 
     Nothing is measured again: each threshold's MSP is read off the curve, and its
-    search's cost and winner off the transfer table. Columns: ``threshold``, ``msp``,
-    ``saturated``, ``quality``, ``speedup`` and ``kernel_speedup``.
+    search's cost and winner off the transfer table. ``stable`` defaults to the run's own
+    (so the sweep's row at the run's threshold shows the run's MSP). Columns: ``threshold``,
+    ``msp``, ``saturated``, ``quality``, ``speedup`` and ``kernel_speedup``.
     """
     if result.transfer is None:
         raise InputError("a threshold sweep needs the transfer table", where="threshold_sweep",
                          hint="call tune_at_msp(..., transfer=True)")
     if thresholds is None:
         thresholds = [round(t, 2) for t in np.arange(0.0, 0.155, 0.01)]
+    if stable is None:
+        stable = result.stable
     by_size = result.transfer.set_index("size")
     rows = []
     for threshold in thresholds:
