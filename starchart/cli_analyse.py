@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from starchart.cli_common import (DirectionOption, LimitOption, MetricsOption, PlotOption, app, check_figure_path,
@@ -50,17 +51,20 @@ def platforms_command(
         with err.status(f"fitting trees of {len(merged)} measurements on {len(merged.meta['platforms'])} platforms"):
             comparison = compare_platforms(merged, metric, minimize=minimize_for(maximize, metric, merged.meta),
                                            tolerance=tolerance)
-    out.print(comparison.summary(), highlight=False, soft_wrap=True)
+    # markup=False, escape(): metric, parameter and platform names and values are the user's text, not rich
+    # markup (a metric "time[/ms]" crashed the command after the work)
+    out.print(comparison.summary(), highlight=False, soft_wrap=True, markup=False)
     table = Table(title="best subspace of each platform (its own tree)", title_justify="left")
     for column in ("platform", "subspace", "n", f"mean {metric}"):
-        table.add_column(column, overflow="fold")
+        table.add_column(escape(column), overflow="fold")
     for _, row in comparison.best_subspaces().iterrows():
-        table.add_row(str(row["platform"]), str(row["own_best"]), str(row["own_best_n"]), f"{row['own_best_mean']:.4g}")
+        table.add_row(escape(str(row["platform"])), escape(str(row["own_best"])), str(row["own_best_n"]),
+                      f"{row['own_best_mean']:.4g}")
     out.print(table)
     portable = comparison.portable(tolerance)
     if len(portable):
         out.print(f"settings within {tolerance:.0%} of the best everywhere (first 5 of {len(portable)}):")
-        out.print(portable.head(5).to_string(index=False), highlight=False, soft_wrap=True)
+        out.print(portable.head(5).to_string(index=False), highlight=False, soft_wrap=True, markup=False)
     save_plot(comparison.plot, plot)
 
 
@@ -94,9 +98,10 @@ def tradeoff_command(
     if not limits:
         limits = suggest_limits(data, traded)
         err.print("no --limit given: targets are what the best quarter of the designs reach "
-                  + ", ".join(f"{m}={v:.4g}" for m, v in limits.items()), highlight=False, soft_wrap=True)
+                  + ", ".join(f"{m}={v:.4g}" for m, v in limits.items()), highlight=False, soft_wrap=True,
+                  markup=False)
     result = tradeoff(data, traded, limits=limits, stat=_stat(stat))
-    out.print(result.summary(), highlight=False, soft_wrap=True)
+    out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
     if result.subspaces.empty and result.coverage["meeting"]:
         meeting = result.coverage["meeting"]
         err.print(f"hint: {meeting} measured {'design meets' if meeting == 1 else 'designs meet'} every target, "
@@ -148,7 +153,7 @@ def _print_savings(saved: dict[str, Any], pair: tuple[str, str], max_slowdown: f
     out.print(f"accepting up to {max_slowdown:.0%} over the fastest design ({time} {saved['fastest_time']:.4g}, "
               f"{power} {saved['fastest_power']:.4g}): {power} {saved['pick_power']:.4g} at {time} "
               f"{saved['pick_time']:.4g} ({saved['slowdown']:.1%} slower), {saved['saved_pct']:.0%} less "
-              f"{power}; {saved.get('pick_config', '')}", highlight=False, soft_wrap=True)
+              f"{power}; {saved.get('pick_config', '')}", highlight=False, soft_wrap=True, markup=False)
 
 
 @app.command("inputs")
@@ -184,16 +189,16 @@ def inputs_command(
         else:  # --metric names the time the throughput comes from
             result = input_sensitivity(data, inputs=input_, work=work, size=size, time=metric or "time",
                                        minimize=direction)
-    out.print(result.summary(), highlight=False, soft_wrap=True)
+    out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
     named = ", ".join(result.inputs)
     out.print(f"the best configuration of each {named} (rows) at each {named} (columns), relative to the best "
-              "there (0: failed there, —: not measured there):", highlight=False, soft_wrap=True)
+              "there (0: failed there, —: not measured there):", highlight=False, soft_wrap=True, markup=False)
     table = Table()
-    table.add_column(f"best of {named}")
+    table.add_column(escape(f"best of {named}"))
     for column in result.transfer.columns:
-        table.add_column(_input_values(column), justify="right")
+        table.add_column(escape(_input_values(column)), justify="right")
     for label, row in result.transfer.iterrows():
-        table.add_row(_input_values(label), *(f"{value:.2f}" if value == value else "—" for value in row))
+        table.add_row(escape(_input_values(label)), *(f"{value:.2f}" if value == value else "—" for value in row))
     out.print(table)
     save_plot(result.plot, plot)
 

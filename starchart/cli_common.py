@@ -124,7 +124,7 @@ def save_plot(draw: Callable[[], Any], path: Optional[Path]) -> None:
     if path is None:
         return
     draw().savefig(path, bbox_inches="tight")
-    err.print(f"wrote {path}")
+    err.print(f"wrote {path}", markup=False, highlight=False)  # a path: the user's text, not markup
 
 
 def seed_option(default: Optional[int], help: str) -> Any:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
+from rich.markup import escape
 
 from starchart.cli_common import (DirectionOption, LimitOption, MetricsOption, app, check_figure_path,
                                   check_output_folder, err, friendly, metric_columns, minimize_for, option_names,
@@ -167,7 +168,7 @@ def export_command(
     with Store.open(store, read_only=True) as db:
         path = db.export(output, fmt)
         n = len(db.to_dataset())
-    err.print(f"wrote {n} configurations to {path}")
+    err.print(f"wrote {n} configurations to {path}", markup=False, highlight=False)
 
 
 @app.command("demo")
@@ -187,7 +188,7 @@ def demo_command(
                       out_dir / "demo.db", summary=False,
                       again=f"starchart demo --out {shlex.quote(str(out_dir))} --samples {samples} "
                             f"--repeats {repeats} (it also writes the report)")
-    out.print(result.summary(), highlight=False, soft_wrap=True)
+    out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
 
 
 # ---------------------------------------------------------------------- helpers
@@ -314,8 +315,9 @@ def _interruptible(job: Any, store: Optional[Path], again: Optional[str] = None)
             err.print("\n[yellow]stopped.[/] Nothing was stored; pass --store FILE to make a search resumable.",
                       highlight=False)
         else:
-            err.print(f"\n[yellow]stopped.[/] Every finished measurement is in {store}; "
-                      f"continue with: {again or f'starchart resume {store}'}", highlight=False)
+            err.print(f"\n[yellow]stopped.[/] Every finished measurement is in {escape(str(store))}; "
+                      f"continue with: {escape(again or f'starchart resume {store}')}", highlight=False,
+                      soft_wrap=True)  # one line: the command is copied from logs too
         raise typer.Exit(130) from None
     finally:
         if main:
@@ -327,7 +329,7 @@ def _print_summary(dataset: Any, store: Path) -> None:
     frame = dataset.frame
     counts = frame["status"].value_counts()
     failures = "  ".join(f"{status}: {n}" for status, n in counts.items() if status != "ok")
-    out.print(f"[bold]{store}[/]: {len(frame)} configurations, {int(counts.get('ok', 0))} ok"
+    out.print(f"[bold]{escape(str(store))}[/]: {len(frame)} configurations, {int(counts.get('ok', 0))} ok"
               + (f"  ({failures})" if failures else ""), highlight=False, soft_wrap=True)
     print_failure_reasons(dataset)
     ok = dataset.ok()
@@ -338,7 +340,7 @@ def _print_summary(dataset: Any, store: Path) -> None:
         from starchart.configs import plain_config
 
         config = plain_config({p: ok.frame.loc[best, p] for p in dataset.params})
-        out.print(f"best {metric}: {values[best]:.6g}  at {config}", highlight=False, soft_wrap=True)
+        out.print(f"best {metric}: {values[best]:.6g}  at {config}", highlight=False, soft_wrap=True, markup=False)
 
 
 def _read_study_file(path: Path) -> tuple[Any, dict[str, Any] | None]:
@@ -472,7 +474,7 @@ def report_command(
     source = sources[0] if len(sources) == 1 else [str(s) for s in sources]
     path = write_study_report(source, output, metric=metric, minimize=None if maximize is None else not maximize,
                               metrics=metric_columns(metrics), limits=parse_limits(limit))
-    err.print(f"wrote {path}")
+    err.print(f"wrote {path}", markup=False, highlight=False)  # a path: the user's text, not markup
 
 
 @app.command("carve")
@@ -544,21 +546,21 @@ def carve_command(
         payload = result.to_dict(objective=objective, minimize=minimize) if objective else result.to_dict()
         sys.stdout.write(json.dumps(payload, default=str) + "\n")
     else:
-        out.print(result.summary(), highlight=False, soft_wrap=True)
+        out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
         if objective:
             out.print(_best_kept_line(result.best(objective, minimize=minimize), objective), highlight=False,
-                      soft_wrap=True)
+                      soft_wrap=True, markup=False)
     if output is not None:
         import pandas as pd
 
         pd.DataFrame(result.configs()).to_csv(output, index=False)
         err.print(f"wrote {len(result.configs())} configurations to {output}; "
-                  f"measure them with: starchart run SPACE_FILE --configs {output} ...")
+                  f"measure them with: starchart run SPACE_FILE --configs {output} ...", markup=False)
     if plot is not None:
         from starchart.carve.plots import plot_carving
 
         plot_carving(result).savefig(plot)
-        err.print(f"wrote {plot}")
+        err.print(f"wrote {plot}", markup=False, highlight=False)
 
 
 def _best_kept_line(best: dict[str, Any], objective: str) -> str:
@@ -632,4 +634,4 @@ def _print_search(result: Any) -> None:
     if valueless:
         out.print(f"  no finite {result.objective}: {valueless} of {len(history)} evaluations ran but gave no finite "
                   f"value (inf, or none)", highlight=False, soft_wrap=True, markup=False)
-    out.print(result.summary(), highlight=False, soft_wrap=True)
+    out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)

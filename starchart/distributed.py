@@ -90,10 +90,12 @@ _PIPELINE_DEPTH = 4
 
 @dataclass
 class _Task:
-    """A configuration sent to a worker, and how many workers died measuring it."""
+    """A configuration sent to a worker, how many workers died while it was on them, and whether it must
+    be measured alone (it was on a worker that died: alone, a death is its own)."""
 
     config: dict[str, Any]
     deaths: int = 0
+    alone: bool = False
 
 
 @dataclass
@@ -186,6 +188,8 @@ class _ActorPool:
         return actors
 
     def _send(self, slot: _Slot) -> bool:
+        if slot.sent and (any(self.owner[ref][1].alone for ref in slot.sent) or (self.again and self.again[0].alone)):
+            return False  # a configuration suspected of killing its worker is measured alone
         if self.again:
             task = self.again.popleft()
         else:
@@ -213,9 +217,7 @@ class _ActorPool:
             try:
                 result = self.ray.get(ref)
             except exceptions.RayActorError as exc:
-                failure = self._died(slot, ref, task, exc)
-                if failure is not None:
-                    yield failure
+                yield from self._died(slot, ref, task, exc)
                 continue
             except exceptions.RayTaskError as exc:  # raised past Evaluator.evaluate (SystemExit, a bad result)
                 slot.sent.remove(ref)
@@ -227,22 +229,40 @@ class _ActorPool:
             slot.depth = _PIPELINE_DEPTH if took < _PIPELINE_BELOW_S else 1
             yield measurement
 
-    def _died(self, slot: _Slot, ref: Any, task: _Task, exc: Exception) -> Measurement | None:
-        """Replace a worker that died (``ref``, of ``task``, told so); send its configurations again, the
-        one it was measuring only :data:`RETRIES_AFTER_DEATH` times (then it is returned as a failure)."""
-        sent = [task if sent is ref else self.owner.pop(sent)[1] for sent in slot.sent]
-        # the first was being measured (an actor runs one caller's calls in order); the others never started
-        measuring, queued = sent[0], sent[1:]
-        self.again.extendleft(reversed(queued))
+    def _died(self, slot: _Slot, ref: Any, task: _Task, exc: Exception) -> Iterator[Measurement]:
+        """Replace a worker that died (``ref``, of ``task``, told so) and send its configurations again.
+
+        Which one killed it is known only when it held one: several may have been queued on it, and a
+        result it finished just before dying can be lost with it. So every configuration it held is sent
+        again, alone; one that dies alone more than :data:`RETRIES_AFTER_DEATH` times is returned as a
+        failure. Results that did arrive are returned as they are.
+        """
+        finished: list[Measurement] = []
+        lost: list[_Task] = []
+        for sent in slot.sent:
+            pending = task if sent is ref else self.owner.pop(sent)[1]
+            if sent is not ref and self.ray.wait([sent], timeout=0)[0]:
+                try:
+                    finished.append(Measurement.from_dict(self.ray.get(sent)))
+                    continue
+                except self.ray.exceptions.RayTaskError as error:  # finished, raising past Evaluator.evaluate
+                    finished.append(Measurement.failure(pending.config, "runtime", _first_line(error)))
+                    continue
+                except self.ray.exceptions.RayActorError:
+                    pass  # it died with the worker
+            lost.append(pending)
         self.slots.remove(slot)
         self.ray.kill(slot.actor)
         self.slots += [_Slot(actor) for actor in self._started(1)]
-        measuring.deaths += 1
-        if measuring.deaths <= RETRIES_AFTER_DEATH:
-            self.again.appendleft(measuring)
-            return None
-        return Measurement.failure(measuring.config, "runtime", f"the Ray worker measuring it died "
-                                   f"({measuring.deaths} times): {_first_line(exc)}")
+        yield from finished
+        for pending in lost:
+            pending.deaths += 1
+            pending.alone = True
+        if len(lost) == 1 and lost[0].deaths > RETRIES_AFTER_DEATH:
+            culprit = lost.pop()
+            yield Measurement.failure(culprit.config, "runtime", f"the Ray worker measuring it died "
+                                      f"({culprit.deaths} times): {_first_line(exc)}")
+        self.again.extendleft(reversed(lost))
 
     def close(self, stop: bool) -> None:
         """Let go of the actors (Ray ends them once unreferenced). ``stop`` (Ctrl-C, an error, or the

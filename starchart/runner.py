@@ -496,7 +496,9 @@ class Progress:
         self.minimize = lower_is_better(objective) if self._direction_given is None else bool(self._direction_given)
 
     def _best_text(self) -> str:
-        return "-" if self.best is None else f"{self.best:.4g} ({self.objective})"
+        from rich.markup import escape  # the bar reads its fields as markup: a metric "t[/ms]" would crash it
+
+        return "-" if self.best is None else escape(f"{self.best:.4g} ({self.objective})")
 
     def advance(self, m: Measurement) -> None:
         if not self.enabled:

@@ -1,0 +1,69 @@
+"""Names, values and paths are the user's text: brackets in them ("time[/ms]", "s[red].db") are printed as
+written by the analysis and measuring commands, never read as rich markup (which crashed them or ate text)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from starchart.cli import app
+from starchart.measure import PythonEvaluator
+
+
+@pytest.fixture
+def data(tmp_path):
+    rows = [{"N": n, "t[/b]": a, "b": b, "time[/ms]": n * b + (a == "plain") * 3.0 + 0.01 * b * b,
+             "power[/w]": 50.0 + b + (n == 128)}
+            for n in (64, 128) for a in ("[/b]", "[bold]x", "plain") for b in range(1, 9)]
+    path = tmp_path / "d.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def invoke(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_platforms_inputs_and_tradeoff_print_bracketed_names_as_written(data, tmp_path):
+    metrics = ["--metrics", "time[/ms],power[/w]"]
+    result = invoke("platforms", f"A={data}", f"B={data}", *metrics, "--metric", "time[/ms]")
+    assert result.exit_code == 0, result.output  # was: MarkupError, closing tag '[/ms]'
+    assert "mean time[/ms]" in result.output and "[/b]" in result.output
+    result = invoke("inputs", data, *metrics, "--input", "N", "--metric", "time[/ms]")
+    assert result.exit_code == 0, result.output
+    assert "time[/ms]" in result.output
+    renamed = tmp_path / "e.csv"
+    pd.read_csv(data).rename(columns={"time[/ms]": "time", "power[/w]": "Watt"}).to_csv(renamed, index=False)
+    result = invoke("tradeoff", renamed, "--metrics", "time,Watt")
+    assert result.exit_code == 0, result.output  # was: MarkupError from the savings line's configuration
+    assert "'t[/b]': '[/b]'" in result.output
+
+
+def test_run_search_and_export_keep_brackets_in_store_paths_and_metric_names(data, tmp_path):
+    frame = pd.read_csv(data).rename(columns={"time[/ms]": "time[ms]"})
+    replay = tmp_path / "f.csv"
+    frame.to_csv(replay, index=False)
+    store = tmp_path / "s[red].db"
+    result = invoke("run", "--replay", replay, "--metric", "time[ms]", "--samples", "6", "--store", store)
+    assert result.exit_code == 0, result.output
+    assert "s[red].db:" in result.output  # was "s.db:": "[red]" read as a colour
+    assert "best time[ms]" in result.output
+    result = invoke("search", "--replay", replay, "--metric", "time[ms]", "--budget", "6", "--store",
+                    tmp_path / "q[red].db")
+    assert result.exit_code == 0, result.output
+    assert "best time[ms]" in result.output and "t[/b]=" in result.output
+    out = tmp_path / "o[red].csv"
+    result = invoke("export", store, "-o", out)
+    assert result.exit_code == 0 and out.exists()
+    assert "o[red].csv" in result.output
+
+
+def test_the_progress_bar_shows_a_bracketed_objective_as_written(capsys):
+    from starchart.runner import run
+    from starchart.space import Space
+
+    # the bar renders its fields as markup: "t[/ms]" crashed the run at its first result
+    ds = run(Space({"x": [1, 2, 3]}), PythonEvaluator(lambda c: {"t[/ms]": float(c["x"])}), samples=3, seed=0)
+    assert ds.frame["status"].eq("ok").all()
+    assert "best 1 (t[/ms])" in capsys.readouterr().err
