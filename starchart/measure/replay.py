@@ -82,7 +82,9 @@ class ReplayEvaluator(Evaluator):
     def _index(self, dataset: Dataset) -> dict[str, Measurement]:
         frame = dataset.frame
         columns = {m: frame[m].to_numpy(dtype=float) for m in self.metrics}
-        repeats = {m: frame[REPEATS_PREFIX + m].tolist() for m in self.metrics if REPEATS_PREFIX + m in frame}
+        none = [None] * len(frame)  # once: a default built per row and metric made this quadratic
+        repeats = {m: frame[REPEATS_PREFIX + m].tolist() if REPEATS_PREFIX + m in frame else none
+                   for m in self.metrics}
         status, reason = frame["status"].tolist(), frame["reason"].tolist()
         rows = {}
         for i, config in enumerate(frame_configs(frame, self._params)):
@@ -91,7 +93,7 @@ class ReplayEvaluator(Evaluator):
                 continue
             values = {}
             for m in self.metrics:
-                listed = repeats.get(m, [None] * len(frame))[i]
+                listed = repeats[m][i]
                 if isinstance(listed, (list, tuple, np.ndarray)) and len(listed):
                     values[m] = [float(v) for v in listed]
                 elif not np.isnan(columns[m][i]):
