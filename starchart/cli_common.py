@@ -32,7 +32,7 @@ class OneLineErrorsGroup(TyperGroup):
             return super().make_context(info_name, args, parent=parent, **extra)
 
     def invoke(self, ctx: Any) -> Any:
-        with _one_line_usage_errors():
+        with _one_line_usage_errors(ctx):
             return super().invoke(ctx)
 
 
@@ -205,14 +205,22 @@ def print_error(message: str, where: Any = None, hint: Optional[str] = None) -> 
 
 
 @contextmanager
-def _one_line_usage_errors() -> Iterator[None]:
-    """Print a Click usage error raised inside as one line plus a hint, and exit with its status (2)."""
+def _one_line_usage_errors(group: Any = None) -> Iterator[None]:
+    """Print a Click usage error raised inside as one line plus a hint, and exit with its status (2).
+
+    ``group``: the group's context, whose sub-command is named when the error carries no context of its
+    own (an option missing its value: "starchart tree", not "starchart")."""
     try:
         yield
     except _click_errors.UsageError as exc:
         if isinstance(exc, getattr(_click_errors, "NoArgsIsHelpError", ())):
             raise  # not an error: the help, already shown
-        command = exc.ctx.command_path if exc.ctx is not None else "starchart"
+        if exc.ctx is not None:
+            command = exc.ctx.command_path
+        elif group is not None and group.invoked_subcommand:
+            command = f"{group.command_path} {group.invoked_subcommand}"
+        else:
+            command = "starchart"
         print_error(exc.format_message(), command, f"see {command} --help")
         raise typer.Exit(exc.exit_code) from None
 

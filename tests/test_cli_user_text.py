@@ -67,3 +67,10 @@ def test_the_progress_bar_shows_a_bracketed_objective_as_written(capsys):
     ds = run(Space({"x": [1, 2, 3]}), PythonEvaluator(lambda c: {"t[/ms]": float(c["x"])}), samples=3, seed=0)
     assert ds.frame["status"].eq("ok").all()
     assert "best 1 (t[/ms])" in capsys.readouterr().err
+
+
+def test_an_option_missing_its_value_names_the_command_it_belongs_to(data):
+    result = CliRunner().invoke(app, ["tree", str(data), "--metric"], prog_name="starchart")
+    assert result.exit_code == 2
+    assert "starchart tree: Option '--metric' requires an argument" in result.output  # was "starchart: Option"
+    assert "see starchart tree --help" in result.output
