@@ -24,7 +24,7 @@ import pandas as pd
 
 from starchart.errors import InputError
 
-__all__ = ["aligned_positive"]
+__all__ = ["aligned_positive", "feature_ranges", "outside_ranges"]
 
 
 def aligned_positive(values: Any, index: pd.Index, where: str = "speedups", what: str = "speedup",
@@ -61,3 +61,32 @@ def aligned_positive(values: Any, index: pd.Index, where: str = "speedups", what
         raise InputError(f"kernel {index[i]!r} has {what} {float(array[i]):g}, not a positive finite number",
                          where=where, hint=hint)
     return array
+
+
+def feature_ranges(frame: pd.DataFrame) -> dict[str, list[float]]:
+    """``{feature: [min, max]}`` over the rows of a feature frame (what a model was trained on).
+
+    >>> feature_ranges(pd.DataFrame({"a": [1.0, 3.0], "b": [0.0, 0.0]}))
+    {'a': [1.0, 3.0], 'b': [0.0, 0.0]}
+    """
+    return {str(c): [float(frame[c].min()), float(frame[c].max())] for c in frame.columns}
+
+
+def outside_ranges(features: Mapping[str, float], ranges: Mapping[str, Any]) -> dict[str, dict[str, float]]:
+    """The features of one kernel that lie outside the training range: ``{feature: {value, min, max}}``.
+
+    A model answers for such a kernel by extrapolating (a forest: as for the nearest training
+    level), which its vote share or its learners' spread does not show.
+
+    >>> outside_ranges({"a": 5.0, "b": 0.0}, {"a": [1.0, 3.0], "b": [0.0, 0.0]})
+    {'a': {'value': 5.0, 'min': 1.0, 'max': 3.0}}
+    """
+    out = {}
+    for name, bounds in ranges.items():
+        if name not in features:
+            continue
+        value, (low, high) = float(features[name]), (float(bounds[0]), float(bounds[1]))
+        slack = 1e-9 * max(abs(low), abs(high), 1e-300)  # float noise is not extrapolation
+        if value < low - slack or value > high + slack:
+            out[name] = {"value": value, "min": low, "max": high}
+    return out

@@ -148,6 +148,10 @@ class Corpus:
         if not yaml_path.exists():
             raise InputError("corpus.yaml not found", where=yaml_path,
                              hint="give the corpus folder (the one holding corpus.yaml) or the file itself")
+        if yaml_path.suffix.lower() not in (".yaml", ".yml"):  # a C file was read as YAML: "invalid YAML, line 4"
+            raise InputError("is neither a corpus folder nor its corpus.yaml", where=yaml_path,
+                             hint="give the folder holding corpus.yaml; for one C file use `starchart xapp "
+                                  "features FILE.c` or `starchart xapp predict FILE.c --model ...`")
         root = yaml_path.parent.resolve()
         meta = _mapping(_read_yaml(yaml_path), yaml_path, "the file")
         name = _string(meta, "name", yaml_path)

@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, NotFittedError, StarchartError
-from .align import aligned_positive
+from .align import aligned_positive, feature_ranges
 from .discretize import FEATURES, Discretizer, as_feature_frame
 
 _FORMAT = "starchart.xapp.SpeedupRangeModel"
@@ -431,6 +431,18 @@ class SpeedupRangeModel:
         out[:, self.forest_.classes_.astype(int)] = proba
         return pd.DataFrame(out, index=levels.index, columns=self.labels)
 
+    @property
+    def training_ranges(self) -> dict[str, list[float]]:
+        """``{feature: [min, max]}`` over the training kernels (see :func:`~.align.outside_ranges`)."""
+        self._check_fitted()
+        return feature_ranges(self._train[0])
+
+    @property
+    def n_training(self) -> int:
+        """How many kernels the model was trained on."""
+        self._check_fitted()
+        return len(self._train[1])
+
     # ------------------------------------------------------------------ evaluation
     def loocv(self, features: Any, speedups: Any,
               progress: Callable[[int, int], None] | None = None) -> LoocvResult:
@@ -596,10 +608,13 @@ class SpeedupRangeModel:
                              hint="pass the output of SpeedupRangeModel.to_json()") from None
         votes = model._votes_levels(model.discretizer_.transform(frame).to_numpy())
         if saved_cuts != model.discretizer_.cuts_ or votes.shape != saved_votes.shape or (votes != saved_votes).any():
-            raise StarchartError(
-                "the refit forest does not reproduce the saved model's votes", where=where,
-                hint=f"it was saved with scikit-learn {data.get('sklearn')}, this is {_sklearn().__version__}; "
-                     "install that version or refit and save again")
+            saved_with, here = data.get("sklearn"), _sklearn().__version__
+            # the same version cannot be the cause: "install that version" sent the user in a circle
+            hint = (f"it was saved with scikit-learn {saved_with}, this is {here}; install that version or "
+                    "refit and save again" if saved_with != here else
+                    "the file was changed after it was saved (same scikit-learn); train the model again")
+            raise StarchartError("the refit forest does not reproduce the saved model's votes", where=where,
+                                 hint=hint)
         return model
 
     def __repr__(self) -> str:

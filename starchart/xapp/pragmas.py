@@ -158,7 +158,9 @@ def scan_pragmas(text: str, path: str = "<source>") -> list[Pragma]:
         if ("parallel" in clauses or "trip" in clauses) and not _LOOP_LINE.match(target_text):
             raise InputError("this #pragma xapp annotates a loop, but the next code line is not a "
                              f"`for`/`while`/`do`: {target_text.strip()[:60]!r}", where=where,
-                             hint="put the pragma on the line just before the loop")
+                             # a loop a macro writes cannot carry the pragma: band_line is the way left
+                             hint="put the pragma on the line just before the loop; for a loop written by "
+                                  "a macro, remove the pragma and pass band_line=<line of the macro call>")
         if "prob" in clauses and not _IF_LINE.match(target_text):
             raise InputError("#pragma xapp prob(...) annotates an `if`, but the next code line is "
                              f"{target_text.strip()[:60]!r}", where=where,

@@ -59,7 +59,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, NotFittedError
-from .align import aligned_positive
+from .align import aligned_positive, feature_ranges
 from .stepwise import (
     INTERACTION_ENTRY_THRESHOLD,
     MAIN_ENTRY_THRESHOLD,
@@ -315,6 +315,8 @@ class SpeedupRegressionEnsemble:
                 X[rows], y[rows], self.columns_, entry_threshold=self.entry_threshold,
                 interaction_threshold=self.interaction_threshold, max_terms=cap))
         self.kernels_ = list(features.index)
+        self.ranges_: dict[str, list[float]] | None = feature_ranges(features)
+        self.n_training_: int | None = n
         predicted = self.predict(features)
         self.training_ = pd.DataFrame({"actual_gpu_seconds": gpu,
                                        "predicted_gpu_seconds": predicted.to_numpy()},
@@ -494,6 +496,9 @@ class SpeedupRegressionEnsemble:
         doc = {"format": _FORMAT, "version": _VERSION, "params": self.get_params(),
                "input_columns": self.input_columns_, "columns": self.columns_,
                "dropped": self.dropped_, "floor": self.floor_, "notes": self.notes_,
+               # the training kernels' feature ranges, so a prediction can say it extrapolates
+               "n_training": getattr(self, "n_training_", None),
+               "ranges": getattr(self, "ranges_", None),
                "learners": [{"terms": [[self.columns_[j] for j in t] for t in lr.terms],
                              "intercept": lr.intercept,
                              "coefficients": [float(c) for c in lr.coefficients],
@@ -536,6 +541,8 @@ class SpeedupRegressionEnsemble:
             model.columns_, model.input_columns_ = columns, list(doc["input_columns"])
             model.dropped_, model.floor_ = list(doc["dropped"]), float(doc["floor"])
             model.notes_ = list(doc["notes"])
+            model.ranges_ = doc.get("ranges")  # absent from models saved before it was recorded
+            model.n_training_ = doc.get("n_training")
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise InputError(f"malformed model JSON ({type(exc).__name__}: {exc})", where=where,
                              hint="pass a file written by to_json") from exc

@@ -61,6 +61,12 @@ def clang_command() -> tuple[str, ...]:
         if shutil.which(override) is None:
             raise ToolchainError(f"STARCHART_CLANG={override!r} is not an executable",
                                  hint="point it at a clang binary or unset it")
+        # gcc (or a `cc` that is gcc) failed on every file with "clang could not compile the file",
+        # blaming the user's C code for a wrong compiler
+        version = _version_line(override)
+        if "clang" not in version.lower():
+            raise ToolchainError(f"STARCHART_CLANG={override!r} is not clang ({version or 'no --version'}): "
+                                 "XAPP reads clang's LLVM IR", hint="point it at a clang binary or unset it")
         return (override,)
     if shutil.which("clang"):
         return ("clang",)
@@ -78,6 +84,15 @@ def clang_command() -> tuple[str, ...]:
                  'or apt-get install clang',
         ) from None
     return (sys.executable, "-m", "ziglang", "cc")
+
+
+def _version_line(command: str) -> str:
+    """First line of ``command --version`` ('' when it does not answer)."""
+    try:
+        proc = subprocess.run([command, "--version"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return next((line.strip() for line in proc.stdout.splitlines() if line.strip()), "")
 
 
 def require_c_file(path: str | Path, where: object = None) -> Path:

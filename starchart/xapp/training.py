@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import re
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,7 +122,7 @@ def corpus_features(corpus: Corpus, kind: str = "static", *, kernels: Sequence[s
                     if cache and kind == "dynamic":  # minutes each: keep every one as it arrives
                         stored[kernel.name] = {**key, "features": rows[kernel.name],
                                                "computed": dt.datetime.now(dt.timezone.utc).isoformat()}
-                        _write_cache(path, kind, stored)
+                        cache = _write_cache(path, kind, stored)  # warn once, not per kernel
             bar.advance(task)
     if cache and kind == "static" and rows:
         # no time stamps: the file changes only when a feature does, so its diff is worth reading
@@ -179,14 +180,24 @@ def _read_cache(path: Path) -> dict[str, dict]:
     return kernels
 
 
-def _write_cache(path: Path, kind: str, kernels: dict[str, dict]) -> None:
+def _write_cache(path: Path, kind: str, kernels: dict[str, dict]) -> bool:
+    """Record the features; False (and a warning) when the file cannot be written.
+
+    A read-only corpus made train/evaluate fail after every feature was computed: the file
+    is a record and a resume point, not needed for the answer."""
     from starchart.xapp.toolchain import clang_command
 
     from starchart.io.files import write_json_atomic
 
-    # atomic: a killed run leaves the previous complete file
-    write_json_atomic(path, {"format": "xapp-corpus-features/1", "kind": kind, "clang": " ".join(clang_command()),
-                             "kernels": dict(sorted(kernels.items()))})
+    try:
+        # atomic: a killed run leaves the previous complete file
+        write_json_atomic(path, {"format": "xapp-corpus-features/1", "kind": kind,
+                                 "clang": " ".join(clang_command()), "kernels": dict(sorted(kernels.items()))})
+    except OSError as exc:
+        warnings.warn(f"cannot record the {kind} features in {path} ({exc.strerror or exc}); going on without "
+                      "(a killed run will compute them again)", UserWarning, stacklevel=3)
+        return False
+    return True
 
 
 def training_frame(corpus: Corpus, features: CorpusFeatures) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import atexit
 import functools
 import os
+import re
 import resource
 import shutil
 import signal
@@ -64,30 +65,41 @@ def runtime_object() -> Path:
     return out
 
 
-def _clang(argv: list[str], what: str) -> None:
+#: The linker's "undefined reference to `name'" (GNU ld; lld writes "undefined symbol: name").
+_UNDEFINED = re.compile(r"undefined (?:reference to [`']([^'`]+)'|symbol: (\S+))")
+
+
+def _clang(argv: list[str], what: str, source: str | Path | None = None) -> None:
     proc = subprocess.run(argv, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
+        missing = sorted({a or b for a, b in _UNDEFINED.findall(proc.stderr)})
+        if missing:  # the user's program, not starchart: it was called "a bug in starchart.xapp.dynamic"
+            raise InputError(f"the program uses {', '.join(f'`{m}`' for m in missing[:5])}, defined neither "
+                             "in this C file nor in the libraries it is linked with (dynamic XAPP builds one file)",
+                             where=source, hint="put the definitions it needs in this file (e.g. #include "
+                                                "\"helpers.c\"); a library: pass libs=['-lNAME'] (Python API)")
         tail = " | ".join(proc.stderr.strip().splitlines()[-4:])
         raise StarchartError(f"clang could not build {what}: {tail}",
                              hint="this is a bug in starchart.xapp.dynamic unless your program needs "
                                   "extra libraries (pass libs=...)")
 
 
-def link_instrumented(inst: Instrumented, workdir: Path, libs: Sequence[str] = ("-lm",)) -> Path:
+def link_instrumented(inst: Instrumented, workdir: Path, libs: Sequence[str] = ("-lm",),
+                      source: str | Path | None = None) -> Path:
     """Write the instrumented IR and tables under ``workdir`` and link them with the runtime."""
     ll, tables, exe = workdir / "instrumented.ll", workdir / "xapp_tables.c", workdir / "prog.xapp"
     ll.write_text(inst.ir)
     tables.write_text(inst.tables)
     _clang([*clang_command(), "-O2", "-w", f"-I{RUNTIME_DIR}", str(ll), str(tables), str(runtime_object()),
-            *libs, "-o", str(exe)], "the instrumented program")
+            *libs, "-o", str(exe)], "the instrumented program", source)
     return exe
 
 
-def link_native(ir: str, workdir: Path, libs: Sequence[str] = ("-lm",)) -> Path:
+def link_native(ir: str, workdir: Path, libs: Sequence[str] = ("-lm",), source: str | Path | None = None) -> Path:
     """The uninstrumented program from the same IR (for the slowdown)."""
     ll, exe = workdir / "native.ll", workdir / "prog.native"
     ll.write_text(ir)
-    _clang([*clang_command(), "-O2", "-w", str(ll), *libs, "-o", str(exe)], "the native program")
+    _clang([*clang_command(), "-O2", "-w", str(ll), *libs, "-o", str(exe)], "the native program", source)
     return exe
 
 
@@ -118,8 +130,10 @@ def run_program(exe: Path, args: Sequence[object], *, source: str | Path, env: d
         how = (f"was killed by {_signal_name(-proc.returncode)}" if proc.returncode < 0
                else f"exited with status {proc.returncode}")
         raise InputError(f"the program {how} (args {list(map(str, args))}); stderr: {tail}", where=source,
-                         hint="run it natively with the same arguments; dynamic features need a run that "
-                              "ends normally")
+                         # stdin is /dev/null: a program reading it failed with no word of why
+                         hint="run it natively with the same arguments and an empty stdin (< /dev/null); "
+                              "dynamic features need a run that ends normally, reading its input from files "
+                              "named in its arguments")
     return proc.stdout, wall, cpu
 
 

@@ -16,6 +16,7 @@ Examples
 from __future__ import annotations
 
 import json
+import math
 import re
 import tempfile
 from collections.abc import Sequence
@@ -152,6 +153,10 @@ def measure(path: str | Path, args: Sequence[object] = (), band_line: int | None
     source = require_c_file(path)
     if band_line is not None and (not isinstance(band_line, int) or isinstance(band_line, bool)):
         raise InputError(f"band_line must be a line number, got {band_line!r}", where=source)
+    if timeout is not None and not (isinstance(timeout, int | float) and 0 < timeout < math.inf):
+        # nan crashed in subprocess, 0 or a negative value reported every run as "did not finish"
+        raise InputError(f"timeout={timeout!r} is not a positive number of seconds", where=f"{source}, timeout",
+                         hint="give e.g. timeout=600")
     line = band_line_of(source.read_text(errors="replace"), str(source), band_line)
     ir = program_ir(source, defines=defines, include_dirs=include_dirs)
     if not _DEFINES_MAIN.search(ir):  # else the link fails with a linker error blamed on starchart
@@ -161,7 +166,7 @@ def measure(path: str | Path, args: Sequence[object] = (), band_line: int | None
     inst = instrument_ir(ir, line, str(source))
     with tempfile.TemporaryDirectory(prefix="starchart-xapp-dyn-") as tmp:
         work = Path(tmp)
-        exe = link_instrumented(inst, work, libs)
+        exe = link_instrumented(inst, work, libs, source)
         out = work / "features.json"
         stdout, wall, cpu = run_program(exe, args, source=source, env={OUT_ENV: str(out)}, timeout=timeout,
                                         cwd=cwd)
@@ -175,7 +180,7 @@ def measure(path: str | Path, args: Sequence[object] = (), band_line: int | None
             raise StarchartError(f"the runtime's output is not JSON ({err})", where=out) from None
         native_wall = native_cpu = None
         if native:
-            _, native_wall, native_cpu = run_program(link_native(ir, work, libs), args, source=source,
+            _, native_wall, native_cpu = run_program(link_native(ir, work, libs, source), args, source=source,
                                                      timeout=timeout, cwd=cwd)
     entries = int(data["region_entries"])
     if entries == 0:

@@ -49,7 +49,8 @@ def band_line_of(source: str, path: str = "<source>", band_line: int | None = No
     if len(bands) > 1:
         raise InputError("several `#pragma xapp parallel` bands (lines "
                          + ", ".join(str(p.line) for p in bands) + "); dynamic features measure one region",
-                         where=path, hint="pass band_line=<line of the for> to choose one")
+                         where=path, hint="pass band_line=<line of the for> to choose one: "
+                                          + " or ".join(str(p.target_line) for p in bands if p.target_line))
     band = bands[0]
     if band.target_line is None:
         raise InputError("`#pragma xapp parallel` is not followed by a loop", where=f"{path}, line {band.line}",
