@@ -8,7 +8,6 @@ corpus's real GPU side is measured on a GPU host; see corpus/README.md).
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +15,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from corpus_copy import corpus_copy
 from starchart.cli import app
 from starchart.xapp.corpus import MEASUREMENT_FORMAT, Corpus
 from starchart.xapp.static import FEATURES, static_features
@@ -68,7 +68,7 @@ def test_bad_input_is_one_line_not_a_traceback(tmp_path):
 
 
 def test_training_without_gpu_measurements_says_what_to_do(tmp_path):
-    corpus = _corpus_copy(tmp_path, ["saxpy", "gemv"])
+    corpus = corpus_copy(tmp_path, ["saxpy", "gemv"])
     result = run("xapp", "train", corpus, "-o", tmp_path / "m.json")
     assert result.exit_code == 2
     assert "measure_corpus" in result.output and "--side gpu" in result.output
@@ -86,7 +86,7 @@ KERNELS = ["saxpy", "triad", "gemv", "gemv_t", "transpose", "row_sums", "col_sum
 
 
 def test_train_evaluate_predict_end_to_end(tmp_path):
-    corpus = _corpus_copy(tmp_path, KERNELS)
+    corpus = corpus_copy(tmp_path, KERNELS)
     # invented labels: the coalesced, regular kernels "fast", the rest "slow" (a code test only)
     fast = {"saxpy", "triad", "gemv_t", "col_sums", "matmul", "mandelbrot"}
     _invented_measurements(corpus, {k: (12.0 if k in fast else 1.5) for k in KERNELS})
@@ -123,16 +123,6 @@ def test_train_evaluate_predict_end_to_end(tmp_path):
     assert mismatch.exit_code == 2 and "--dynamic" in mismatch.output
 
 
-def _corpus_copy(tmp_path: Path, kernels: list[str]) -> Path:
-    target = tmp_path / "corpus"
-    shutil.copytree(ROOT / "corpus" / "harness", target / "harness")
-    shutil.copy(ROOT / "corpus" / "corpus.yaml", target / "corpus.yaml")
-    for name in kernels:
-        shutil.copytree(ROOT / "corpus" / "kernels" / name, target / "kernels" / name)
-    (target / "measurements").mkdir()
-    return target
-
-
 def _invented_measurements(corpus: Path, speedups: dict[str, float]) -> None:
     loaded = Corpus.load(corpus)
     kernels = {}
@@ -148,7 +138,7 @@ def _invented_measurements(corpus: Path, speedups: dict[str, float]) -> None:
 
 def test_dynamic_train_evaluate_predict_end_to_end(tmp_path):
     kernels = ["saxpy", "triad", "gemv", "gemv_t", "transpose", "histogram", "dot_product", "heat1d"]
-    corpus = _corpus_copy(tmp_path, kernels)
+    corpus = corpus_copy(tmp_path, kernels)
     for name in kernels:  # measure at the tiny test size so the instrumented runs take milliseconds
         meta = corpus / "kernels" / name / "kernel.yaml"
         doc = yaml.safe_load(meta.read_text())
@@ -206,7 +196,7 @@ def test_a_file_that_is_not_c_is_compiled_as_c():
 
 def test_leave_out_and_cpu_seconds_errors(tmp_path):
     kernels = ["saxpy", "triad", "gemv", "gemv_t", "transpose", "histogram"]
-    corpus = _corpus_copy(tmp_path, kernels)
+    corpus = corpus_copy(tmp_path, kernels)
     for name in kernels:
         meta = corpus / "kernels" / name / "kernel.yaml"
         doc = yaml.safe_load(meta.read_text())

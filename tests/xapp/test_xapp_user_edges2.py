@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from corpus_copy import corpus_copy
 from starchart.cli import app
 from starchart.errors import InputError, StarchartError
 from starchart.xapp import toolchain
@@ -199,12 +200,7 @@ def test_evaluate_json_has_no_nan(tmp_path, monkeypatch):
 
 def _labelled_corpus(tmp_path: Path, speedups: dict[str, float]) -> Path:
     """A copy of a few corpus kernels with invented GPU times (a code test, not an accuracy claim)."""
-    target = tmp_path / "corpus"
-    shutil.copytree(ROOT / "corpus" / "harness", target / "harness")
-    shutil.copy(ROOT / "corpus" / "corpus.yaml", target / "corpus.yaml")
-    for name in speedups:
-        shutil.copytree(ROOT / "corpus" / "kernels" / name, target / "kernels" / name)
-    (target / "measurements").mkdir()
+    target = corpus_copy(tmp_path, list(speedups))
     side = {"status": "ok", "measured": "2026-11-22T00:00:00Z", "checksum": 1.0}
     kernels = {k.name: {"args": list(k.args), "cpu": {**side, "time_s": 1.0},
                         "gpu": {**side, "time_s": 1.0 / speedups[k.name]}} for k in Corpus.load(target).kernels}
