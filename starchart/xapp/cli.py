@@ -24,6 +24,7 @@ from typing import Any, Optional
 
 import pandas as pd
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from starchart.cli_common import app, check_output_folder, err, friendly, option_names, out, seed_option
@@ -228,12 +229,13 @@ def _training_data(corpus_path: Path, dynamic: bool):
     if not labelled:  # say so before the features: dynamic ones ran every kernel for minutes first
         training_frame(corpus, CorpusFeatures(pd.DataFrame()))
     for name in table.index.difference(labelled, sort=False):  # left out silently before
-        err.print(f"[yellow]left out {name}:[/] no measured speedup ({_why_unlabelled(table.loc[name])})",
+        err.print(f"[yellow]left out {escape(str(name))}:[/] no measured speedup "
+                  f"({escape(_why_unlabelled(table.loc[name]))})",
                   highlight=False, soft_wrap=True)
     # only the labelled kernels: an unlabelled one's features are not used
     features = corpus_features(corpus, "dynamic" if dynamic else "static", kernels=labelled)
     for name, reason in features.skipped.items():
-        err.print(f"[yellow]skipped {name}:[/] {reason}", highlight=False, soft_wrap=True)
+        err.print(f"[yellow]skipped {escape(str(name))}:[/] {escape(str(reason))}", highlight=False, soft_wrap=True)
     return training_frame(corpus, features)
 
 
@@ -414,8 +416,8 @@ def predict_command(
     if as_json:
         _print_json(data)
         return
-    out.print(f"[bold]{source}[/]: predicted speedup {predicted} ({share:.0%} of the trees)")
-    out.print("because " + (" and ".join(path["path"]) or "(single leaf)"))
+    out.print(f"[bold]{escape(str(source))}[/]: predicted speedup {predicted} ({share:.0%} of the trees)")
+    out.print("because " + (" and ".join(path["path"]) or "(single leaf)"), markup=False)
     if sweep:
         sw = data["sweep"]
         out.print(f"sweep over trip counts and branch probabilities: {sw['majority']} in {sw['share']:.0%} "
@@ -440,7 +442,7 @@ def _predict_dynamic(model: Any, source: Path, band_line: int | None, args: list
     if as_json:
         _print_json(data)
         return
-    out.print(f"[bold]{source}[/]: predicted GPU time of the band region {gpu:.3g} s")
+    out.print(f"[bold]{escape(str(source))}[/]: predicted GPU time of the band region {gpu:.3g} s")
     if speedup is not None:
         out.print(f"speedup over the single-threaded region ({cpu_seconds:.3g} s): {speedup:.1f}x")
     else:
