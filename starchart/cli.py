@@ -41,9 +41,8 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
     """Summarise a measurement file: format, device, statuses, parameters and metrics."""
     ds = load_data(data, metrics)
     meta = ds.meta
-    # escape(): file names, parameter names and values are the user's text, not rich markup ("run[old]/k.csv",
-    # a column named "[/b]" would be eaten or crash the command)
-    out.print(f"[bold]{escape(str(data))}[/]  ({meta.get('format', '?')})", soft_wrap=True)  # a path, whole
+    # a styled line: escape() the path, the user's text ("run[old]/k.csv" would be eaten); soft_wrap: whole
+    out.print(f"[bold]{escape(str(data))}[/]  ({escape(str(meta.get('format', '?')))})", markup=True, soft_wrap=True)
     for key in ("device_name", "kernel_name", "problem_size", "objective"):
         if meta.get(key) not in (None, ""):
             out.print(f"  {key.replace('_', ' ')}: {meta[key]}", markup=False)
@@ -65,7 +64,7 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
     for name in ds.params:
         uniq = sorted(ds.frame[name].unique().tolist(), key=lambda v: (str(type(v)), v))
         shown = ", ".join(map(str, uniq[:10])) + (" …" if len(uniq) > 10 else "")
-        params.add_row(escape(str(name)), escape(shown), str(len(uniq)))
+        params.add_row(str(name), shown, str(len(uniq)))
     out.print(params)
     ok = ds.ok()
     if meta.get("ignored_fields"):  # e.g. an observer's strings or lists in a Kernel Tuner cache
@@ -85,9 +84,9 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
         missing, infinite = int(np.isnan(values).sum()), int(np.isinf(values).sum())
         values = values[np.isfinite(values)]
         if values.size:
-            table.add_row(escape(str(name)), f"{values.min():.4g}", f"{np.median(values):.4g}", f"{values.max():.4g}")
+            table.add_row(str(name), f"{values.min():.4g}", f"{np.median(values):.4g}", f"{values.max():.4g}")
         else:  # keep the row: a metric silently missing from the table looks like a reading error
-            table.add_row(escape(str(name)), "–", "–", "–")
+            table.add_row(str(name), "–", "–", "–")
         said = [f"missing in {missing}"] * bool(missing) + [f"infinite in {infinite}"] * bool(infinite)
         if said:
             notes.append(f"  {name} is {' and '.join(said)} of the {len(ok)} valid configurations "
@@ -299,7 +298,7 @@ def _emit(text: str, output: Optional[Path]) -> None:
     except OSError as exc:
         raise InputError(f"cannot write output ({exc.strerror})", where=str(output),
                          hint="choose a writable path for -o") from exc
-    err.print(f"wrote {escape(str(output))}")
+    err.print(f"wrote {output}")
 
 
 @app.command()
@@ -334,7 +333,7 @@ def space(file: Path = typer.Argument(..., help="Space file (YAML/JSON), T1 inpu
         frame = _sample_space(the_space, sample, seed, file)
         if output is not None:
             frame.to_csv(output, index=False)
-            err.print(f"wrote {escape(str(output))}")
+            err.print(f"wrote {output}")
         else:
             sys.stdout.write(frame.to_csv(index=False))
 
@@ -432,7 +431,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _show_warning(message: Warning | str, category: type[Warning], *_: Any, **__: Any) -> None:
     """A warning as one line on stderr, like the errors (no file and line of the library)."""
-    err.print(f"[yellow]warning:[/] {escape(str(message))}", highlight=False, soft_wrap=True)
+    err.print(f"[yellow]warning:[/] {escape(str(message))}", markup=True, highlight=False, soft_wrap=True)
 
 
 def expand_optional_values(args: list[str]) -> list[str]:

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from starchart.cli_common import (DirectionOption, LimitOption, MetricsOption, PlotOption, app, check_figure_path,
@@ -51,14 +50,12 @@ def platforms_command(
         with err.status(f"fitting trees of {len(merged)} measurements on {len(merged.meta['platforms'])} platforms"):
             comparison = compare_platforms(merged, metric, minimize=minimize_for(maximize, metric, merged.meta),
                                            tolerance=tolerance)
-    # markup=False, escape(): metric, parameter and platform names and values are the user's text, not rich
-    # markup (a metric "time[/ms]" crashed the command after the work)
     out.print(comparison.summary(), highlight=False, soft_wrap=True, markup=False)
     table = Table(title="best subspace of each platform (its own tree)", title_justify="left")
     for column in ("platform", "subspace", "n", f"mean {metric}"):
-        table.add_column(escape(column), overflow="fold")
+        table.add_column(column, overflow="fold")
     for _, row in comparison.best_subspaces().iterrows():
-        table.add_row(escape(str(row["platform"])), escape(str(row["own_best"])), str(row["own_best_n"]),
+        table.add_row(str(row["platform"]), str(row["own_best"]), str(row["own_best_n"]),
                       f"{row['own_best_mean']:.4g}")
     out.print(table)
     portable = comparison.portable(tolerance)
@@ -194,11 +191,11 @@ def inputs_command(
     out.print(f"the best configuration of each {named} (rows) at each {named} (columns), relative to the best "
               "there (0: failed there, —: not measured there):", highlight=False, soft_wrap=True, markup=False)
     table = Table()
-    table.add_column(escape(f"best of {named}"))
+    table.add_column(f"best of {named}")
     for column in result.transfer.columns:
-        table.add_column(escape(_input_values(column)), justify="right")
+        table.add_column(_input_values(column), justify="right")
     for label, row in result.transfer.iterrows():
-        table.add_row(escape(_input_values(label)), *(f"{value:.2f}" if value == value else "—" for value in row))
+        table.add_row(_input_values(label), *(f"{value:.2f}" if value == value else "—" for value in row))
     out.print(table)
     save_plot(result.plot, plot)
 

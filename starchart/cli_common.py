@@ -38,8 +38,11 @@ class OneLineErrorsGroup(TyperGroup):
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, cls=OneLineErrorsGroup,
                   help="Starchart: understand and tune GPU/CPU kernel tuning spaces with regression trees.")
-out = Console()
-err = Console(stderr=True)
+# markup=False: what these consoles print is mostly the user's text (paths, parameter names and values,
+# a program's own words), where "[/b]" is text, not rich markup; the few styled lines say markup=True and
+# escape() what they quote.
+out = Console(markup=False)
+err = Console(stderr=True, markup=False)
 
 DirectionOption = typer.Option(
     None, "--maximize/--minimize",
@@ -198,10 +201,10 @@ def _in_options(text: str, options: Mapping[str, str], phrases: Sequence[tuple[s
 
 def print_error(message: str, where: Any = None, hint: Optional[str] = None) -> None:
     """An error as one line on stderr (``error: WHERE: MESSAGE``), then its hint on a second."""
-    err.print(f"[bold red]error:[/] {escape(f'{where}: ' if where else '')}{escape(message)}", highlight=False,
+    err.print(f"[bold red]error:[/] {escape(f'{where}: ' if where else '')}{escape(message)}", markup=True, highlight=False,
               soft_wrap=True)
     if hint:
-        err.print(f"[yellow]hint:[/] {escape(hint)}", highlight=False, soft_wrap=True)
+        err.print(f"[yellow]hint:[/] {escape(hint)}", markup=True, highlight=False, soft_wrap=True)
 
 
 @contextmanager

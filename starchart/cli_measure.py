@@ -313,10 +313,10 @@ def _interruptible(job: Any, store: Optional[Path], again: Optional[str] = None)
             raise
         if store is None:
             err.print("\n[yellow]stopped.[/] Nothing was stored; pass --store FILE to make a search resumable.",
-                      highlight=False)
+                      markup=True, highlight=False)
         else:
             err.print(f"\n[yellow]stopped.[/] Every finished measurement is in {escape(str(store))}; "
-                      f"continue with: {escape(again or f'starchart resume {store}')}", highlight=False,
+                      f"continue with: {escape(again or f'starchart resume {store}')}", markup=True, highlight=False,
                       soft_wrap=True)  # one line: the command is copied from logs too
         raise typer.Exit(130) from None
     finally:
@@ -330,7 +330,7 @@ def _print_summary(dataset: Any, store: Path) -> None:
     counts = frame["status"].value_counts()
     failures = "  ".join(f"{status}: {n}" for status, n in counts.items() if status != "ok")
     out.print(f"[bold]{escape(str(store))}[/]: {len(frame)} configurations, {int(counts.get('ok', 0))} ok"
-              + (f"  ({failures})" if failures else ""), highlight=False, soft_wrap=True)
+              + escape(f"  ({failures})" if failures else ""), markup=True, highlight=False, soft_wrap=True)
     print_failure_reasons(dataset)
     ok = dataset.ok()
     if len(ok) and dataset.metrics:

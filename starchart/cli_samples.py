@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from starchart.cli_common import PlotOption, app, check_figure_path, friendly, option_names, out, save_plot, seed_option
@@ -79,10 +78,8 @@ def samples_command(
 
 def print_sample_size(result: Any, store: Path) -> None:
     """The accuracy curve as a table, the verdict, and the tree fitted on the chosen sample."""
-    # escape() and markup=False below: metric and parameter names and the store path are the user's text, not
-    # rich markup (a parameter "tile[/b]" or a store "run[/b]/s.db" crashed the command after measuring)
-    table = Table(title=escape(f"accuracy of a tree of {result.metric} on {len(result.validation.ok())} "
-                               "held-out designs"), title_justify="left")
+    table = Table(title=f"accuracy of a tree of {result.metric} on {len(result.validation.ok())} held-out designs",
+                  title_justify="left")
     for column in ("training samples", "fitted", "failed", "median error", "mean error", "90th pct error",
                    "leaves"):
         table.add_column(column, justify="right")

@@ -74,3 +74,21 @@ def test_an_option_missing_its_value_names_the_command_it_belongs_to(data):
     assert result.exit_code == 2
     assert "starchart tree: Option '--metric' requires an argument" in result.output  # was "starchart: Option"
     assert "see starchart tree --help" in result.output
+
+
+def test_every_command_prints_user_text_as_written_by_default(tmp_path):
+    """The consoles read no markup unless a line asks for it: `msp` printed its store path and figure
+    names through the markup parser, so "run[bold]" vanished from the paths it told the user to keep."""
+    study = tmp_path / "study.yaml"
+    study.write_text("parameters:\n  B: [1, 4]\nevaluator:\n  kind: command\n"
+                     "  argv: [sh, -c, 'echo time_ms=$(( {n} / {B} + 1 ))']\n  pattern: 'time_ms=(\\S+)'\n")
+    folder = tmp_path / "run[bold]"
+    folder.mkdir()
+    result = invoke("msp", study, "--sizes", "16,64", "--baseline", "none", "--store", folder / "m.db",
+                    "--plots", folder)
+    assert result.exit_code == 0, result.output
+    assert f"kept in {folder / 'm.db'}" in " ".join(result.output.split())
+    assert f"wrote {folder}" in result.output
+    # styled lines still style: the error label is read as markup, the quoted text is not
+    result = invoke("info", tmp_path / "missing[red].csv")
+    assert result.exit_code != 0 and "[bold red]" not in result.output and "missing[red].csv" in result.output

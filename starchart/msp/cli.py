@@ -216,7 +216,7 @@ def msp_command(
         return
     _print(result)
     for path in written:
-        out.print(f"wrote {path}")
+        out.print(f"wrote {path}", highlight=False, soft_wrap=True)  # a path, whole: copied from logs
     err.print(f"every measurement is kept in {store}: the same command again measures nothing twice",
               highlight=False, soft_wrap=True)
 

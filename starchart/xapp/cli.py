@@ -213,7 +213,7 @@ def corpus_command(path: Path = typer.Argument(..., help="corpus folder (or its 
     out.print(view)
     if table["gpu_seconds"].isna().all():
         out.print("[yellow]the GPU side is not measured yet:[/] python -m starchart.xapp.measure_corpus "
-                  f"{path} --side gpu (on a machine with an NVIDIA GPU)")
+                  f"{escape(str(path))} --side gpu (on a machine with an NVIDIA GPU)", markup=True, soft_wrap=True)
 
 
 def _num(value: float, fmt: str = ".3g") -> str:
@@ -231,11 +231,12 @@ def _training_data(corpus_path: Path, dynamic: bool):
     for name in table.index.difference(labelled, sort=False):  # left out silently before
         err.print(f"[yellow]left out {escape(str(name))}:[/] no measured speedup "
                   f"({escape(_why_unlabelled(table.loc[name]))})",
-                  highlight=False, soft_wrap=True)
+                  markup=True, highlight=False, soft_wrap=True)
     # only the labelled kernels: an unlabelled one's features are not used
     features = corpus_features(corpus, "dynamic" if dynamic else "static", kernels=labelled)
     for name, reason in features.skipped.items():
-        err.print(f"[yellow]skipped {escape(str(name))}:[/] {escape(str(reason))}", highlight=False, soft_wrap=True)
+        err.print(f"[yellow]skipped {escape(str(name))}:[/] {escape(str(reason))}", markup=True, highlight=False,
+                  soft_wrap=True)
     return training_frame(corpus, features)
 
 
@@ -416,8 +417,9 @@ def predict_command(
     if as_json:
         _print_json(data)
         return
-    out.print(f"[bold]{escape(str(source))}[/]: predicted speedup {predicted} ({share:.0%} of the trees)")
-    out.print("because " + (" and ".join(path["path"]) or "(single leaf)"), markup=False)
+    out.print(f"[bold]{escape(str(source))}[/]: predicted speedup {escape(str(predicted))} ({share:.0%} of the trees)",
+              markup=True)
+    out.print("because " + (" and ".join(path["path"]) or "(single leaf)"))
     if sweep:
         sw = data["sweep"]
         out.print(f"sweep over trip counts and branch probabilities: {sw['majority']} in {sw['share']:.0%} "
@@ -442,7 +444,7 @@ def _predict_dynamic(model: Any, source: Path, band_line: int | None, args: list
     if as_json:
         _print_json(data)
         return
-    out.print(f"[bold]{escape(str(source))}[/]: predicted GPU time of the band region {gpu:.3g} s")
+    out.print(f"[bold]{escape(str(source))}[/]: predicted GPU time of the band region {gpu:.3g} s", markup=True)
     if speedup is not None:
         out.print(f"speedup over the single-threaded region ({cpu_seconds:.3g} s): {speedup:.1f}x")
     else:
@@ -466,5 +468,6 @@ def _print_coverage(data: dict[str, Any]) -> None:
         listed = ", ".join(f"{name} {v['value']:.3g} (training {v['min']:.3g} .. {v['max']:.3g})"
                            for name, v in outside.items())
         err.print(f"[yellow]note:[/] outside the range of the {data['training_kernels'] or ''} training kernels: "
-                  f"{listed}; the prediction extrapolates and is less certain than it looks", highlight=False,
+                  f"{escape(listed)}; the prediction extrapolates and is less certain than it looks", markup=True,
+                  highlight=False,
                   soft_wrap=True)
