@@ -22,28 +22,31 @@ The public API:
 import importlib
 from typing import Any
 
-from starchart.dataset import Dataset
-from starchart.ensemble import StarchartForest
 from starchart.errors import InputError, SpaceError, StarchartError
-from starchart.explore.search import search
-from starchart.io.load import load
-from starchart.pruning import cross_validated_error, fit_pruned, prune
-from starchart.runner import run
-from starchart.space import Space
-from starchart.store import Store
-from starchart.tree import StarchartTree
 
-# The analyses import matplotlib; they load when first used, so that `import starchart` stays quick.
-_LAZY = {"choose_sample_size": "starchart.explore.sample_size", "tradeoff": "starchart.explore.tradeoff",
+# Every other name loads on first use (pandas, numba, matplotlib behind them), so that `import starchart`
+# and the `starchart` program start quickly: `starchart --help` does not wait for numba.
+_LAZY = {"Dataset": "starchart.dataset", "StarchartForest": "starchart.ensemble", "search": "starchart.explore.search",
+         "load": "starchart.io.load", "cross_validated_error": "starchart.pruning", "fit_pruned": "starchart.pruning",
+         "prune": "starchart.pruning", "run": "starchart.runner", "Space": "starchart.space", "Store": "starchart.store",
+         "StarchartTree": "starchart.tree",
+         "choose_sample_size": "starchart.explore.sample_size", "tradeoff": "starchart.explore.tradeoff",
          "merge_platforms": "starchart.explore.platforms", "compare_platforms": "starchart.explore.platforms",
          "input_sensitivity": "starchart.explore.inputs", "StarchartStrategy": "starchart.explore.kernel_tuner_strategy"}
 
-__all__ = ["Dataset", "InputError", "Space", "SpaceError", "StarchartError", "StarchartForest", "StarchartTree",
-           "Store", "cross_validated_error", "fit_pruned", "load", "prune", "run", "search", *_LAZY]
+__all__ = ["InputError", "SpaceError", "StarchartError", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value  # once: later lookups are plain attribute reads
+        return value
     raise AttributeError(f"module 'starchart' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
 __version__ = "0.1.0"

@@ -21,6 +21,7 @@ file works from any folder.
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 import signal
@@ -326,21 +327,28 @@ def _interruptible(job: Any, store: Optional[Path], again: Optional[str] = None)
 
 
 def _print_summary(dataset: Any, store: Path) -> None:
+    """What the store holds, why configurations failed, the best; exit 1 when none gave a value (for scripts)."""
     frame = dataset.frame
     counts = frame["status"].value_counts()
     failures = "  ".join(f"{status}: {n}" for status, n in counts.items() if status != "ok")
     out.print(f"[bold]{escape(str(store))}[/]: {len(frame)} configurations, {int(counts.get('ok', 0))} ok"
               + escape(f"  ({failures})" if failures else ""), markup=True, highlight=False, soft_wrap=True)
     print_failure_reasons(dataset)
-    ok = dataset.ok()
-    if len(ok) and dataset.metrics:
-        metric = dataset.default_metric
-        values = ok.frame[metric]
-        best = values.idxmin() if minimize_for(None, metric, dataset.meta) else values.idxmax()
-        from starchart.configs import plain_config
+    import pandas as pd
 
-        config = plain_config({p: ok.frame.loc[best, p] for p in dataset.params})
-        out.print(f"best {metric}: {values[best]:.6g}  at {config}", highlight=False, soft_wrap=True, markup=False)
+    ok = dataset.ok()
+    metric = dataset.default_metric if dataset.metrics else None
+    # ran but printed inf or nothing: ok, yet not a result (the best of them would read "inf")
+    values = ok.frame[metric].astype(float) if metric is not None and len(ok) else pd.Series(dtype=float)
+    values = values[values.map(math.isfinite)]
+    if not len(values):  # everything is stored, but a script or CI job must see that nothing worked
+        err.print(f"no configuration gave a finite {metric or 'result'}: exit status 1", highlight=False)
+        raise typer.Exit(1)
+    best = values.idxmin() if minimize_for(None, metric, dataset.meta) else values.idxmax()
+    from starchart.configs import plain_config
+
+    config = plain_config({p: ok.frame.loc[best, p] for p in dataset.params})
+    out.print(f"best {metric}: {values[best]:.6g}  at {config}", highlight=False, soft_wrap=True, markup=False)
 
 
 def _read_study_file(path: Path) -> tuple[Any, dict[str, Any] | None]:
@@ -482,7 +490,9 @@ def report_command(
 def carve_command(
     source: Path = typer.Argument(..., help="A CUDA source (.cu: compiled per configuration, no GPU needed) or a "
                                             "measured file with counters and resource usage (e.g. KTT output)."),
-    cc: str = typer.Option(..., "--cc", help="Target compute capability, e.g. 9.0."),
+    cc: str = typer.Option(..., "--cc", help="Target compute capability, e.g. 9.0, or an arch-specific or family "
+                                             "target (sm_90a, sm_100f): compiled for exactly that target, occupancy "
+                                             "of its base capability."),
     threads_per_block: Optional[str] = typer.Option(
         None, "--threads-per-block", help="Expression, e.g. 'TILE * TILE // WPT' (default: the data's "
                                           "threads_per_block column, e.g. KTT's LocalSize)."),
@@ -507,8 +517,10 @@ def carve_command(
 
     if plot is not None:
         check_figure_path(plot, "--plot")
+        _check_writable(plot, "--plot")
     if output is not None:
         check_output_folder(output, "--output")
+        _check_writable(output, "--output")
     objective, minimize = None, True  # a measured objective to compare the kept ones on (not for a .cu)
     # the library's errors in the command line's words ("--cc", "-D N=...", the space file)
     options = {"cc": "--cc", "within": "--within", "predicates": "--predicate", "predicate": "--predicate",
@@ -521,10 +533,17 @@ def carve_command(
             raise InputError("a CUDA source needs --kernel, --space, --threads-per-block and --threads",
                              where=source, hint="e.g. --kernel matmul --space examples/carve/matmul.yaml "
                                                 "--threads-per-block 'TILE * TILE' --threads '1024 * 1024'")
+        from starchart.carve.progress import StepProgress
+
         space, _ = _read_study_file(space_file)
-        with option_names(options):
-            result = carve_source(source, kernel, space, cc, threads_per_block=threads_per_block, threads=threads,
-                                  predicates=predicate, within=within, constants=_defines(define), jobs=jobs)
+        bar = StepProgress(True)  # on stderr: compiling and disassembling a space takes minutes
+        try:
+            with option_names(options), bar:
+                result = carve_source(source, kernel, space, cc, threads_per_block=threads_per_block,
+                                      threads=threads, predicates=predicate, within=within,
+                                      constants=_defines(define), jobs=jobs, progress=bar)
+        except KeyboardInterrupt:
+            _carve_interrupted(bar)
     else:
         from starchart.io.load import load
 
@@ -554,13 +573,39 @@ def carve_command(
         import pandas as pd
 
         pd.DataFrame(result.configs()).to_csv(output, index=False)
-        err.print(f"wrote {len(result.configs())} configurations to {output}; "
-                  f"measure them with: starchart run SPACE_FILE --configs {output} ...", markup=False)
+        err.print(f"wrote {len(result.configs())} configurations to {output}; measure them with: starchart run "
+                  f"{shlex.quote(str(space_file)) if space_file else 'SPACE_FILE'} --configs "
+                  f"{shlex.quote(str(output))} ...", markup=False, highlight=False, soft_wrap=True)
     if plot is not None:
         from starchart.carve.plots import plot_carving
 
         plot_carving(result).savefig(plot)
         err.print(f"wrote {plot}", markup=False, highlight=False)
+
+
+def _check_writable(path: Path, option: str) -> None:
+    """Refuse, before minutes of compiling, an output ``carve`` could not write (a read-only folder, /proc)."""
+    import os
+    import tempfile
+
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".starchart-", dir=path.parent)
+    except OSError as exc:
+        raise InputError(f"cannot write in {str(path.parent)!r}: {exc.strerror or exc}", where=option,
+                         hint="name a file in a folder you may write to") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
+def _carve_interrupted(bar: Any) -> None:
+    """Ctrl-C while compiling: say what is kept (every finished compile is cached) and how to go on; exit 130."""
+    from starchart.carve.resources import _default_cache
+
+    done, total = bar.done("compiling")
+    said = f"{done} of {total} configurations compiled" if total else "nothing compiled yet"
+    err.print(f"\nstopped: {said}; every finished compile and disassembly is cached in {_default_cache()}: "
+              f"the same command again goes on from there", markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(130)
 
 
 def _best_kept_line(best: dict[str, Any], objective: str) -> str:
@@ -635,3 +680,5 @@ def _print_search(result: Any) -> None:
         out.print(f"  no finite {result.objective}: {valueless} of {len(history)} evaluations ran but gave no finite "
                   f"value (inf, or none)", highlight=False, soft_wrap=True, markup=False)
     out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
+    if result.best is None:  # every evaluation is stored, but a script or CI job must see that nothing worked
+        raise typer.Exit(1)

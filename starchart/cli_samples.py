@@ -99,7 +99,12 @@ def print_sample_size(result: Any, store: Path) -> None:
     leaves = result.tree.n_leaves_
     shown = None if leaves <= MAX_PRINTED_LEAVES else PRINTED_LEVELS
     note = "" if shown is None else f" (its first {shown} levels of {leaves} leaves)"
-    out.print(f"\ntree fitted on the {result.samples} training samples{note}:", **plain)
+    chosen = result.curve[result.curve["samples"] == result.samples]
+    fitted = int(chosen["fitted"].iloc[-1]) if len(chosen) else result.samples
+    # the failed ones are not fitted on: "fitted on the 160" where 7 failed overstated what the tree saw
+    sample = (f"the {fitted} valid of the {result.samples} training samples" if fitted < result.samples
+              else f"the {result.samples} training samples")
+    out.print(f"\ntree fitted on {sample}{note}:", **plain)
     out.print(result.tree.export_text(max_depth=shown), **plain)
 
 

@@ -361,7 +361,7 @@ def test_failures_are_explained_and_paths_are_one_line_errors(space_file, tmp_pa
     store = tmp_path / "f.db"
     result = invoke("run", space_file, "--samples", "3", "--seed", "1", "--store", store,
                     "--command", f"{sys.executable} -c print(1)", "--pattern", r"nomatch: (\S+)")
-    assert result.exit_code == 0 and "most common reason" in result.output and "matched nothing" in result.output
+    assert result.exit_code == 1 and "most common reason" in result.output and "matched nothing" in result.output
     assert "starchart info" in invoke("tree", store).output
     empty = tmp_path / "empty.db"
     empty.write_bytes(b"")
@@ -443,7 +443,8 @@ def test_the_python_api_maximises_a_rate_by_its_name():
 def test_configs_csv_gives_the_spaces_own_values_and_names_the_bad_line(tmp_path):
     space = tmp_path / "s.yaml"
     space.write_text("parameters:\n  v: ['01', '1']\n  n: [1, 2]\n")
-    args = ("--command", f"{sys.executable} -c print('time:',1,repr('{{v}}'),repr('{{n}}'))",
+    # (the program must work: a study where every configuration failed exits 1)
+    args = ("--command", f"{sys.executable} -c \"print('time:', 1, repr('{{v}}'), repr('{{n}}'))\"",
             "--pattern", r"time: (\S+)", "--store")
     # an exported CSV (its "# starchart:" line), 01 as text, 1.0 as the integer 1, a space after a comma
     good = tmp_path / "c.csv"
@@ -490,3 +491,55 @@ def test_search_and_samples_take_warmup_as_run_does(tmp_path, command):
         measured = len(db.to_dataset())
         assert db.get("evaluator")["warmup"] == 2
     assert measured and len(log.read_text().splitlines()) == 3 * measured
+
+
+def test_run_and_search_exit_1_when_nothing_gave_a_result(tmp_path):
+    """Before: a study or search whose every configuration failed (or printed inf) exited 0, so a script or CI
+    job went on as if it had tuned something; "best time: inf" was printed as a result."""
+    from typer.testing import CliRunner
+
+    from starchart.cli import app
+
+    space = tmp_path / "s.yaml"
+    space.write_text("parameters:\n  x: [1, 2, 3, 4]\n")
+    runner = CliRunner()
+    failing = ["--command", "sh -c 'exit 3'"]
+    infinite = ["--command", "sh -c 'echo time_ms: inf'", "--pattern", r"time_ms: (\S+)"]
+    for n, evaluator in enumerate((failing, infinite)):
+        result = runner.invoke(app, ["run", str(space), "--samples", "3", "--store", str(tmp_path / f"r{n}.db"),
+                                     *evaluator])
+        assert result.exit_code == 1, result.output
+        assert "no configuration gave a finite time: exit status 1" in result.output
+        assert "best time: inf" not in result.output
+        result = runner.invoke(app, ["search", str(space), "--budget", "3", *evaluator])
+        assert result.exit_code == 1, result.output
+    result = runner.invoke(app, ["resume", str(tmp_path / "r0.db")])  # what is stored is read the same way
+    assert result.exit_code == 1, result.output
+    working = ["--command", "sh -c 'echo time_ms: {x}'", "--pattern", r"time_ms: (\S+)"]
+    result = runner.invoke(app, ["run", str(space), "--samples", "3", "--store", str(tmp_path / "ok.db"), *working])
+    assert result.exit_code == 0 and "best time: " in result.output, result.output
+
+
+def test_ctrl_c_while_the_program_loads_stops_without_a_traceback():
+    """Before: Ctrl-C in the first second (while the commands' modules load) printed a KeyboardInterrupt
+    traceback. The entry point guards the import."""
+    import signal
+    import subprocess
+    import sys
+    from importlib.metadata import entry_points
+
+    from child_env import child_env
+
+    (script,) = [ep for ep in entry_points(group="console_scripts") if ep.name == "starchart"]
+    assert script.value == "starchart.__main__:main"
+    code = ("import sys, signal, os; sys.modules.pop('starchart.cli', None); "
+            # a SIGINT as the import starts: what Ctrl-C during the first second does, without a race
+            "import builtins; real = builtins.__import__\n"
+            "def hook(name, *a, **k):\n"
+            "    if name == 'starchart.cli': builtins.__import__ = real; os.kill(os.getpid(), signal.SIGINT)\n"
+            "    return real(name, *a, **k)\n"
+            "builtins.__import__ = hook\n"
+            "from starchart.__main__ import main; main(['--help'])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env(), timeout=60)
+    assert done.returncode == 130, done.stderr
+    assert "Traceback" not in done.stderr and "stopped" in done.stderr

@@ -28,7 +28,8 @@ def test_samples_on_replayed_convolution_stops_at_the_target_and_resumes(tmp_pat
     assert "accuracy of a tree of time on 192 held-out designs" in result.output
     assert "160 training samples: median relative error 11.8% on 192 validation designs (target 15.0% reached)" \
         in result.output
-    assert "tree fitted on the 160 training samples:" in result.output and "use_shmem" in result.output
+    # the 7 failed training samples are not fitted on (before: "fitted on the 160 training samples")
+    assert "tree fitted on the 153 valid of the 160 training samples:" in result.output and "use_shmem" in result.output
     assert (tmp_path / "curve.png").stat().st_size > 10_000
     with Store.open(store, read_only=True) as db:
         assert len(db) == 360

@@ -138,3 +138,34 @@ def test_configurations_outside_the_space_are_left_out():
     frame.loc[0, "x"] = 99  # not one of x's values
     codes, values = prior_measurements(Dataset.from_frame(frame, params=["x", "y"]), enc, "time")
     assert len(codes) == len(values) == len(frame) - 1
+
+
+def test_searching_a_store_again_keeps_its_warm_start(a4000, tmp_path):
+    """Before: running the search again on its store without the prior (a larger budget, say) dropped the
+    warm start; the proposals went another way from the first step on."""
+    space, path = Space.from_dataset(a4000), dataset_path("convolution/A100.json.gz")
+    evaluator = ReplayEvaluator(a4000, metrics=["time"])
+    import shutil
+
+    first = search(evaluator, space, budget=14, seed=3, prior=path, store=tmp_path / "warm.db")
+    shutil.copy(tmp_path / "warm.db", tmp_path / "copy.db")
+    longer = search(evaluator, space, budget=24, store=tmp_path / "warm.db")  # seed and prior from the store
+    told = search(evaluator, space, budget=24, seed=3, prior=path, store=tmp_path / "copy.db")
+    cold = search(evaluator, space, budget=24, seed=3, store=tmp_path / "cold.db")
+    assert longer.history["time"].iloc[:14].equals(first.history["time"])
+    assert longer.history["time"].equals(told.history["time"])
+    assert not longer.history["time"].iloc[14:].equals(cold.history["time"].iloc[14:])  # the prior matters
+    with Store.open(tmp_path / "warm.db", read_only=True) as db:
+        assert db.get("search")["prior"] == str(path)
+
+
+def test_a_stored_warm_start_that_is_gone_is_named(a4000, tmp_path):
+    import shutil
+
+    shutil.copy(dataset_path("convolution/A100.json.gz"), tmp_path / "A100.json.gz")
+    space, evaluator = Space.from_dataset(a4000), ReplayEvaluator(a4000, metrics=["time"])
+    search(evaluator, space, budget=10, seed=3, prior=tmp_path / "A100.json.gz", store=tmp_path / "warm.db")
+    (tmp_path / "A100.json.gz").unlink()
+    with pytest.raises(InputError, match="warm-started from .*A100.json.gz, which is not a file here") as info:
+        search(evaluator, space, budget=12, store=tmp_path / "warm.db")
+    assert "prior=" in info.value.hint

@@ -61,7 +61,7 @@ def test_infinite_values_count_as_failures_and_the_cli_says_so(tmp_path):
     out = CliRunner().invoke(app, ["search", str(tmp_path / "space.yaml"), "--budget", "3", "--seed", "1",
                                    "--command", f"{sys.executable} -c \"print(float('inf'))\"",
                                    "--pattern", r"(\S+)"])
-    assert out.exit_code == 0, out.output
+    assert out.exit_code == 1, out.output  # nothing to tune with: a script must see it
     assert "no finite time: 3 of 3 evaluations ran but gave no finite value" in out.output
     assert "3 evaluations of 3 (seed 1, 3 failed)" in out.output
 

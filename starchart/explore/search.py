@@ -229,6 +229,8 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
         recorded = db.get("search")
         if seed is None:  # continuing a stored search: its seed, so the rerun repeats the proposals
             seed = int(recorded["seed"]) if recorded else int(np.random.SeedSequence().entropy % 2**32)
+        if prior is None and recorded and recorded.get("prior"):  # and its warm start, for the same reason
+            prior = _stored_prior(recorded["prior"], store)
         return _search(evaluator, space, budget, seed, initial, db, progress, options, count, prior, recorded)
     finally:
         if owns_store:
@@ -253,12 +255,17 @@ def resume_search(store: str | Path, *, progress: bool = False) -> SearchResult:
     from starchart.runner import stored_study
 
     recorded, space, evaluator = stored_study(store, "search", "search")
-    prior = recorded.get("prior")
-    if prior is not None and not Path(prior).exists():
-        raise InputError(f"the search was warm-started from {prior}, which is not a file here", where=str(store),
-                         hint="run the search command again from the folder it was started in, with the same --prior")
     return search(evaluator, space, int(recorded["budget"]), seed=int(recorded["seed"]), store=store,
-                  progress=progress, prior=prior)
+                  progress=progress)
+
+
+def _stored_prior(prior: str, store: Any) -> str:
+    """The warm start a stored search recorded (a file's absolute path), to continue the search with it."""
+    if not Path(prior).is_file():
+        raise InputError(f"the search in this store was warm-started from {prior}, which is not a file here",
+                         where=str(getattr(store, "path", store)),
+                         hint="pass the same earlier measurements again (prior=...), or search with a new store")
+    return prior
 
 
 def _check_seed(seed: Any) -> int | None:
