@@ -20,6 +20,7 @@ import os
 import re
 import signal
 import threading
+import warnings
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -27,6 +28,10 @@ from typing import Any
 
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement
+
+#: Seconds a new worker may wait for a CPU (a GPU for CUDA) before the cluster is taken to lack one: its jobs
+#: hold them, or a node was lost. Long enough for an autoscaler to add a node.
+START_TIMEOUT_S = 300.0
 
 
 class _Worker:
@@ -161,21 +166,32 @@ class _ActorPool:
 
     def __init__(self, ray: Any, evaluator: Evaluator, workers: int, todo: Iterator[dict[str, Any]]):
         self.ray = ray
-        resources = {"num_gpus": 1} if evaluator.kind == "cuda" else {"num_cpus": 1}
+        self.resources = {"num_gpus": 1} if evaluator.kind == "cuda" else {"num_cpus": 1}
         # a second concurrency group, so that stop() runs while the default one (one call at a time) measures
-        self.actor_class = ray.remote(concurrency_groups={"control": 1}, **resources)(_Worker)
+        self.actor_class = ray.remote(concurrency_groups={"control": 1}, **self.resources)(_Worker)
         self.evaluator = _put_evaluator(ray, evaluator)
         self.todo = todo
         self.again: deque[_Task] = deque()  # sent before the next of todo: those of a worker that died
         self.owner: dict[Any, tuple[_Slot, _Task]] = {}
         self.slots = [_Slot(actor) for actor in self._started(workers)]
+        if len(self.slots) < workers:  # the cluster has them, but not free: say so rather than wait for ever
+            for slot in self.slots:
+                self.ray.kill(slot.actor)
+            raise InputError(f"{workers - len(self.slots)} of {workers} Ray workers did not start within "
+                             f"{START_TIMEOUT_S:g} s: {self._no_room()}", where="--workers",
+                             hint=f"use --workers {len(self.slots)}, or run when the cluster has room"
+                             if self.slots else "run when the cluster has room")
 
     def _started(self, count: int) -> list[Any]:
         """``count`` new actors, once each is built. One that cannot be built (the evaluator does not unpickle
-        there) is an error of the whole run, not a failure of the configurations it would be sent."""
+        there) is an error of the whole run, not a failure of the configurations it would be sent. Actors
+        not placed within :data:`START_TIMEOUT_S` are killed and left out: the caller decides whether the
+        run can go on without them."""
         actors = [self.actor_class.remote(self.evaluator) for _ in range(count)]
+        ready_refs = {actor.ready.remote(): actor for actor in actors}
         try:
-            self.ray.get([actor.ready.remote() for actor in actors])
+            ready, waiting = self.ray.wait(list(ready_refs), num_returns=len(ready_refs), timeout=START_TIMEOUT_S)
+            self.ray.get(ready)
         except self.ray.exceptions.RayActorError as exc:
             raise InputError(f"the Ray workers cannot start: {_cause(exc)}", where="--ray",
                              hint="a Python function's module must import on every Ray node: installed there, "
@@ -185,7 +201,13 @@ class _ActorPool:
             for actor in actors:
                 self.ray.kill(actor)
             raise
-        return actors
+        for ref in waiting:  # never placed: without a free CPU/GPU they would hold their configurations for ever
+            self.ray.kill(ready_refs[ref])
+        return [ready_refs[ref] for ref in ready]
+
+    def _no_room(self) -> str:
+        kind = "GPU" if self.resources.get("num_gpus") else "CPU"
+        return f"no free {kind} in the cluster (other jobs hold them, or a node was lost)"
 
     def _send(self, slot: _Slot) -> bool:
         if slot.sent and (any(self.owner[ref][1].alone for ref in slot.sent) or (self.again and self.again[0].alone)):
@@ -253,8 +275,17 @@ class _ActorPool:
             lost.append(pending)
         self.slots.remove(slot)
         self.ray.kill(slot.actor)
-        self.slots += [_Slot(actor) for actor in self._started(1)]
+        replacement = [_Slot(actor) for actor in self._started(1)]
+        self.slots += replacement
         yield from finished
+        if not replacement:  # the cluster lost the capacity: go on with the other workers, or stop and say so
+            if not self.slots:
+                raise InputError(f"the last Ray worker died and its replacement did not start within "
+                                 f"{START_TIMEOUT_S:g} s: {self._no_room()}", where="--ray",
+                                 hint="what was measured is stored: resume the run when the cluster has room")
+            warnings.warn(f"a Ray worker died and its replacement did not start within {START_TIMEOUT_S:g} s "
+                          f"({self._no_room()}): going on with {len(self.slots)} workers", RuntimeWarning,
+                          stacklevel=2)
         for pending in lost:
             pending.deaths += 1
             pending.alone = True

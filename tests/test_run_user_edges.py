@@ -312,3 +312,64 @@ def test_resuming_a_study_of_a_script_s_function_says_to_run_the_script_again(tm
     with pytest.raises(InputError, match="cannot be imported again") as caught:
         evaluator_from_dict({"kind": "python", "function": "__main__:slow"})
     assert "run the script that started the study again" in str(caught.value)
+
+
+def test_workers_the_busy_cluster_cannot_place_are_an_error_not_a_hang(tmp_path, cluster, monkeypatch):
+    """Before: with the cluster's CPUs held by another job, the workers' actors waited for a CPU for ever (the
+    cluster's total was enough, so the check of its size passed)."""
+    from starchart import distributed
+
+    monkeypatch.setattr(distributed, "START_TIMEOUT_S", 3.0)
+
+    @cluster.remote(num_cpus=1)
+    class OtherJob:
+        def ready(self) -> bool:
+            return True
+
+    other = OtherJob.remote()
+    try:
+        cluster.get(other.ready.remote())
+        with pytest.raises(InputError, match="1 of 2 Ray workers did not start within 3 s: no free CPU") as caught:
+            run(Space({"x": [1, 2, 3]}), PythonEvaluator(lambda c: float(c["x"])), samples=3, seed=1, workers=2,
+                ray="auto", store=tmp_path / "s.db", progress=False)
+        assert caught.value.hint.startswith("use --workers 1")
+    finally:
+        cluster.kill(other)
+
+
+def test_a_worker_that_cannot_be_replaced_leaves_the_run_to_the_others(tmp_path, cluster, monkeypatch):
+    """Before: when a worker died and the cluster had no CPU left for its replacement (another job took it, a
+    node was lost), the run waited for the replacement for ever."""
+    from starchart import distributed
+
+    monkeypatch.setattr(distributed, "START_TIMEOUT_S", 3.0)
+
+    def takes_the_cpu_and_dies(config):  # defined here: sent to the workers by value
+        import time
+
+        import ray
+
+        if config["x"] == 5:
+            try:
+                ray.get_actor("other_job", namespace="starchart_test")
+            except ValueError:  # the first time: another job asks for a CPU, and gets this worker's
+                @ray.remote(num_cpus=1)
+                class OtherJob:
+                    def ready(self) -> bool:
+                        return True
+
+                OtherJob.options(name="other_job", namespace="starchart_test", lifetime="detached").remote()
+                time.sleep(1.0)  # its request is queued before this worker's replacement asks
+            os._exit(3)
+        return float(config["x"])
+
+    try:
+        with pytest.warns(RuntimeWarning, match="replacement did not start within 3 s .*going on with 1 workers"):
+            ds = run(Space({"x": list(range(10))}), PythonEvaluator(takes_the_cpu_and_dies), samples=10, seed=0,
+                     workers=2, ray="auto", store=tmp_path / "s.db", progress=False)
+        frame = ds.frame.set_index("x")
+        assert len(frame) == 10 and frame.loc[5, "status"] == "runtime"
+        others = frame.drop(index=5)
+        assert (others["time"] == others.index).all(), others[["status", "reason"]].to_dict()
+    finally:
+        cluster.kill(cluster.get_actor("other_job", namespace="starchart_test"))
