@@ -1,16 +1,19 @@
 """``starchart xapp``: predict a GPU port's speedup from plain C code.
 
     starchart xapp features FILE.c [--band-line N] [--trip N] [--prob P] [--coalescing stride1|thesis] [--details]
-                            [--json]
-    starchart xapp features --dynamic FILE.c [--band-line N] [--timeout S] [--json] -- ARGS...
+                            [-I DIR] [-D NAME[=VALUE]] [--json]
+    starchart xapp features --dynamic FILE.c [--band-line N] [--timeout S] [-I DIR] [-D NAME[=VALUE]] [-L DIR]
+                            [-l LIB] [--json] -- ARGS...
     starchart xapp corpus CORPUS [--json]
     starchart xapp train CORPUS [--cutoffs 3,20] [--levels 2] [--trees 1000] [--seed 0] -o model.json
     starchart xapp train --dynamic CORPUS [--learners 100] [--seed 0] -o model.json
     starchart xapp evaluate CORPUS [--cutoffs 3] [--levels 2] [--trees 1000] [--seed 0] [--json]
     starchart xapp evaluate --dynamic CORPUS [--learners 100] [--leave-out 10] [--seed 0] [--json]
-    starchart xapp predict FILE.c --model model.json [--band-line N] [--sweep] [--json]
+    starchart xapp predict FILE.c --model model.json [--band-line N] [--sweep] [-I DIR] [-D NAME[=VALUE]] [--json]
     starchart xapp predict --dynamic FILE.c --model model.json [--band-line N] [--cpu-seconds S] [--timeout S]
-                          [--json] -- ARGS...
+                          [-I DIR] [-D NAME[=VALUE]] [-L DIR] [-l LIB] [--json] -- ARGS...
+
+-I, -D, -L and -l repeat, as for a C compiler (``-I inc -I ../common -DN=512 -DUSE_FLOAT -lfftw3``).
 
 Importing this module registers the ``xapp`` command group on the ``starchart`` app.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any, Optional
 
@@ -41,8 +45,12 @@ _EXTRA_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 _in_cli_words = option_names(
     {"band_line": "--band-line", "trip_counts": "--trip", "branch_probs": "--prob", "coalescing": "--coalescing",
      "cutoffs": "--cutoffs", "levels": "--levels", "n_trees": "--trees", "n_learners": "--learners",
-     "leave_out": "--leave-out", "seed": "--seed", "cpu_seconds": "--cpu-seconds", "timeout": "--timeout"},
-    (("such as (3,) or (3, 20)", "such as 3 or 3,20"), ("e.g. (3, 20)", "e.g. 3,20")))
+     "leave_out": "--leave-out", "seed": "--seed", "cpu_seconds": "--cpu-seconds", "timeout": "--timeout",
+     "include_dirs": "-I", "defines": "-D", "libs": "-l"},
+    (("such as (3,) or (3, 20)", "such as 3 or 3,20"), ("e.g. (3, 20)", "e.g. 3,20"),
+     # the library's compile and link hints, as the options that do the same here
+     ("include_dirs=[DIR]", "-I DIR"), ("defines={NAME: VALUE}", "-D NAME=VALUE"),
+     ("libs=['-LDIR', '-lNAME']", "-L DIR -l NAME"), ("libs=['-lNAME']", "-l NAME")))
 
 BandLine = typer.Option(None, "--band-line", help="line of the band's `for` (instead of #pragma xapp parallel)")
 Dynamic = typer.Option(False, "--dynamic", help="dynamic XAPP: features of an instrumented run (program "
@@ -59,6 +67,16 @@ Levels = typer.Option("2", "--levels", help="discretisation levels per feature: 
 Trees = typer.Option(1000, "--trees", min=1, help="trees in the random forest (thesis: 1000)")
 Learners = typer.Option(100, "--learners", min=1, help="stepwise regression learners (dynamic; thesis: 100)")
 Seed = seed_option(0, "random seed (results are deterministic for a seed)")
+IncludeDirs = typer.Option(None, "-I", "--include-dir", metavar="DIR",
+                           help="folder of headers the C file includes (repeatable; its own folder is searched)")
+Defines = typer.Option(None, "-D", "--define", metavar="NAME[=VALUE]",
+                       help="macro for compiling the C file, as clang's -D (repeatable)")
+LibDirs = typer.Option(None, "-L", "--lib-dir", metavar="DIR",
+                       help="dynamic: folder of the libraries given with -l (repeatable)")
+Libs = typer.Option(None, "-l", "--lib", metavar="LIB",
+                    help="dynamic: library the program links with, as -l m or -lfftw3 (repeatable; -lm always)")
+#: A macro name as clang's -D takes it: an identifier, or a function-like macro ``SQ(x)``.
+_MACRO = re.compile(r"[A-Za-z_]\w*(?:\([\w\s,.]*\))?")
 
 
 def parse_cutoffs(text: str) -> tuple[float, ...]:
@@ -122,6 +140,63 @@ def _refuse_dynamic_only(timeout: float | None, where: str) -> None:
                          hint="drop --timeout, or add --dynamic")
 
 
+def _compile_options(include_dirs: list[Path] | None, defines: list[str] | None, lib_dirs: list[Path] | None,
+                     libs: list[str] | None, dynamic: bool, where: str) -> dict[str, Any]:
+    """The library's ``include_dirs``/``defines`` (and, with --dynamic, ``libs``) from -I, -D, -L and -l.
+
+    The API took them but the command line did not, so a program with its headers in another
+    folder, a size given with -D or a library could only be analysed from Python.
+    """
+    options: dict[str, Any] = {}
+    if include_dirs:
+        options["include_dirs"] = tuple(_folder(d, "-I") for d in include_dirs)
+    if defines:
+        options["defines"] = dict(_define(text) for text in defines)
+    if not (lib_dirs or libs):
+        return options
+    if not dynamic:  # a static analysis compiles to IR and links nothing: -l would silently do nothing
+        raise InputError(f"{', '.join(o for o, used in (('-L', lib_dirs), ('-l', libs)) if used)} only apply to "
+                         "--dynamic (a static analysis links and runs nothing)", where=where,
+                         hint="drop them, or add --dynamic")
+    folders = [_folder(d, "-L") for d in lib_dirs or []]
+    # -L to link, and the same folders as the run's search path: a shared library built next to
+    # the program linked, and then the run failed with "cannot open shared object file"
+    options["libs"] = (*(f"-L{d}" for d in folders), *(f"-Wl,-rpath,{d}" for d in folders),
+                       *(_lib(name) for name in libs or []), "-lm")
+    return options
+
+
+def _folder(path: Path, option: str) -> str:
+    """``path`` as an absolute folder, refused when it is not one (clang ignores a missing -I)."""
+    if not path.is_dir():
+        raise InputError("no such folder" if not path.exists() else "is a file, not a folder",
+                         where=f"{option} {path}", hint=f"{option} takes a folder; check the path")
+    return str(path.resolve())
+
+
+def _define(text: str) -> tuple[str, str]:
+    """``NAME=VALUE`` as (NAME, VALUE); a bare ``NAME`` is ``NAME=1``, as with clang's -D."""
+    name, sep, value = text.partition("=")
+    if not _MACRO.fullmatch(name.strip()):
+        raise InputError(f"{name!r} is not a macro name", where=f"-D {text}",
+                         hint="give NAME or NAME=VALUE, e.g. -D N=1024 or -D USE_FLOAT")
+    return name.strip(), value if sep else "1"
+
+
+def _lib(name: str) -> str:
+    """The linker argument for ``-l NAME``: ``-lNAME``, or a library file given by its path."""
+    if "/" in name or name.endswith((".a", ".so")) or ".so." in name:
+        path = Path(name)
+        if not path.is_file():
+            raise InputError("no such library file", where=f"-l {name}",
+                             hint="give a library name (-l fftw3) or the path of its .a/.so file")
+        return str(path.resolve())
+    name = name.removeprefix("-l")
+    if not name:
+        raise InputError("empty library name", where="-l", hint="e.g. -l m or -lfftw3")
+    return f"-l{name}"
+
+
 def _features_table(title: str, features: dict[str, float]) -> Table:
     table = Table(title=title, show_header=True)
     table.add_column("feature")
@@ -148,16 +223,21 @@ def features_command(
     details: bool = typer.Option(False, "--details", help="static: every access, branch and loop with its "
                                                            "source line"),
     timeout: Optional[float] = Timeout,
+    include_dirs: Optional[list[Path]] = IncludeDirs,
+    defines: Optional[list[str]] = Defines,
+    lib_dirs: Optional[list[Path]] = LibDirs,
+    libs: Optional[list[str]] = Libs,
     as_json: bool = AsJson,
 ) -> None:
     """The XAPP features of one C file's parallel band (static by default)."""
+    compile_options = _compile_options(include_dirs, defines, lib_dirs, libs, dynamic, "starchart xapp features")
     if dynamic:
         _refuse_static_only({"--trip": trip is not None, "--prob": prob is not None, "--details": details,
                              "--coalescing": coalescing != "stride1"}, "starchart xapp features")
         from starchart.xapp.dynamic.features import measure
 
         run = measure(source, list(ctx.args), band_line, native=True,
-                      timeout=DEFAULT_TIMEOUT_S if timeout is None else timeout)
+                      timeout=DEFAULT_TIMEOUT_S if timeout is None else timeout, **compile_options)
         data = {"source": str(source), "band_line": run.band_line, "features": run.features,
                 "instrumented_seconds": run.cpu_s, "native_seconds": run.native_cpu_s,
                 "slowdown": run.slowdown}
@@ -176,7 +256,7 @@ def features_command(
                          hint="program arguments after -- are only for --dynamic")
     from starchart.xapp.static import static_analysis
 
-    analysis = static_analysis(source, band_line, trip, prob, coalescing)
+    analysis = static_analysis(source, band_line, trip, prob, coalescing, **compile_options)
     if as_json:
         _print_json(analysis.to_dict() if details else {"source": str(source), "features": analysis.features})
         return
@@ -377,11 +457,16 @@ def predict_command(
                                                 help="dynamic: the region's single-threaded CPU time, for "
                                                      "the speedup"),
     timeout: Optional[float] = Timeout,
+    include_dirs: Optional[list[Path]] = IncludeDirs,
+    defines: Optional[list[str]] = Defines,
+    lib_dirs: Optional[list[Path]] = LibDirs,
+    libs: Optional[list[str]] = Libs,
     as_json: bool = AsJson,
 ) -> None:
     """Predict the GPU speedup of one C file's band: a range (static) or a value (dynamic)."""
     from starchart.xapp.model import SpeedupRangeModel
 
+    compile_options = _compile_options(include_dirs, defines, lib_dirs, libs, dynamic, "starchart xapp predict")
     model = _load_model(model_path)
     if dynamic != (not isinstance(model, SpeedupRangeModel)):
         raise InputError("a static model needs static features and a dynamic model dynamic ones",
@@ -389,7 +474,7 @@ def predict_command(
     if dynamic:
         _refuse_static_only({"--sweep": sweep}, "starchart xapp predict")
         _predict_dynamic(model, source, band_line, list(ctx.args), cpu_seconds, as_json,
-                         DEFAULT_TIMEOUT_S if timeout is None else timeout)
+                         DEFAULT_TIMEOUT_S if timeout is None else timeout, compile_options)
         return
     _refuse_dynamic_only(timeout, "starchart xapp predict")
     if cpu_seconds is not None:  # was silently ignored: a static model predicts a range, not a time
@@ -400,7 +485,7 @@ def predict_command(
                          hint="program arguments after -- are only for --dynamic")
     from starchart.xapp.static import static_features
 
-    features = static_features(source, band_line)
+    features = static_features(source, band_line, **compile_options)
     frame = pd.DataFrame([features], index=[source.stem])
     predicted = model.predict(frame).iloc[0]
     share = float(model.vote_share(frame).loc[source.stem, predicted])
@@ -411,7 +496,7 @@ def predict_command(
     if sweep:
         from starchart.xapp.sensitivity import sweep as run_sweep
 
-        result = run_sweep(model, source, band_line)
+        result = run_sweep(model, source, band_line, compile_options=compile_options)
         data["sweep"] = {"majority": result.majority, "share": result.share,
                          "counts": {str(k): int(v) for k, v in result.counts.items()}}
     if as_json:
@@ -428,13 +513,14 @@ def predict_command(
 
 
 def _predict_dynamic(model: Any, source: Path, band_line: int | None, args: list[str],
-                     cpu_seconds: float | None, as_json: bool, timeout: float) -> None:
+                     cpu_seconds: float | None, as_json: bool, timeout: float,
+                     compile_options: dict[str, Any]) -> None:
     from starchart.xapp.dynamic.features import dynamic_features
 
     if cpu_seconds == 0:
         raise InputError("a speedup needs the region's CPU time, got 0 s", where="--cpu-seconds",
                          hint="give the measured single-threaded time in seconds, or leave the option out")
-    features = dynamic_features(source, args, band_line, timeout=timeout)
+    features = dynamic_features(source, args, band_line, timeout=timeout, **compile_options)
     frame = pd.DataFrame([features], index=[source.stem])
     gpu = float(model.predict(frame).iloc[0])
     speedup = cpu_seconds / gpu if cpu_seconds else None

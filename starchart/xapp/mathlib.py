@@ -17,6 +17,14 @@ None        other math (fabs, floor, fmin, copysign, ...): plain arithmetic;
             are plain arithmetic too
 ==========  ==================================================================
 
+C99 ``_Complex`` multiplication and division are the compiler runtime's ``__mulsc3`` /
+``__muldc3`` / ``__mulxc3`` / ``__multc3`` and ``__divsc3`` / ``__divdc3`` / ... (float,
+double, long double, __float128): a ``mul`` and a ``div`` family call, one operation each
+like a libm call (a GPU port does the same operation with cuCmul/cuCdiv or
+thrust::complex). The ``<complex.h>`` functions join the family of their real counterparts
+(``cexp`` logexp, ``csin`` sincos, ``csqrt`` and ``cabs`` sqrt, ``carg`` sincos as atan2,
+``conj``/``creal``/``cimag`` plain arithmetic).
+
 Names are recognised with C's ``f`` (float) / ``l`` (long double) suffixes, as LLVM
 intrinsics with their type overloads (``llvm.sqrt.f32``, ``llvm.powi.f64.i32``,
 ``llvm.lround.i64.f64``, ``llvm.sin.v4f32``), and as glibc's ``-ffast-math`` aliases
@@ -30,6 +38,8 @@ MathFunc(base='tanh', family='logexp', precision='fp')
 MathFunc(base='powi', family='logexp', precision='dp')
 >>> lookup("__sqrtf_finite").family, lookup("fmodl").family, lookup("printf")
 ('sqrt', 'div', None)
+>>> lookup("__divdc3"), lookup("__mulsc3").precision
+(MathFunc(base='complex div', family='div', precision='dp'), 'fp')
 """
 
 from __future__ import annotations
@@ -53,12 +63,21 @@ MATH_FAMILIES: dict[str, str | None] = {
     **_family("sqrt", "sqrt", "rsqrt", "cbrt", "hypot"),
     **_family("div", "fmod", "remainder"),
     **_family("mul", "fma", "fmuladd"),
+    # <complex.h> (C99): one operation each, like their real counterparts; cabs is a hypot and
+    # carg an atan2; cexp = exp x (cos y + i sin y) counts as the exponential it is named after
+    **_family("sincos", "csin", "ccos", "ctan", "casin", "cacos", "catan", "carg"),
+    **_family("logexp", "cexp", "clog", "cpow", "csinh", "ccosh", "ctanh", "casinh", "cacosh", "catanh"),
+    **_family("sqrt", "csqrt", "cabs"),
+    **_family(None, "conj", "cproj", "creal", "cimag"),
     **_family(None, "fabs", "floor", "ceil", "trunc", "round", "roundeven", "rint", "nearbyint", "lround",
               "llround", "lrint", "llrint", "fmin", "fmax", "fdim", "copysign", "ldexp", "scalbn", "frexp", "modf",
               "logb", "ilogb", "minnum", "maxnum", "minimum", "maximum", "canonicalize"),
 }
 #: C library integer math (no f/l variants): plain integer arithmetic.
 INTEGER_FUNCS = frozenset({"abs", "labs", "llabs"})
+
+#: compiler-rt/libgcc's complex multiplication and division: ``__<mul|div><s|d|x|t>c3``.
+_COMPLEX = re.compile(r"^__(mul|div)([sdxt])c3$")
 
 _TYPE = re.compile(r"^(?:v\d+)?(?:i\d+|f16|bf16|f32|f64|f80|f128|ppcf128|p\d*)$")
 _SINGLE = re.compile(r"^(?:v\d+)?(?:f16|bf16|f32)$")
@@ -89,6 +108,9 @@ def lookup(name: str) -> MathFunc | None:
         floats = [t for t in overloads if _FLOAT.match(t)]
         single = bool(floats) and bool(_SINGLE.match(floats[0]))
         return MathFunc(base, MATH_FAMILIES[base], "fp" if single else "dp")
+    complex_op = _COMPLEX.match(name)
+    if complex_op:  # float (s) is single precision; double, long double and __float128 are not
+        return MathFunc(f"complex {complex_op[1]}", complex_op[1], "fp" if complex_op[2] == "s" else "dp")
     if name.startswith("__") and name.endswith("_finite"):   # glibc's -ffast-math aliases
         return lookup(name[2:-7])
     if name in INTEGER_FUNCS:

@@ -16,7 +16,7 @@ Results go to a JSON measurement file (default
 ``CORPUS/measurements/<date>-<sides>-<host kind>.json``), rewritten atomically after each
 kernel, so a killed run loses at most the kernel in progress; running the same command
 again resumes it (kernels already in the file are skipped unless their source changed
-since; ``--retry-failed`` re-runs the failed ones). Every entry records the exact compile and run commands, the machine
+since; ``--retry-failed`` re-runs the sides that failed, keeping a side that succeeded). Every entry records the exact compile and run commands, the machine
 (CPU model, gcc version; GPU name, driver, nvcc version) and the time.
 
 Examples
@@ -261,14 +261,20 @@ def _start_or_resume(out: Path, corpus: Corpus, settings: dict[str, Any], machin
     return data
 
 
-def _done(entry: dict[str, Any] | None, kernel: CorpusKernel, args: Sequence[int], sides: Sequence[str],
-          retry_failed: bool) -> bool:
+def _sides_to_measure(entry: dict[str, Any] | None, kernel: CorpusKernel, args: Sequence[int],
+                      sides: Sequence[str], retry_failed: bool) -> list[str]:
+    """The sides of ``kernel`` a run must (re-)measure; the others' records are kept.
+
+    Per side, not per kernel: ``--retry-failed`` re-measured the CPU side as well when only the
+    GPU side had failed (minutes of pinned CPU time for nothing, and a new CPU time that no
+    longer matched the GPU side measured against it).
+    """
     if not entry or entry.get("args") != list(args):  # sizes changed since: measure again
-        return False
-    return all(side in entry and (not retry_failed or entry[side].get("status") == "ok")
-               # a source edited since it was measured is measured again
-               and entry[side].get("source_sha256") in (None, file_sha256(kernel.source(side)))
-               for side in sides)
+        return list(sides)
+    return [side for side in sides
+            if side not in entry or (retry_failed and entry[side].get("status") != "ok")
+            # a source edited since it was measured is measured again
+            or entry[side].get("source_sha256") not in (None, file_sha256(kernel.source(side)))]
 
 
 class _Bar:
@@ -381,22 +387,23 @@ def measure(corpus_path: str | Path, sides: Sequence[str] = SIDES, kernels: Sequ
     data = _start_or_resume(out, corpus, settings, machine, command or shlex.join(sys.argv), note)
     if skipped_gpu:
         data["gpu_skipped"] = skipped_gpu
-    todo = [k for k in chosen
-            if not _done(data["kernels"].get(k.name), k, k.small_args if small else k.args, sides, retry_failed)]
+    todo = [(k, todo_sides) for k in chosen
+            if (todo_sides := _sides_to_measure(data["kernels"].get(k.name), k, k.small_args if small else k.args,
+                                                sides, retry_failed))]
     skipped = len(chosen) - len(todo)
     if skipped:
         print(f"resuming {out}: {skipped} kernel(s) already measured, {len(todo)} to go", file=sys.stderr)
     write_json_atomic(out, data)
     failed = 0
     with (_resume_hint_on_interrupt(out, data), tempfile.TemporaryDirectory(prefix="xapp-corpus-") as build,
-          _Bar(len(todo) * len(sides), progress) as bar):
-        for kernel in todo:
+          _Bar(sum(len(todo_sides) for _, todo_sides in todo), progress) as bar):
+        for kernel, todo_sides in todo:
             args = list(kernel.small_args if small else kernel.args)
             entry = dict(data["kernels"].get(kernel.name) or {})
             if entry.get("args") != args:
                 entry = {}
             entry["args"] = args
-            for side in sides:
+            for side in todo_sides:
                 bar.describe(f"{kernel.name} ({side})")
                 record = _measure_side(corpus, kernel, side, args, Path(build), repeats, timeout_s, pin)
                 entry[side] = record

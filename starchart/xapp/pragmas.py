@@ -153,7 +153,7 @@ def scan_pragmas(text: str, path: str = "<source>") -> list[Pragma]:
         if clauses is None:
             continue
         target = next((j for j in range(i, len(lines))
-                       if lines[j].strip() and not lines[j].lstrip().startswith("#")), None)
+                       if lines[j].strip() and not lines[j].lstrip().startswith(("#", "_Pragma"))), None)
         target_text = lines[target] if target is not None else ""
         if ("parallel" in clauses or "trip" in clauses) and not _LOOP_LINE.match(target_text):
             raise InputError("this #pragma xapp annotates a loop, but the next code line is not a "
@@ -169,3 +169,44 @@ def scan_pragmas(text: str, path: str = "<source>") -> list[Pragma]:
                             parallel=clauses.get("parallel"), trip=clauses.get("trip"),  # type: ignore[arg-type]
                             prob=clauses.get("prob")))
     return found
+
+
+#: An OpenMP or OpenACC directive that shares a loop's iterations among threads (or gangs).
+_PARALLEL_LOOP = re.compile(r"^(omp\b.*\b(?:for|distribute|loop|taskloop)\b|acc\b.*\b(?:loop|kernels|parallel)\b)")
+_COLLAPSE = re.compile(r"\bcollapse\s*\(\s*(\d+)\s*\)")
+
+
+def other_parallel_loops(text: str) -> list[tuple[str, int, int]]:
+    """``(directive, loop line, loops)`` of every ``#pragma omp ... for`` / ``#pragma acc ... loop``
+    followed by a loop: the band a program already marks for OpenMP or OpenACC (``loops`` is
+    its ``collapse(N)``, else 1). For the hint when no ``#pragma xapp parallel`` is found.
+
+    >>> other_parallel_loops("#pragma omp parallel for collapse(2)\\nfor (i = 0; i < n; i++)\\n")
+    [('omp parallel for collapse(2)', 2, 2)]
+    """
+    lines = strip_comments(text).split("\n")
+    found = []
+    for i, line in enumerate(lines):
+        m = _PRAGMA.match(line)
+        if not m or not _PARALLEL_LOOP.match(m.group(1)):
+            continue
+        target = next((j for j in range(i + 1, len(lines))
+                       if lines[j].strip() and not lines[j].lstrip().startswith(("#", "_Pragma"))), None)
+        if target is not None and _LOOP_LINE.match(lines[target]):
+            collapse = _COLLAPSE.search(m.group(1))
+            found.append((m.group(1), target + 1, int(collapse.group(1)) if collapse else 1))
+    return found
+
+
+def no_band_hint(text: str) -> str:
+    """The hint for a file without ``#pragma xapp parallel``: the loops its OpenMP/OpenACC pragmas
+    mark, when it has some (a ported program's band is usually already marked that way)."""
+    marked = other_parallel_loops(text)
+    if not marked:
+        return ("put `#pragma xapp parallel` on the line before the band's `for`, "
+                "or pass band_line=<line of the for>")
+    directive, line, loops = marked[0]
+    clause = f"parallel({loops})" if loops > 1 else "parallel"
+    others = f" (loops marked so start on lines {', '.join(str(m[1]) for m in marked)})" if len(marked) > 1 else ""
+    return (f"the file marks its parallel loops for OpenMP/OpenACC instead: `#pragma {directive}` before line "
+            f"{line}{others}; put `#pragma xapp {clause}` on the line before that loop, or pass band_line={line}")

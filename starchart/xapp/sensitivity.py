@@ -86,13 +86,15 @@ class SweepResult:
 
 
 def _static_features(path: Any, band_line: int | None = None, trip_counts: Any = None,
-                     branch_probs: Any = None) -> Mapping[str, float]:
+                     branch_probs: Any = None, **compile_options: Any) -> Mapping[str, float]:
     from .static import static_features  # lazy: the feature extractor is optional here
 
-    return static_features(path, band_line=band_line, trip_counts=trip_counts, branch_probs=branch_probs)
+    return static_features(path, band_line=band_line, trip_counts=trip_counts, branch_probs=branch_probs,
+                           **compile_options)
 
 
-def sweep_sites(path: Any, band_line: int | None = None) -> tuple[list[int], list[int]]:
+def sweep_sites(path: Any, band_line: int | None = None,
+                compile_options: Mapping[str, Any] | None = None) -> tuple[list[int], list[int]]:
     """(kernel-body loop lines, ``if`` branch lines) of a file's parallel band, from one
     :func:`~starchart.xapp.static.static_analysis` run: the sites a sweep setting overrides.
 
@@ -101,7 +103,7 @@ def sweep_sites(path: Any, band_line: int | None = None) -> tuple[list[int], lis
     """
     from .static import static_analysis
 
-    result = static_analysis(path, band_line=band_line)
+    result = static_analysis(path, band_line=band_line, **(compile_options or {}))
     loops = sorted({l.line for l in result.loops if l.role == "body" and l.line is not None})
     # only two-way branches take a probability (loop tests use the trip count, switches split evenly)
     branches = sorted({b.line for b in result.branches if b.kind == "if" and b.line is not None})
@@ -134,7 +136,8 @@ def _settings(values: tuple[float, ...], lines: Sequence[int] | None) -> list[An
 def sweep(model: SpeedupRangeModel, path: str | Path, band_line: int | None = None, *,
           trip_counts: Sequence[float] = TRIP_COUNTS, branch_probs: Sequence[float] = BRANCH_PROBS,
           loop_lines: Sequence[int] | None = None, branch_lines: Sequence[int] | None = None,
-          feature_fn: FeatureFn | None = None, max_settings: int = 10_000) -> SweepResult:
+          feature_fn: FeatureFn | None = None, max_settings: int = 10_000,
+          compile_options: Mapping[str, Any] | None = None) -> SweepResult:
     """Predict ``path`` under every trip-count x branch-probability setting; majority vote.
 
     Parameters
@@ -156,6 +159,9 @@ def sweep(model: SpeedupRangeModel, path: str | Path, band_line: int | None = No
         default :func:`starchart.xapp.static.static_features`.
     max_settings:
         Refuse sweeps with more settings than this.
+    compile_options:
+        ``defines``/``include_dirs`` for clang, with the default feature function (a custom
+        one compiles the file itself).
     """
     trips = _settings(_values("trip_counts", trip_counts, 1, float("inf")), loop_lines)
     probs = _settings(_values("branch_probs", branch_probs, 0, 1), branch_lines)
@@ -163,11 +169,15 @@ def sweep(model: SpeedupRangeModel, path: str | Path, band_line: int | None = No
         raise InputError(f"{len(trips)} x {len(probs)} settings exceed max_settings={max_settings}",
                          where="loop_lines/branch_lines",
                          hint="list fewer loop/branch lines, fewer values, or raise max_settings")
-    fn = feature_fn or _static_features
+    if feature_fn is not None and compile_options:  # it would compile the file without them, unsaid
+        raise InputError("compile_options only apply to the default feature function", where="compile_options",
+                         hint="compile with them inside feature_fn, or leave feature_fn out")
+    options = dict(compile_options or {})
+    fn = feature_fn or (lambda *a, **k: _static_features(*a, **k, **options))
     body_loops: list[int] = []
     ifs: list[int] = []
     if feature_fn is None and (loop_lines is None or branch_lines is None):
-        body_loops, ifs = sweep_sites(path, band_line)
+        body_loops, ifs = sweep_sites(path, band_line, options)
 
     def every(value: Any, lines: list[int], per_site: bool) -> Any:
         """A uniform value as a per-line dict, so it overrides pragmas (dict > pragma > scalar)."""

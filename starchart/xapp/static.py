@@ -49,7 +49,7 @@ from .frequency import block_frequencies
 from .ir import STATIC_IR_FLAGS, Function, Inst, band_function
 from .loops import LoopForest, find_loops, reverse_postorder
 from .mathlib import lookup
-from .pragmas import Pragma, scan_pragmas
+from .pragmas import Pragma, no_band_hint, scan_pragmas
 from .toolchain import clang_command, compile_to_ir, require_c_file
 
 FEATURES = ("coalesced", "divergent", "ksize", "parallelism", "arith_intensity", "ctrl_intensity",
@@ -171,7 +171,7 @@ class StaticAnalysis:
 # ----------------------------------------------------------------------------- band selection
 
 
-def _choose_band(pragmas: list[Pragma], band_line: int | None, where: str) -> tuple[int, int]:
+def _choose_band(pragmas: list[Pragma], band_line: int | None, where: str, source_text: str = "") -> tuple[int, int]:
     """(line of the outermost band loop, number of band loops)."""
     bands = [p for p in pragmas if p.parallel is not None]
     if band_line is not None:
@@ -179,8 +179,7 @@ def _choose_band(pragmas: list[Pragma], band_line: int | None, where: str) -> tu
         return int(band_line), int(depth or 1)
     if not bands:
         raise InputError("no parallel band: no `#pragma xapp parallel` in the file and no band_line given",
-                         where=where, hint="put `#pragma xapp parallel` on the line before the band's `for`, "
-                                           "or pass band_line=<line of the for>")
+                         where=where, hint=no_band_hint(source_text))
     if len(bands) > 1:
         lines = ", ".join(str(p.line) for p in bands)
         loops = [p.target_line for p in bands if p.target_line is not None]
@@ -233,6 +232,58 @@ def _access_size(fn: Function, inst: Inst) -> int:
         return fn.types.size(m.group(1).strip()) if m else 1
     except (ValueError, IndexError):
         return 1
+
+
+#: clang's C99 complex multiplication helpers (``double complex`` x ``double complex``).
+_COMPLEX_MUL = re.compile(r"^__mul[sdxt]c3$")
+
+
+def _complex_nan_recovery(fn: Function, blocks: set[int]) -> set[int]:
+    """Instructions of clang's NaN recovery after an inline complex multiplication: not counted.
+
+    clang writes ``a * b`` on ``_Complex`` values as its 4 multiplications and 2 additions,
+    then (C99 Annex G) tests real and imaginary part for NaN and only then calls
+    ``__muldc3``: two ``fcmp uno`` + ``br`` the programmer did not write, and a call the run
+    never makes for finite values. Counted, they were two divergent branches taken with the
+    default probability 0.5 and an unknown call. A GPU port multiplies with the 4 + 2
+    operations alone (cuCmul, thrust::complex), which stay counted; the tests, their
+    branches and the rarely-run call block are left out. A ``__muldc3`` called otherwise
+    counts as one multiplication (:mod:`starchart.xapp.mathlib`).
+    """
+    skip: set[int] = set()
+    for blk in blocks:
+        calls = [k for k in fn.blocks[blk].insts
+                 if fn.insts[k].opcode == "call" and _COMPLEX_MUL.match(fn.insts[k].callee or "")]
+        if not calls:
+            continue
+        tests = _nan_tests_to(fn, blk, blocks)
+        if tests is None:
+            continue
+        skip.update(fn.blocks[blk].insts)  # the call, its extractvalues and the branch back
+        skip.update(tests)
+    return skip
+
+
+def _nan_tests_to(fn: Function, target: int, blocks: set[int]) -> set[int] | None:
+    """The ``fcmp uno`` tests and branches that alone lead to ``target`` (clang's NaN checks),
+    or None when ``target`` is reached otherwise (then it is not a recovery block)."""
+    found: set[int] = set()
+    todo, seen = [target], {target}
+    while todo:
+        blk = todo.pop()
+        for pred in fn.blocks[blk].preds:
+            term = fn.terminator(pred)
+            cond = term.ops[0] if term.opcode == "br" and len(term.ops) == 3 else None
+            test = fn.insts[cond.ref] if cond is not None and cond.kind == "inst" else None  # type: ignore[index]
+            if (pred not in blocks or test is None or test.opcode != "fcmp"
+                    or not test.text.split("=", 1)[-1].split()[1:2] == ["uno"] or test.users != [term.index]):
+                return None
+            found.update((term.index, test.index))
+            # the imaginary part's test sits alone in its block, reached from the real part's test
+            if pred not in seen and set(fn.blocks[pred].insts) == {term.index, test.index}:
+                seen.add(pred)
+                todo.append(pred)
+    return found
 
 
 def _band_control(fn: Function, forest: LoopForest, band: list[int]) -> set[int]:
@@ -336,7 +387,7 @@ def analyse(fn: Function, source_text: str, *, where: str, band_line: int | None
         raise InputError(f"coalescing={coalescing!r} is not known", where=f"{where}, coalescing",
                          hint="use " + " or ".join(repr(c) for c in COALESCING))
     pragmas = scan_pragmas(source_text, where) if pragmas is None else pragmas
-    line, depth = _choose_band(pragmas, band_line, where)
+    line, depth = _choose_band(pragmas, band_line, where, source_text)
     explicit_p, pragma_p, default_p = _resolve_prob(pragmas, branch_probs, where)
     forest = find_loops(fn)
     band = _band_loops(fn, forest, line, depth, where)
@@ -350,8 +401,10 @@ def analyse(fn: Function, source_text: str, *, where: str, band_line: int | None
                              hint="rewrite the goto-style loop as a for/while loop")
     region = sorted(forest.subtree(band[0]), key=lambda l: (forest.loops[l].depth, forest.loops[l].line or 0))
     trips = _resolve_trips(forest, region, band, pragmas, trip_counts, where)
+    recovery = _complex_nan_recovery(fn, region_blocks)
     branch_lines = {fn.terminator(b).line for b in region_blocks
-                    if fn.terminator(b).opcode == "switch" or len(fn.terminator(b).ops) == 3}
+                    if (fn.terminator(b).opcode == "switch" or len(fn.terminator(b).ops) == 3)
+                    and fn.terminator(b).index not in recovery}
     for l in explicit_p:
         if l not in branch_lines:
             raise InputError(f"branch_probs names line {l}, which has no branch inside the parallel band",
@@ -380,7 +433,7 @@ def analyse(fn: Function, source_text: str, *, where: str, band_line: int | None
         for k in fn.blocks[blk].insts:
             inst = fn.insts[k]
             op = inst.opcode
-            if k in control or op in NOT_COUNTED or (op == "br" and len(inst.ops) == 1):
+            if k in control or k in recovery or op in NOT_COUNTED or (op == "br" and len(inst.ops) == 1):
                 continue
             family = None
             if op == "call":
@@ -524,10 +577,12 @@ def _features(c: dict[str, float], band_trips: list[float]) -> dict[str, float]:
 
 @functools.lru_cache(maxsize=64)
 def _compile(path: str, mtime_ns: int, size: int, clang: tuple[str, ...], defines: tuple[tuple[str, str], ...],
-             include_dirs: tuple[str, ...]) -> str:
+             include_dirs: tuple[str, ...], where: str) -> str:
     """IR of a file, reused while the file, the clang and the options are unchanged: a
-    sensitivity sweep analyses one file under many trip counts and probabilities."""
-    return compile_to_ir(path, flags=STATIC_IR_FLAGS, defines=dict(defines), include_dirs=include_dirs)
+    sensitivity sweep analyses one file under many trip counts and probabilities. ``path`` is
+    resolved (the cache key); errors name the file as ``where``, as the user gave it."""
+    return compile_to_ir(path, flags=STATIC_IR_FLAGS, defines=dict(defines), include_dirs=include_dirs,
+                         where=where)
 
 
 @functools.lru_cache(maxsize=32)
@@ -577,11 +632,11 @@ def static_analysis(path: str | Path, band_line: int | None = None,
     stat = source.stat()
     ir = _compile(str(source.resolve()), stat.st_mtime_ns, stat.st_size, clang_command(),
                   tuple(sorted((str(k), str(v)) for k, v in (defines or {}).items())),
-                  tuple(str(d) for d in include_dirs))
+                  tuple(str(d) for d in include_dirs), where)
     t1 = time.perf_counter()
     text = source.read_text(errors="replace")
     pragmas = scan_pragmas(text, where)
-    line, _ = _choose_band(pragmas, band_line, where)
+    line, _ = _choose_band(pragmas, band_line, where, text)
     fn = _model(ir, line, where)
     result = analyse(fn, text, where=where, band_line=band_line, trip_counts=trip_counts,
                      branch_probs=branch_probs, coalescing=coalescing, pragmas=pragmas)

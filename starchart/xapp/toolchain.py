@@ -112,7 +112,7 @@ def require_c_file(path: str | Path, where: object = None) -> Path:
 
 def compile_to_ir(path: str | Path, *, flags: tuple[str, ...] = IR_FLAGS,
                   defines: dict[str, object] | None = None,
-                  include_dirs: tuple[str | Path, ...] = ()) -> str:
+                  include_dirs: tuple[str | Path, ...] = (), where: object = None) -> str:
     """Compile one C file to textual LLVM IR and return it.
 
     Parameters
@@ -125,13 +125,16 @@ def compile_to_ir(path: str | Path, *, flags: tuple[str, ...] = IR_FLAGS,
         ``-DNAME=VALUE`` macros.
     include_dirs:
         ``-I`` directories (the file's own directory is always searched).
+    where:
+        How errors name the file (default: ``path``), e.g. as the user wrote it when ``path``
+        is resolved.
 
     Raises
     ------
     InputError
         The file is missing or clang rejects it (clang's first error lines are quoted).
     """
-    source = require_c_file(path)
+    source = require_c_file(path, where)
     argv = [*clang_command(), *flags, f"-I{source.resolve().parent}"]
     argv += [f"-I{d}" for d in include_dirs]
     argv += [f"-D{k}={v}" for k, v in (defines or {}).items()]
@@ -142,8 +145,9 @@ def compile_to_ir(path: str | Path, *, flags: tuple[str, ...] = IR_FLAGS,
         if proc.returncode != 0 or not out.exists():
             errors = [ln for ln in proc.stderr.splitlines() if "error" in ln][:3] or proc.stderr.splitlines()[-3:]
             raise InputError("clang could not compile the file: " + " | ".join(errors),
-                             where=source,
-                             # the command line has no -I/-D options, so the hint must not suggest them
-                             hint="the file must compile as C on its own: the headers it includes must lie next "
-                                  "to it or on the system include path (Python API: include_dirs=, defines=)")
+                             where=source if where is None else where,
+                             # the command line's -I/-D are these arguments (its error wording names them)
+                             hint="the file must compile as C: give the folders of headers that lie neither next "
+                                  "to it nor on the system include path with include_dirs=[DIR], and the macros "
+                                  "its build defines with defines={NAME: VALUE}")
         return out.read_text()

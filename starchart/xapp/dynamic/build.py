@@ -9,7 +9,9 @@ The IR is clang's ``-O1 -g`` without unrolling or vectorisation (the toolchain's
   Pin tools saw;
 * no unrolling/vectorisation keeps one IR instruction per source operation per iteration,
   so 32 consecutive instances of a static load are 32 consecutive iterations (the warp
-  analogy behind the memory-window features);
+  analogy behind the memory-window features); the source's own unroll and vectorize pragmas
+  are overridden too (``-unroll-count=1``, ``-force-vector-width=1``...), else a tuning
+  ``#pragma GCC unroll 4`` turned a coalesced band into a stride-4 one;
 * no loop-idiom recognition keeps copy and fill loops as loops instead of ``memcpy`` /
   ``memset`` calls whose accesses the runtime would not see;
 * ``-g`` gives the debug locations that map the pragma's line to the loop.
@@ -39,7 +41,11 @@ from .instrument import Instrumented
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
 #: Flags of the measured IR (see the module docstring).
-DYNAMIC_IR_FLAGS = (*IR_FLAGS, "-mllvm", "-disable-loop-idiom-all")
+DYNAMIC_IR_FLAGS = (*IR_FLAGS, "-mllvm", "-disable-loop-idiom-all",
+                    # a source's `#pragma unroll` / `GCC unroll N` / `clang loop vectorize(enable)` still
+                    # unrolled or vectorised the band under -fno-unroll-loops / -fno-vectorize
+                    "-mllvm", "-unroll-count=1", "-mllvm", "-pragma-unroll-threshold=0",
+                    "-mllvm", "-force-vector-width=1", "-mllvm", "-force-vector-interleave=1")
 #: Environment variable naming the JSON file the runtime writes at exit.
 OUT_ENV = "XAPP_OUT"
 
@@ -67,6 +73,8 @@ def runtime_object() -> Path:
 
 #: The linker's "undefined reference to `name'" (GNU ld; lld writes "undefined symbol: name").
 _UNDEFINED = re.compile(r"undefined (?:reference to [`']([^'`]+)'|symbol: (\S+))")
+#: The linker's "cannot find -lfoo" (GNU ld) or "unable to find library -lfoo" (lld).
+_NO_LIBRARY = re.compile(r"cannot find (-l[^\s:]+)|unable to find library (-l[^\s:]+)")
 
 
 def _clang(argv: list[str], what: str, source: str | Path | None = None) -> None:
@@ -77,11 +85,17 @@ def _clang(argv: list[str], what: str, source: str | Path | None = None) -> None
             raise InputError(f"the program uses {', '.join(f'`{m}`' for m in missing[:5])}, defined neither "
                              "in this C file nor in the libraries it is linked with (dynamic XAPP builds one file)",
                              where=source, hint="put the definitions it needs in this file (e.g. #include "
-                                                "\"helpers.c\"); a library: pass libs=['-lNAME'] (Python API)")
+                                                "\"helpers.c\"); for a library give libs=['-lNAME'], and its "
+                                                "folder when it is not a system one: libs=['-LDIR', '-lNAME']")
+        unfound = sorted({a or b for a, b in _NO_LIBRARY.findall(proc.stderr)})
+        if unfound:  # a misspelt or missing -l was also called a bug in starchart
+            raise InputError(f"the linker found no library {', '.join(unfound)}", where=source,
+                             hint="check the name (-lNAME links libNAME.so or libNAME.a), and give the folder "
+                                  "that holds it when it is not a system one: libs=['-LDIR', '-lNAME']")
         tail = " | ".join(proc.stderr.strip().splitlines()[-4:])
         raise StarchartError(f"clang could not build {what}: {tail}",
                              hint="this is a bug in starchart.xapp.dynamic unless your program needs "
-                                  "extra libraries (pass libs=...)")
+                                  "extra libraries: libs=['-lNAME']")
 
 
 def link_instrumented(inst: Instrumented, workdir: Path, libs: Sequence[str] = ("-lm",),

@@ -28,6 +28,8 @@ from ...errors import InputError, StarchartError
 from ..toolchain import require_c_file
 from .build import OUT_ENV, link_instrumented, link_native, program_ir, run_program
 from .instrument import BlockInfo, BranchInfo, instrument_ir
+from .irloops import source_loop_lines
+from .irtext import parse_module
 from .region import band_line_of
 
 #: Feature keys (thesis names) and what each measures; see docs/xapp-dynamic.md.
@@ -157,8 +159,17 @@ def measure(path: str | Path, args: Sequence[object] = (), band_line: int | None
         # nan crashed in subprocess, 0 or a negative value reported every run as "did not finish"
         raise InputError(f"timeout={timeout!r} is not a positive number of seconds", where=f"{source}, timeout",
                          hint="give e.g. timeout=600")
-    line = band_line_of(source.read_text(errors="replace"), str(source), band_line)
-    ir = program_ir(source, defines=defines, include_dirs=include_dirs)
+    compiled: list[str] = []
+
+    def compile_once() -> str:
+        if not compiled:
+            compiled.append(program_ir(source, defines=defines, include_dirs=include_dirs))
+        return compiled[0]
+
+    # the IR's loop lines only for a band_line whose text starts no loop (a loop written by a macro)
+    line = band_line_of(source.read_text(errors="replace"), str(source), band_line,
+                        lambda: source_loop_lines(parse_module(compile_once())))
+    ir = compile_once()
     if not _DEFINES_MAIN.search(ir):  # else the link fails with a linker error blamed on starchart
         raise InputError("the file has no main(): dynamic XAPP runs the program to measure its band",
                          where=source, hint="add a main() that calls the band's function on a realistic input "

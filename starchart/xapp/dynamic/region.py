@@ -15,15 +15,22 @@ Examples
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Collection
 
 from ...errors import InputError
-from ..pragmas import scan_pragmas, strip_comments
+from ..pragmas import no_band_hint, scan_pragmas, strip_comments
 
 _LOOP_START = re.compile(r"^\s*(?:\}\s*)?(?:for|while|do)\b")
 
 
-def band_line_of(source: str, path: str = "<source>", band_line: int | None = None) -> int:
+def band_line_of(source: str, path: str = "<source>", band_line: int | None = None,
+                 compiled_loop_lines: Callable[[], Collection[int]] | None = None) -> int:
     """The line of the band loop's keyword: ``band_line`` (checked) or the pragma's loop.
+
+    ``compiled_loop_lines``, when given, returns the lines the compiled program has loops on; it
+    is asked only for a ``band_line`` whose text starts no loop, and accepts it when a loop
+    starts there: a loop written by a macro (``LOOP(i, n) a[i] *= 2;``), which clang places
+    on the macro call's line, as static XAPP does.
 
     Raises
     ------
@@ -36,16 +43,16 @@ def band_line_of(source: str, path: str = "<source>", band_line: int | None = No
         if not isinstance(band_line, int) or not 1 <= band_line <= len(lines):
             raise InputError(f"band_line={band_line!r} is not a line of the file ({len(lines)} lines)",
                              where=path, hint="give the line number of the band loop's `for`")
-        if not _LOOP_START.match(lines[band_line - 1]):
+        if not _LOOP_START.match(lines[band_line - 1]) and (
+                compiled_loop_lines is None or band_line not in compiled_loop_lines()):
             raise InputError(f"line {band_line} does not start a loop: {lines[band_line - 1].strip()[:60]!r}",
                              where=f"{path}, line {band_line}",
-                             hint="band_line must be the line of the band loop's `for`/`while`/`do` keyword")
+                             hint="band_line must be the line of the band loop's `for`/`while`/`do` keyword "
+                                  "(or of the macro call that writes the loop)")
         return band_line
     bands = [p for p in scan_pragmas(source, path) if p.parallel is not None]
     if not bands:
-        raise InputError("no `#pragma xapp parallel` marks a band loop", where=path,
-                         hint="put `#pragma xapp parallel` on the line before the loop to measure, "
-                              "or pass band_line=<line of its for>")
+        raise InputError("no `#pragma xapp parallel` marks a band loop", where=path, hint=no_band_hint(source))
     if len(bands) > 1:
         raise InputError("several `#pragma xapp parallel` bands (lines "
                          + ", ".join(str(p.line) for p in bands) + "); dynamic features measure one region",
