@@ -252,9 +252,8 @@ def _cv_line(X: Any, y: Any, params: dict[str, Any], table: Any) -> str:
 
 def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str = "",
                   minimize: bool = True, left_out: int = 0) -> str:
-    from starchart.direction import direction_word
+    from starchart.report.text import best_leaf_line
 
-    best = fitted.best_leaf(minimize=minimize)
     importance = fitted.importance(normalize=True).sort_values(ascending=False)
     ranked = ", ".join(f"{name} {share:.1%}" for name, share in importance.items() if share > 0)
     lines = [f"Starchart tree of {metric} — {source}",
@@ -263,9 +262,7 @@ def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str
              + (f" ({left_out} more without a finite {metric} left out)" if left_out else ""),
              *([error_line] if error_line else []),
              f"parameter importance (share of SSE explained): {ranked or 'none'}",
-             f"{'lowest' if minimize else 'highest'}-mean leaf ({metric}: {direction_word(minimize)}): "
-             f"{best.description}  (n={best.n_samples}, mean={best.mean:.4g}, "
-             f"max={best.max:.4g})",
+             best_leaf_line(fitted, metric, minimize),
              "", fitted.export_text()]
     return "\n".join(lines) + "\n"
 

@@ -32,8 +32,9 @@ Examples
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+import re
 from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -52,7 +53,9 @@ class TreeNode:
     ``threshold`` is set for splits on ordered parameters (left: ``value ≤ threshold``);
     ``left_levels`` for splits on categorical parameters (left: ``value in left_levels``), with
     ``right_levels`` the other levels that can reach the node (those an earlier split on the same
-    parameter sent elsewhere are in neither).
+    parameter sent elsewhere are in neither). A level that can reach the node but that none of
+    its training samples has is on the side of the majority of them (the left one on a tie), as a
+    level never seen in training is routed.
     ``improvement`` is the SSE reduction the split achieved (0 for a leaf).
     """
 
@@ -128,7 +131,10 @@ class Subspace:
                 if high is not None:
                     mask &= column <= high
             else:
-                mask &= X[name].isin(values).to_numpy()
+                # a category is matched by its text too, as apply() reads it (an object column of
+                # 1 and "a" was fitted as the levels "1" and "a")
+                column = X[name]
+                mask &= (column.isin(values) | column.astype(str).isin([str(v) for v in values])).to_numpy()
         return mask
 
 
@@ -347,6 +353,7 @@ class StarchartTree:
         positions = self._positions(self._check_columns(X))
         thresholds = self._thresholds()
         by_position = self._ordered_by_position()
+        categorical_node = self._left_keys()[0]
         at = np.zeros(len(positions), dtype=np.int64)
         rows = np.arange(len(positions))
         while rows.size:
@@ -355,11 +362,12 @@ class StarchartTree:
             inner = feature >= 0
             rows, node, feature = rows[inner], node[inner], feature[inner]
             value = positions[rows, feature]
-            go_left = value <= thresholds[node]
-            for node_id, levels in t.left_levels.items():
-                here = node == node_id
-                if here.any():
-                    go_left[here] = self._categorical_left(node_id, levels, value[here])
+            with np.errstate(invalid="ignore"):  # categorical splits have no threshold (NaN)
+                go_left = value <= thresholds[node]
+            categorical = categorical_node[node]
+            if categorical.any():
+                go_left[categorical] = self._categorical_left(node[categorical],
+                                                              value[categorical].astype(np.int64))
             # A value an ordered non-numeric parameter (an ordered categorical) never took in
             # training has no place in its order: like an unseen category, it follows the majority.
             unseen = (value < 0) & by_position[feature]
@@ -411,13 +419,39 @@ class StarchartTree:
             [self.param_kinds_[name] == "ordered" and not _is_numeric_levels(self.values_[name])
              for name in self.feature_names_in_], dtype=bool))
 
-    def _categorical_left(self, node_id: int, levels: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    def _left_keys(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """Per node, whether it splits a categorical parameter; the sorted keys
+        ``node · width + code`` of the level codes such splits send left; and ``width``.
+
+        One sorted array answers every (node, level) question at once, also for trees with
+        thousands of categorical splits or levels (a dense node × level table would not fit).
+        """
+        def build() -> tuple[np.ndarray, np.ndarray, int]:
+            t = self.tree_
+            width = 1 + max((len(v) for v in self.values_.values()), default=0)
+            categorical_node = np.zeros(t.node_count, dtype=bool)
+            keys = [np.zeros(0, dtype=np.int64)]
+            for node, levels in t.left_levels.items():
+                categorical_node[node] = True
+                keys.append(int(node) * width + np.asarray(levels, dtype=np.int64))
+            return categorical_node, np.sort(np.concatenate(keys)), width
+        return self._cached("left_keys", build)
+
+    def _categorical_left(self, nodes: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """Whether level ``codes[i]`` goes left at categorical split ``nodes[i]``.
+
+        ``tree_.left_levels`` already places the levels seen in training, those absent from a
+        node's samples included (they follow its majority); a level never seen in training
+        (code −1) follows the majority of the node's training samples too.
+        """
         t = self.tree_
-        go_left = np.isin(codes, levels)
-        # An unseen level (code −1) follows the majority of the training samples.
+        _, keys, width = self._left_keys()
+        wanted = nodes * width + codes
+        at = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
+        go_left = keys[at] == wanted if len(keys) else np.zeros(len(codes), dtype=bool)
         unseen = codes < 0
         if unseen.any():
-            go_left[unseen] = t.n_samples[t.left[node_id]] >= t.n_samples[t.right[node_id]]
+            go_left[unseen] = t.n_samples[t.left[nodes[unseen]]] >= t.n_samples[t.right[nodes[unseen]]]
         return go_left
 
     def _positions(self, X: pd.DataFrame) -> np.ndarray:
@@ -524,16 +558,30 @@ class StarchartTree:
     def _right_codes(self, node_id: int) -> list[int]:
         """Level codes that a categorical split sends right among those its path lets reach it
         (an earlier split on the same parameter may have sent some levels elsewhere)."""
+        reach = self._cached("reach", self._categorical_reach)[node_id]
+        return np.setdiff1d(reach, self.tree_.left_levels[node_id]).tolist()
+
+    def _categorical_reach(self) -> dict[int, np.ndarray]:
+        """Per categorical split, the level codes that its path lets reach it.
+
+        Each split looks up only the nearest earlier split on its parameter (whose side already
+        holds what the earlier ones let through), so thousands of splits over thousands of levels
+        cost one set operation each.
+        """
         t = self.tree_
-        j = int(t.feature[node_id])
-        reach = set(range(len(self.values_[self.feature_names_in_[j]])))
-        child, parent = node_id, int(t.parent[node_id])
-        while parent >= 0:
-            if t.feature[parent] == j and parent in t.left_levels:
-                left = set(t.left_levels[parent].tolist())
-                reach = reach & left if t.left[parent] == child else reach - left
-            child, parent = parent, int(t.parent[parent])
-        return sorted(reach - set(t.left_levels[node_id].tolist()))
+        reach: dict[int, np.ndarray] = {}
+        for node in sorted(t.left_levels):  # parents before children
+            j = int(t.feature[node])
+            child, above = node, int(t.parent[node])
+            while above >= 0 and not (above in t.left_levels and t.feature[above] == j):
+                child, above = above, int(t.parent[above])
+            if above < 0:
+                reach[node] = np.arange(len(self.values_[self.feature_names_in_[j]]))
+            elif t.left[above] == child:
+                reach[node] = np.intersect1d(reach[above], t.left_levels[above])
+            else:
+                reach[node] = np.setdiff1d(reach[above], t.left_levels[above])
+        return reach
 
     def _build_leaves(self) -> list[Subspace]:
         """Every leaf as the region of the space that its path allows, left to right."""
@@ -767,12 +815,32 @@ def _is_numeric_levels(values: list[Any]) -> bool:
 
 
 
-def _fmt(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer():
+# A string value reads bare when it is one "word" (letters of any script, digits, _ . + - / : @ # % *);
+# anything else (a space, a comma, a brace, a quote, ∧ …, or nothing at all) would blur the condition
+# around it ("a ∈ {x, y, z}" with a level "y, z"), so it is quoted.
+_BARE = re.compile(r"[\w.+\-/:@#%*]+")
+
+
+def format_value(value: Any) -> str:
+    """A parameter value as leaf descriptions and split labels (text, HTML, Graphviz) show it.
+
+    Whole floats lose their ``.0``, other floats keep 6 significant digits, and a string is
+    written bare when it is one word, else in double quotes (JSON escapes inside), so that a
+    level holding ", " or "}" cannot be read as two levels or as the end of the set.
+
+    >>> [format_value(v) for v in (8.0, 0.125, True, "nvidia", "sm_90", "tiled, v2", "", 'say "hi"')]
+    ['8', '0.125', 'True', 'nvidia', 'sm_90', '"tiled, v2"', '""', '"say \\\\"hi\\\\""']
+    """
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
         return str(int(value))
-    if isinstance(value, float):
-        return f"{value:.6g}"
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.6g}"
+    if isinstance(value, str) and not _BARE.fullmatch(value):
+        return json.dumps(value, ensure_ascii=False)
     return str(value)
+
+
+_fmt = format_value
 
 
 def _json_default(value: Any) -> Any:

@@ -49,7 +49,11 @@ class TreeArrays:
 
     ``feature`` is −1 for a leaf.  For a split on an ordered parameter the rows with
     value code ≤ ``cut`` go left; for a categorical one, the level codes listed in
-    ``left_levels[node]`` go left.
+    ``left_levels[node]`` go left: those of the node's samples that the split sends left,
+    and, when the left child holds at least as many samples as the right one, the levels
+    that can reach the node but that none of its samples has (they follow the majority).
+    Trees saved by earlier versions list the first kind only (their absent levels go
+    right); they load and route as they were grown.
     """
 
     parent: np.ndarray
@@ -222,12 +226,60 @@ def grow_tree(codes: np.ndarray, n_levels: np.ndarray, categorical: np.ndarray, 
                        float(min_samples_split), -1 if max_depth is None else int(max_depth),
                        TIE_RTOL, NOISE_RTOL, MAX_HISTOGRAM_CODES)
     (parent, depth, n_samples, mean, sse, low, high, feature, cut, left, right, improvement,
-     cat_codes, cat_lo, cat_hi) = out
-    left_levels = {int(node): cat_codes[cat_lo[node]:cat_hi[node]].copy()
-                   for node in np.flatnonzero(cat_hi > cat_lo)}
-    return TreeArrays(parent=parent, depth=depth, n_samples=np.rint(n_samples).astype(np.int64),
+     cat_codes, cat_lo, cat_mid, cat_hi) = out
+    n_samples = np.rint(n_samples).astype(np.int64)
+    split = np.flatnonzero(cat_hi > cat_lo)
+    left_levels = _place_absent_levels(
+        split, feature, parent, left, right, n_samples, np.asarray(n_levels, dtype=np.int64),
+        {int(node): cat_codes[cat_lo[node]:cat_mid[node]].copy() for node in split},
+        {int(node): cat_codes[cat_mid[node]:cat_hi[node]] for node in split})
+    return TreeArrays(parent=parent, depth=depth, n_samples=n_samples,
                       mean=mean, sse=sse, min=low, max=high, feature=feature, cut=cut, left=left,
                       right=right, improvement=improvement, left_levels=left_levels)
+
+
+def _place_absent_levels(split: np.ndarray, feature: np.ndarray, parent: np.ndarray, left: np.ndarray,
+                         right: np.ndarray, n_samples: np.ndarray, n_levels: np.ndarray,
+                         left_present: dict[int, np.ndarray], right_present: dict[int, np.ndarray]
+                         ) -> dict[int, np.ndarray]:
+    """The level codes each categorical split sends left, the levels absent from its node included.
+
+    The growth places the levels present in a node (``left_present`` go left, ``right_present``
+    right). A level that can reach the node (no earlier split on the parameter sent it elsewhere)
+    but that none of its training samples has follows the majority of them, as rpart sends a level
+    with no data at a split, and as a level never seen in training goes: to the left child when it
+    holds at least as many samples as the right one. Levels that cannot reach the node are left out,
+    so that ``left_levels`` reads as the node's own condition.
+
+    >>> feature, parent = np.array([0, -1, 0, -1, -1]), np.array([-1, 0, 0, 2, 2])
+    >>> left, right = np.array([1, -1, 3, -1, -1]), np.array([2, -1, 4, -1, -1])
+    >>> n = np.array([10, 2, 8, 5, 3])  # level 3 is never in node 2: it goes left, with the 5
+    >>> out = _place_absent_levels(np.array([0, 2]), feature, parent, left, right, n, np.array([4]),
+    ...                            {0: np.array([0]), 2: np.array([1])}, {0: np.array([1, 2, 3]), 2: np.array([2])})
+    >>> {node: codes.tolist() for node, codes in out.items()}
+    {0: [0], 2: [1, 3]}
+    """
+    out: dict[int, np.ndarray] = {}
+    if not len(split):
+        return out
+    wanted = set(split.tolist())
+    reach: dict[tuple[int, bool], np.ndarray] = {}  # (node, left side?) -> codes that reach that child
+    for node in sorted(wanted):  # parents before children
+        j = int(feature[node])
+        # the nearest earlier split on the same parameter decides which levels can reach this node
+        child, above = node, int(parent[node])
+        while above >= 0 and not (above in wanted and feature[above] == j):
+            child, above = above, int(parent[above])
+        codes = (np.arange(int(n_levels[j]), dtype=np.int64) if above < 0
+                 else reach[(above, bool(left[above] == child))])
+        go_left = left_present[node]
+        if n_samples[left[node]] >= n_samples[right[node]]:
+            present = np.concatenate([left_present[node], right_present[node]])
+            go_left = np.union1d(go_left, np.setdiff1d(codes, present)).astype(np.int64)
+        out[node] = go_left
+        reach[(node, True)] = np.intersect1d(codes, go_left)
+        reach[(node, False)] = np.setdiff1d(codes, go_left)
+    return out
 
 
 @njit(cache=True)
@@ -338,6 +390,17 @@ def _partition(codes, j, cut, is_categorical, rank, idx, a, b, spill):
 
 
 @njit(cache=True)
+def _append_code(cat_codes, n_cat, c):
+    """``cat_codes`` with ``c`` stored at ``n_cat`` (a copy twice as long when it is full)."""
+    if n_cat == cat_codes.shape[0]:
+        bigger = np.zeros(2 * n_cat + 1, np.int64)
+        bigger[:n_cat] = cat_codes
+        cat_codes = bigger
+    cat_codes[n_cat] = c
+    return cat_codes
+
+
+@njit(cache=True)
 def _grow_kernel(codes, n_levels, categorical, weight, total, within, unit_low, unit_high,
                  threshold, min_split, max_depth, tie_rtol, noise_rtol, max_hist):
     """Breadth-first growth (the R tool's work queue); returns the node arrays."""
@@ -356,6 +419,7 @@ def _grow_kernel(codes, n_levels, categorical, weight, total, within, unit_low, 
     start = np.zeros(cap, np.int64)
     stop = np.zeros(cap, np.int64)
     cat_lo = np.zeros(cap, np.int64)
+    cat_mid = np.zeros(cap, np.int64)
     cat_hi = np.zeros(cap, np.int64)
     cat_codes = np.zeros(u + 1, np.int64)  # grows when needed
     n_cat = 0
@@ -368,6 +432,7 @@ def _grow_kernel(codes, n_levels, categorical, weight, total, within, unit_low, 
     hist_s = np.zeros(width)
     order = np.zeros(width, np.int64)
     rank = np.zeros(width, np.int64)
+    present = np.zeros(width, np.bool_)
     ranks = np.zeros((p, width), np.int64)
     gains = np.zeros(max(width, u))
     param_gain = np.zeros(p)
@@ -425,15 +490,23 @@ def _grow_kernel(codes, n_levels, categorical, weight, total, within, unit_low, 
 
         feature[node], cut[node], improvement[node] = j, param_cut[j], param_gain[j]
         if categorical[j]:
+            # cat_codes[lo:mid]: the levels that go left (all present in the node: an absent level
+            # ranks last); cat_codes[mid:hi]: the present levels that go right. The levels absent
+            # from the node are placed afterwards (grow_tree: with the majority of its samples).
+            for t in range(a, b):
+                present[codes[idx[t], j]] = True
             cat_lo[node] = n_cat
             for c in range(n_levels[j]):
                 if ranks[j, c] <= param_cut[j]:
-                    if n_cat == cat_codes.shape[0]:
-                        bigger = np.zeros(2 * n_cat, np.int64)
-                        bigger[:n_cat] = cat_codes
-                        cat_codes = bigger
-                    cat_codes[n_cat] = c
+                    cat_codes = _append_code(cat_codes, n_cat, c)
                     n_cat += 1
+            cat_mid[node] = n_cat
+            for c in range(n_levels[j]):
+                if present[c]:
+                    present[c] = False
+                    if ranks[j, c] > param_cut[j]:
+                        cat_codes = _append_code(cat_codes, n_cat, c)
+                        n_cat += 1
             cat_hi[node] = n_cat
         n_left = _partition(codes, j, param_cut[j], categorical[j], ranks[j], idx, a, b, spill)
         for child, lo, hi in ((count, a, a + n_left), (count + 1, a + n_left, b)):
@@ -454,4 +527,4 @@ def _grow_kernel(codes, n_levels, categorical, weight, total, within, unit_low, 
         high[parent[node]] = max(high[parent[node]], high[node])
     return (parent[:count], depth[:count], n_samples[:count], mean[:count], sse[:count], low,
             high, feature[:count], cut[:count], left[:count], right[:count], improvement[:count],
-            cat_codes[:n_cat], cat_lo[:count], cat_hi[:count])
+            cat_codes[:n_cat], cat_lo[:count], cat_mid[:count], cat_hi[:count])

@@ -499,7 +499,7 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
     _check_tree_metric(tree, dataset, metric)
     if minimize is None:
         minimize = lower_is_better(metric, dataset.meta)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    check_writable(path)  # before the figures: they take a while, and then the write would fail
 
     if tree_max_depth == "auto":
         tree_max_depth = depth_to_fit(tree)  # a tree with thousands of leaves cannot be drawn whole
@@ -512,7 +512,7 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         files = {f"{name}.svg": svgs[name] for name in FIGURE_NAMES}
         files |= {figure_file_name(heading): svg for _, heading, _, svg in extras if svg is not None}
         for name, svg in files.items():  # named after the report: two reports can share a folder
-            (path.parent / f"{path.stem}-{name}").write_text(header + svg, encoding="utf-8")
+            _write(path.parent / f"{path.stem}-{name}", header + svg, path)
 
     warning = f'<p class="caution">{escape(caution)}</p>' if caution else ""
     sections = [
@@ -573,5 +573,42 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
 </body>
 </html>
 """
-    path.write_text(page, encoding="utf-8")
+    _write(path, page, path)
     return path
+
+
+def check_writable(path: Path) -> None:
+    """Refuse, naming ``path`` (the report the user asked for), a report that cannot be written
+    there: its folder cannot be created, or no file can be written in it. An empty file made to
+    find out is removed again."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        from starchart.report.study import folder_problem
+
+        raise InputError(f"cannot create the report's folder {str(path.parent)!r} "
+                         f"({folder_problem(path.parent, exc)})", where=str(path),
+                         hint="choose a writable path with -o") from exc
+    existed = path.exists()
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise _unwritable(path, exc) from exc
+    if not existed:
+        path.unlink(missing_ok=True)
+
+
+def _write(target: Path, text: str, report: Path) -> None:
+    """Write ``target`` (the report or a figure beside it); a failure names the report."""
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _unwritable(report, exc, target) from exc
+
+
+def _unwritable(report: Path, exc: OSError, target: Path | None = None) -> InputError:
+    what = "the report" if target is None or target == report else f"the report's figure {target.name!r}"
+    return InputError(f"cannot write {what} ({exc.strerror or exc})", where=str(report),
+                      hint=f"choose a path you may write to with -o (the figures go beside it, in "
+                           f"{str(report.parent)!r})")

@@ -274,7 +274,7 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
                 cx, cy = x[child], -nodes[child].depth
                 ax.plot([xpos, cx], [-node.depth, cy], color="#888888", lw=0.9, zorder=1)
                 ax.text(xpos + 0.5 * (cx - xpos), -node.depth - 0.5, shorten(text, 28), ha="center",
-                        va="center", fontsize=_FONT - 1.5, color="#333333", zorder=2,
+                        va="center", fontsize=_FONT - 1.5, color="#333333", zorder=2, parse_math=False,
                         bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.9})
     for node_id, xpos in x.items():
         node = nodes[node_id]
@@ -293,10 +293,10 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
                         color=_BEST_COLOR, fontweight="bold", zorder=3)
         else:
             ax.text(xpos, y, f"{node.feature}\nn={node.n_samples}\n{_fmt(node.mean)}", ha="center",
-                    va="center", fontsize=_FONT - 0.5, zorder=3, linespacing=1.15,
+                    va="center", fontsize=_FONT - 0.5, zorder=3, linespacing=1.15, parse_math=False,
                     bbox={"boxstyle": "round,pad=0.3", "fc": "#eef1f6", "ec": "#555555", "lw": 0.7})
 
-    ax.set_title(title, fontsize=_FONT + 3, loc="left", pad=14)
+    ax.set_title(title, fontsize=_FONT + 3, loc="left", pad=14, parse_math=False)
     # Colour bar: fixed 2.4-inch wide strip in the top-right corner, or, for a tree drawn from the
     # left, right after the title, where it is seen before the figure is scrolled.
     bar_left = width - 2.4 - side
@@ -309,7 +309,7 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
     bar.ax.xaxis.set_minor_locator(NullLocator())
     bar.ax.tick_params(labelsize=_FONT - 1.5, length=2, pad=1)
     bar.set_label(f"leaf mean {metric_label(metric, unit) if metric else ''}".strip(),
-                  fontsize=_FONT - 1, labelpad=1)
+                  fontsize=_FONT - 1, labelpad=1, parse_math=False)
     bar.ax.xaxis.set_label_position("top")
     return fig
 
@@ -348,14 +348,15 @@ def plot_importance(tree: StarchartTree, *, title: str | None = None, node_id: i
     importance = tree.importance(node_id, normalize=True).sort_values() * 100
     fig = Figure(figsize=(6.4, max(2.2, 0.9 + 0.32 * len(importance))))
     ax = fig.add_subplot()
-    bars = ax.barh(importance.index.astype(str), importance.to_numpy(), color="#4c72b0", height=0.65)
+    bars = ax.barh(range(len(importance)), importance.to_numpy(), color="#4c72b0", height=0.65)
+    ax.set_yticks(range(len(importance)), importance.index.astype(str), parse_math=False)
     for bar, value in zip(bars, importance.to_numpy()):
         ax.text(bar.get_width() + 1, bar.get_y() + bar.get_height() / 2, f"{value:.1f} %",
                 va="center", fontsize=_FONT)
     ax.set_xlim(0, max(10.0, importance.max() * 1.18))  # room for the value labels
     ax.set_xlabel("share of the SSE reduction (%)")
     where = "the whole tree" if node_id == 0 else f"the subtree of node {node_id}"
-    ax.set_title(title or f"Parameter importance over {where}", fontsize=_FONT + 3, loc="left")
+    ax.set_title(title or f"Parameter importance over {where}", fontsize=_FONT + 3, loc="left", parse_math=False)
     ax.spines[["top", "right"]].set_visible(False)
     ax.tick_params(labelsize=_FONT + 1)
     fig.tight_layout()
@@ -424,7 +425,7 @@ def plot_leaf_distributions(tree: StarchartTree, dataset: Dataset, metric: str |
     ax.autoscale_view()
     means = ax.scatter([leaf.mean for _, leaf in leaves], range(len(leaves)), marker="D", s=20,
                        color="#dd8452", edgecolor="black", lw=0.4, zorder=3)
-    ax.set_yticks(range(len(leaves)), labels, fontsize=_FONT - 0.5)
+    ax.set_yticks(range(len(leaves)), labels, fontsize=_FONT - 0.5, parse_math=False)
     for tick, (_, leaf) in zip(ax.get_yticklabels(), leaves):
         if leaf.node_id == best:
             tick.set_color(_BEST_COLOR)
@@ -434,7 +435,7 @@ def plot_leaf_distributions(tree: StarchartTree, dataset: Dataset, metric: str |
     if _use_log(all_values, log):
         ax.set_xscale("log")
         plain_log_ticks(ax.xaxis)
-    ax.set_xlabel(metric_label(metric, unit))
+    ax.set_xlabel(metric_label(metric, unit), parse_math=False)
     ax.grid(axis="x", color="#dddddd", lw=0.6, zorder=0)
     ax.set_axisbelow(True)
     ax.spines[["top", "right"]].set_visible(False)
@@ -447,7 +448,7 @@ def plot_leaf_distributions(tree: StarchartTree, dataset: Dataset, metric: str |
     order = "lowest" if minimize else "highest"
     count = f"{n_leaves} leaves" if rows == n_leaves else f"the {rows} best of {n_leaves} leaves"
     fig.suptitle(title or f"Measured {metric} per leaf: {count}, {order} mean on top, "
-                 f"{values.size} valid configurations", fontsize=_FONT + 3, x=0.01, ha="left")
+                 f"{values.size} valid configurations", fontsize=_FONT + 3, x=0.01, ha="left", parse_math=False)
     return fig
 
 
@@ -518,13 +519,15 @@ def plot_measurements(dataset: Dataset, metric: str | None = None, *, unit: str 
             plain_log_ticks(ax.yaxis)
         # Beside the axes, never on them: inside a corner it hid the first points' repeat bars,
         # which "best" placement does not see (a LineCollection has no offsets to avoid).
-        ax.legend(fontsize=_FONT, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
-                  frameon=False)
+        legend = ax.legend(fontsize=_FONT, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                           frameon=False)
+        for text in legend.get_texts():  # the unit is the data's text, not mathtext
+            text.set_parse_math(False)
     else:
         ax.text(0.5, 0.5, "no valid measurements", transform=ax.transAxes, ha="center", va="center",
                 fontsize=_FONT + 4, color="#aa3333")
     ax.set_xlabel("configurations, best first (rank)")
-    ax.set_ylabel(metric_label(metric, unit))
+    ax.set_ylabel(metric_label(metric, unit), parse_math=False)
     ax.grid(color="#e5e5e5", lw=0.6)
     ax.set_axisbelow(True)
     ax.spines[["top", "right"]].set_visible(False)
@@ -532,7 +535,7 @@ def plot_measurements(dataset: Dataset, metric: str | None = None, *, unit: str 
     failed = sum(failures.values())
     detail = f" ({', '.join(f'{n} {s}' for s, n in failures.items())})" if failed else ""
     ax.set_title(title or f"{metric}: {shown.size} valid of {len(dataset)} configurations, "
-                 f"{failed} failed{detail}", fontsize=_FONT + 3, loc="left")
+                 f"{failed} failed{detail}", fontsize=_FONT + 3, loc="left", parse_math=False)
     fig.tight_layout()
     return fig
 
@@ -574,7 +577,7 @@ def plot_progress(values: Any, *, metric: str = "time", unit: str | None = None,
             ax.set_yscale("log")
             plain_log_ticks(ax.yaxis)
     ax.set_xlabel("evaluation")
-    ax.set_ylabel(metric_label(metric, unit))
+    ax.set_ylabel(metric_label(metric, unit), parse_math=False)
     ax.grid(color="#e5e5e5", lw=0.6)
     ax.set_axisbelow(True)
     ax.spines[["top", "right"]].set_visible(False)
@@ -591,7 +594,7 @@ def plot_progress(values: Any, *, metric: str = "time", unit: str | None = None,
         strip.grid(axis="x", color="#e5e5e5", lw=0.6)
         strip.set_axisbelow(True)
         heading += f", {int(bad.sum())} failed (×, no value)"
-    (strip or ax).set_title(heading, fontsize=_FONT + 3, loc="left")
+    (strip or ax).set_title(heading, fontsize=_FONT + 3, loc="left", parse_math=False)
     return fig
 
 

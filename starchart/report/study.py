@@ -20,6 +20,7 @@ recorded and how much of it was measured). Then, when the data allows:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,8 +124,9 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     (:func:`~starchart.explore.platforms.load_platforms`) and the report compares them;
     one ``LABEL=PATH`` is that file, titled by its label.
     ``output`` defaults to ``<source stem>-report/report.html`` beside the (first) source
-    (``platforms-report/`` for several); an existing folder gets ``report.html`` in it, and a
-    name without ``.html`` gets it appended; ``metric`` defaults to the data's default metric;
+    (``platforms-report/`` for several); an existing folder, or a string ending in ``/`` (a
+    folder to create), gets ``report.html`` in it, and a name without ``.html`` gets it appended;
+    ``metric`` defaults to the data's default metric;
     ``title`` to "starchart report: NAME"; ``minimize`` (whether lower values are better)
     to what the data records, else to what the metric's name says
     (:func:`starchart.direction.lower_is_better`); ``metrics`` names a CSV's measured
@@ -156,18 +158,17 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     if minimize is None:
         minimize = lower_is_better(metric, dataset.meta)
     traded = traded_metrics(dataset, limits)  # checked before the slow part
-    tree = StarchartTree().fit(ok.X[finite], y[finite])
+    # "-o out/" names a folder even before it exists (Path() would drop the slash and write out.html)
+    folder = output is not None and str(output).endswith(("/", os.sep))
     output = Path(output) if output is not None else default_output
-    if output.is_dir():  # a folder: the report goes in it
+    if folder or output.is_dir():  # a folder: the report goes in it
         output = output / "report.html"
     elif output.suffix.lower() not in (".html", ".htm"):  # else a browser would not open it as a page
         output = output.with_name(output.name + ".html")
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create the report's folder ({folder_problem(output.parent, exc)})",
-                         where=output.parent, hint="choose a writable path with -o") from exc
-    from starchart.report.html import write_html_report
+    from starchart.report.html import check_writable, write_html_report
+
+    check_writable(output)  # before the tree and the sections: minutes on a large study
+    tree = StarchartTree().fit(ok.X[finite], y[finite])
 
     sections = study_sections(dataset, metric, order=measured_order(study.results, metric), minimize=minimize,
                               search=study.search, traded=traded, limits=limits, sample_size=study.sample_size)

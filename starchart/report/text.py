@@ -24,12 +24,14 @@ if TYPE_CHECKING:
 
 def split_labels(tree: "StarchartTree", node: "TreeNode") -> tuple[str, str]:
     """The conditions on the left and right branches of an internal node."""
+    from starchart.tree import format_value
+
     if node.left_levels is not None:
         # the levels that can reach this node and go right (an earlier split may have sent some away)
-        right = (list(map(str, node.right_levels)) if node.right_levels is not None
-                 else [v for v in map(str, tree.values_[node.feature]) if v not in node.left_levels])
-        return (f"{node.feature} ∈ {{{', '.join(node.left_levels)}}}",
-                f"{node.feature} ∈ {{{', '.join(right)}}}")
+        right = (node.right_levels if node.right_levels is not None
+                 else [v for v in tree.values_[node.feature] if v not in node.left_levels])
+        return (f"{node.feature} ∈ {{{', '.join(map(format_value, node.left_levels))}}}",
+                f"{node.feature} ∈ {{{', '.join(map(format_value, right))}}}")
     values = tree.values_[node.feature]
     if len(values) == 2 and all(isinstance(v, (bool, np.bool_)) for v in values):  # False ≤ 0 < True
         return f"{node.feature} = False", f"{node.feature} = True"
@@ -40,9 +42,31 @@ def split_labels(tree: "StarchartTree", node: "TreeNode") -> tuple[str, str]:
 def _threshold_label(tree: "StarchartTree", node: "TreeNode") -> str:
     if tree.param_kinds_[node.feature] == "ordered" and any(
             isinstance(v, str) for v in tree.values_[node.feature]):
-        return str(tree.values_[node.feature][int(node.threshold)])  # ordered categorical
+        from starchart.tree import format_value
+
+        return format_value(tree.values_[node.feature][int(node.threshold)])  # ordered categorical
     threshold = node.threshold
     return str(int(threshold)) if float(threshold).is_integer() else f"{threshold:.6g}"
+
+
+def best_leaf_line(tree: "StarchartTree", metric: str, minimize: bool = True) -> str:
+    """The line naming the best leaf: its region, size, mean and worst case — the largest value
+    when lower is better, the smallest when higher is better (a maximised GFLOP/s's worst case is its min).
+
+    >>> import pandas as pd
+    >>> from starchart.tree import StarchartTree
+    >>> tree = StarchartTree(min_samples_split=2).fit(pd.DataFrame({"tpp": [1, 1, 8, 8]}), [3.0, 3.4, 1.0, 1.2])
+    >>> best_leaf_line(tree, "time")
+    'lowest-mean leaf (time: lower is better): tpp = 8  (n=2, mean=1.1, max=1.2)'
+    >>> best_leaf_line(tree, "GFLOP/s", minimize=False)
+    'highest-mean leaf (GFLOP/s: higher is better): tpp = 1  (n=2, mean=3.2, min=3)'
+    """
+    from starchart.direction import direction_word
+
+    best = tree.best_leaf(minimize=minimize)
+    worst = f"max={best.max:.4g}" if minimize else f"min={best.min:.4g}"
+    return (f"{'lowest' if minimize else 'highest'}-mean leaf ({metric}: {direction_word(minimize)}): "
+            f"{best.description}  (n={best.n_samples}, mean={best.mean:.4g}, {worst})")
 
 
 def _stats(node: "TreeNode", decimals: int) -> str:
