@@ -195,8 +195,10 @@ def test_throughput_curve_records_failures_without_raising():
     curve = throughput_curve(ev, [10, 1000])
     assert curve["status"].tolist() == ["ok", "runtime"]
     assert "ZeroDivisionError" in curve.loc[1, "reason"] and math.isnan(curve.loc[1, "throughput"])
-    assert find_msp(curve).notes == ["size(s) [1000] have no valid measurement and were skipped",
-                                     "the target size 1000 has no valid measurement"]
+    # one size ran and the target failed: there is no curve to read an MSP from, and the error says why
+    with pytest.raises(InputError, match=r"no saturation curve to read: only size 10 has a valid throughput, and "
+                                         r"the target size 1000 failed.*size 1000: ZeroDivisionError"):
+        find_msp(curve)
 
 
 def test_throughput_curve_keeps_measurements_in_a_store(tmp_path):

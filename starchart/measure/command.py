@@ -142,14 +142,21 @@ class CommandEvaluator(Evaluator):
         if self.cwd is not None and not Path(self.cwd).is_dir():
             raise InputError(f"working directory {self.cwd!r} does not exist", where=type(self).__name__,
                              hint="create it or fix cwd=")
+        # a PATH set by env= is where the program is looked up (unless it depends on the configuration)
+        env_path = (self.env or {}).get("PATH")
+        if env_path is not None and template_fields([env_path]):
+            env_path = None
         if not self.shell and not template_fields([self.argv[0]]):
             program = self.argv[0]
-            if find_program(program, self.cwd) is None:
+            if find_program(program, self.cwd, env_path) is None:
                 if os.sep in program:
                     path = Path(self.cwd or ".", program).expanduser().resolve()
                     state = "is not executable (chmod +x it)" if path.is_file() else "does not exist"
                     hint = (f"it was looked up as {path}, which {state}; a relative path is taken from the "
                             f"working folder cwd={self.cwd}")
+                elif env_path is not None:
+                    hint = (f"it is looked up in the PATH set by env= ({env_path!r}): add its folder there, "
+                            "or give its full path")
                 else:
                     hint = "build or install it, check PATH, or give its full path"
                 raise InputError(f"program {program!r} not found", where=type(self).__name__, hint=hint)

@@ -5,6 +5,8 @@ The command-line and C evaluators share everything here:
 - :func:`run_process` starts a program in its own process group (session), so a
   timeout kills the whole tree, grandchildren included (a shell script's
   ``sleep``, a benchmark's worker processes), and returns a :class:`ProcessResult`;
+  the group also dies when the program exits (background jobs) or when this Python
+  process is killed (:mod:`starchart.measure.watchdog`);
 - :func:`render_argv` and :func:`template_fields` handle ``{param}`` templates,
   so unknown parameters are found by ``prepare`` before anything runs;
 - :func:`parse_values` reads metric values from a program's output (a regex or
@@ -40,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from starchart.errors import InputError
+from starchart.measure import watchdog
 from starchart.measure.base import Measurement
 
 __all__ = [
@@ -65,6 +68,10 @@ REPEATS_ENV = "STARCHART_REPEATS"
 # Grace period for collecting output after the process group was killed; a process that left
 # the group (its own setsid) could hold the pipes open forever, so we do not wait on it.
 _DRAIN_S = 2.0
+# How long a program's pipes may stay open after it exited (a background job it started holds them)
+# before its group is killed; and how often a waiting launch checks whether the program exited.
+_HELD_OPEN_S = 1.0
+_POLL_S = 0.1
 
 # The programs run_process is waiting for (any thread), so that an interrupted run can stop them.
 _RUNNING: set[subprocess.Popen] = set()
@@ -96,6 +103,9 @@ class ProcessResult:
         Name of the signal that ended it (``"SIGSEGV"``), or ``None``.
     timeout:
         The limit it ran under, seconds (``None``: none).
+    left_running:
+        ``None``, or what happened to the processes it left running in its process group
+        (background jobs), which are killed when it exits.
 
     Examples
     --------
@@ -116,6 +126,7 @@ class ProcessResult:
     timed_out: bool = False
     signal: str | None = None
     timeout: float | None = None
+    left_running: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -175,6 +186,12 @@ def run_process(argv: Sequence[str] | str, *, timeout: float | None = None, env:
                 cwd: str | Path | None = None, shell: bool = False) -> ProcessResult:
     """Run a program to completion (or to ``timeout``) and return what it did.
 
+    When the program exits, whatever it left running in its process group (``server &``) is
+    killed, after at most 1 s more if it keeps the program's output open; ``left_running`` says so.
+    A process that must outlive the launch starts a session of its own (``setsid``). If the Python
+    process itself is killed (even by ``kill -9``), the group is killed too
+    (:mod:`starchart.measure.watchdog`).
+
     Parameters
     ----------
     argv:
@@ -207,29 +224,30 @@ def run_process(argv: Sequence[str] | str, *, timeout: float | None = None, env:
     if env:
         full_env = dict(os.environ)
         full_env.update({str(k): str(v) for k, v in env.items()})
+    # None where the watchdog runs (or off Linux); else only a prctl call between fork and exec
+    preexec = watchdog.preexec_fallback()
     start = time.perf_counter()
     try:
         # A new session makes the child a process-group leader: killpg then reaches grandchildren too.
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=full_env, cwd=cwd, start_new_session=True)
+                                env=full_env, cwd=cwd, start_new_session=True,
+                                preexec_fn=preexec)  # noqa: PLW1509 - only the fallback, see watchdog
     except FileNotFoundError as exc:
         if cwd is not None and not Path(cwd).is_dir():
             raise InputError(f"working directory {str(cwd)!r} does not exist", where=argv[0],
                              hint="create it or fix cwd=") from exc
         raise InputError(f"program {argv[0]!r} not found", where=" ".join(argv)[:200],
-                         hint=_missing_program_hint(argv[0])) from exc
+                         hint=_missing_program_hint(argv[0], (env or {}).get("PATH"))) from exc
     except PermissionError as exc:
         raise InputError(f"program {argv[0]!r} cannot be executed (permission denied)",
                          where=" ".join(argv)[:200], hint=f"make it executable: chmod +x {argv[0]}") from exc
-    timed_out = False
+    watchdog.watch(proc.pid)  # if this process is killed, the watchdog kills the group
     with _RUNNING_LOCK:
         _RUNNING.add(proc)
     try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(proc)
-        out, err = _drain(proc)
+        out, err, timed_out, exited_s, held_open = _wait(proc, start, timeout)
+        # Background jobs it left in its group (``server &``) would run on, disturbing the next measurement.
+        left_running = bool(held_open) or (not timed_out and _kill_leftovers(proc.pid))
     except BaseException:  # KeyboardInterrupt: leave no orphans behind
         _kill_group(proc)
         proc.wait()
@@ -237,11 +255,95 @@ def run_process(argv: Sequence[str] | str, *, timeout: float | None = None, env:
     finally:
         with _RUNNING_LOCK:
             _RUNNING.discard(proc)
-    wall_s = time.perf_counter() - start
+        watchdog.unwatch(proc.pid)
+    wall_s = (exited_s if exited_s is not None else time.perf_counter()) - start
     code = proc.returncode
     sig = _signal_name(-code) if code is not None and code < 0 and not timed_out else None
+    note = None
+    if held_open == "killed":
+        note = (f"processes it left running kept its output open {_HELD_OPEN_S:g} s after it exited; "
+                "they were killed")
+    elif held_open:
+        note = (f"a process it started outside its process group (setsid?) kept its output open "
+                f"{_HELD_OPEN_S:g} s after it exited and still runs; its output was read up to then")
+    elif left_running:
+        note = "processes it left running in its process group were killed when it exited"
     return ProcessResult(list(argv), code, _decode(out), _decode(err), wall_s, timed_out=timed_out, signal=sig,
-                         timeout=timeout)
+                         timeout=timeout, left_running=note)
+
+
+def _wait(proc: subprocess.Popen, start: float,
+          timeout: float | None) -> tuple[bytes, bytes, bool, float | None, str]:
+    """Collect ``proc``'s output until its pipes close, its timeout, or shortly after it exits.
+
+    Returns ``(stdout, stderr, timed_out, exit time or None, held_open)``. A program that exits while
+    something it started still holds its stdout/stderr (``sleep 60 &``) is not waited for beyond
+    :data:`_HELD_OPEN_S`: its group is killed, and ``held_open`` is ``"killed"``, or ``"escaped"`` when
+    the holder is outside the group (``setsid``) and still runs; its own exit counts for the timeout,
+    so it is not reported as timed out. ``held_open`` is ``""`` otherwise.
+    """
+    deadline = None if timeout is None else start + timeout
+    exited = None
+    while True:
+        now = time.perf_counter()
+        if exited is not None:
+            wait_s = exited + _HELD_OPEN_S - now
+        elif deadline is not None:
+            wait_s = min(deadline - now, _POLL_S)
+        else:
+            wait_s = _POLL_S
+        try:
+            out, err = proc.communicate(timeout=max(wait_s, 0.0))
+            return out, err, False, exited, ""
+        except subprocess.TimeoutExpired:
+            pass
+        if exited is None and proc.poll() is not None:  # it exited; something else holds the pipes
+            exited = time.perf_counter()
+            continue
+        if exited is not None:
+            _kill_group(proc)
+            out, err, closed = _drain(proc)
+            return out, err, False, exited, "killed" if closed else "escaped"
+        if deadline is not None and time.perf_counter() >= deadline:
+            _kill_group(proc)
+            out, err, _ = _drain(proc)
+            return out, err, True, None, ""
+
+
+def _kill_leftovers(pgid: int) -> bool:
+    """Kill what is left of the process group ``pgid`` after its leader exited; whether anything ran.
+
+    The group's id cannot be given to a new process while any member of the group exists, so
+    this cannot hit a stranger. Exited members that nobody reaped yet (zombies) do not count.
+    """
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False  # the usual case: the group is gone
+    alive = _has_live_member(pgid)
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return alive
+
+
+def _has_live_member(pgid: int) -> bool:
+    """Whether group ``pgid`` has a member that is not a zombie (read from /proc; ``True`` without it)."""
+    try:
+        entries = [e.name for e in os.scandir("/proc") if e.name.isdigit()]
+    except OSError:
+        return True
+    for pid in entries:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue  # it exited meanwhile
+        fields = stat[stat.rfind(b")") + 2:].split()  # after "pid (comm) ": state, ppid, pgrp, ...
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
 
 
 def _command_line(argv: Sequence[str] | str, shell: bool) -> list[str]:
@@ -259,9 +361,12 @@ def _command_line(argv: Sequence[str] | str, shell: bool) -> list[str]:
     return argv
 
 
-def _missing_program_hint(program: str) -> str:
+def _missing_program_hint(program: str, env_path: str | None = None) -> str:
     if os.sep in program:
         return "check the path (relative paths are taken from the working directory) or build the program first"
+    if env_path is not None:  # the program is looked up in the PATH the program gets, not in ours
+        return (f"it is looked up in the PATH set by env= ({env_path!r}): add its folder there, "
+                "or give its full path")
     return f"install {program} or add its directory to PATH, or give its full path"
 
 
@@ -292,16 +397,18 @@ def _kill_group(proc: subprocess.Popen) -> None:
         proc.kill()  # the group is gone already; make sure the child itself is
 
 
-def _drain(proc: subprocess.Popen) -> tuple[bytes, bytes]:
+def _drain(proc: subprocess.Popen) -> tuple[bytes, bytes, bool]:
+    """The rest of the output once the group was killed: ``(stdout, stderr, whether the pipes closed)``."""
     try:
-        return proc.communicate(timeout=_DRAIN_S)
-    except subprocess.TimeoutExpired:
-        # Something outside the group still holds the pipes: give up on the output.
+        out, err = proc.communicate(timeout=_DRAIN_S)
+        return out, err, True
+    except subprocess.TimeoutExpired as exc:
+        # Something outside the group (its own setsid) still holds the pipes: keep what was read, stop there.
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
         proc.wait()
-        return b"", b""
+        return exc.output or b"", exc.stderr or b"", False
 
 
 def _decode(data: bytes | None) -> str:
@@ -417,15 +524,16 @@ def check_fields(fields: set[str], space: Any, where: str) -> None:
                          hint=f"known parameters: {', '.join(known) or '(none)'} (write {{{{ and }}}} for literal braces)")
 
 
-def find_program(program: str, cwd: str | Path | None = None) -> str | None:
-    """The path of ``program`` as it would be run (PATH search, or a path taken from ``cwd``), or ``None``.
+def find_program(program: str, cwd: str | Path | None = None, path: str | None = None) -> str | None:
+    """The path of ``program`` as it would be run (a search of ``path``, default ``$PATH``, or a path
+    taken from ``cwd``), or ``None``.
 
-    >>> find_program("sh") is not None, find_program("no-such-program-xyz")
-    (True, None)
+    >>> find_program("sh") is not None, find_program("no-such-program-xyz"), find_program("sh", path="/nowhere")
+    (True, None, None)
     """
     if os.sep in program and cwd is not None and not os.path.isabs(program):
         program = os.path.join(cwd, program)
-    return shutil.which(program)
+    return shutil.which(program, path=path)
 
 
 # ------------------------------------------------------------------------- parsing
@@ -614,19 +722,25 @@ def run_repeated(argv: Sequence[str] | str, config: Mapping[str, Any], *,
             values.setdefault(key, []).extend(new)
         if not launch_values.get(metric):
             break  # a parser that gives no objective value would loop for nothing
+    # the measurement stands, but the user should know that their program leaves processes behind
+    notes = [r.left_running for r in results if r.left_running]
+    extra_note = {"left_running": notes[0]} if notes else {}
     kept = {key: (v[warmup:needed] if len(v) > warmup else v) for key, v in values.items()}
     if not kept.get(metric):
         return Measurement.failure(config, "runtime", f"unparsable output: no value of {metric!r}", run_s=run_s,
-                                   extra={"launches": len(results)}), results
+                                   extra={"launches": len(results), **extra_note}), results
     if any(math.isnan(v) for v in kept[metric]):  # "ok" without a value would pass for a measurement
         return Measurement.failure(config, "runtime", f"the program printed NaN for {metric!r}: "
                                    f"{', '.join(map(repr, kept[metric]))}", run_s=run_s,
-                                   extra={"launches": len(results)}), results
-    return Measurement(dict(config), values=kept, run_s=run_s, extra={"launches": len(results)}), results
+                                   extra={"launches": len(results), **extra_note}), results
+    return Measurement(dict(config), values=kept, run_s=run_s,
+                       extra={"launches": len(results), **extra_note}), results
 
 
 def _failure_extra(result: ProcessResult, launches: int) -> dict[str, Any]:
     extra: dict[str, Any] = {"launches": launches, "stderr_tail": result.stderr_tail()}
+    if result.left_running:
+        extra["left_running"] = result.left_running
     if result.returncode is not None and not result.timed_out:
         extra["returncode"] = result.returncode
     if result.signal:

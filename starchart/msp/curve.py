@@ -354,6 +354,14 @@ def find_msp(curve: pd.DataFrame | pd.Series | Mapping[Any, float], threshold: f
         ``saturated`` is ``False`` (and ``size == target``) when no size below the target
         reaches the plateau; ``message`` says so.
 
+    Raises
+    ------
+    InputError
+        When no size has a valid throughput, or when the target failed and no size that ran
+        is followed by a larger one on the plateau (only one size ran, or the throughput still
+        rises at the largest size that ran): there is no curve to read a saturation point from.
+        The message names the failed sizes and, for a :func:`throughput_curve` frame, why they failed.
+
     Examples
     --------
     >>> bumpy = {8: 50.0, 16: 95.0, 32: 70.0, 64: 98.0, 128: 100.0}
@@ -376,9 +384,10 @@ def find_msp(curve: pd.DataFrame | pd.Series | Mapping[Any, float], threshold: f
     frame = frame[frame["size"] <= target]
     notes: list[str] = []
     good = frame[np.isfinite(frame["throughput"]) & (frame["throughput"] > 0)]
-    failed = frame.loc[~frame.index.isin(good.index), "size"].tolist()
+    failed = [_plain_size(s) for s in frame.loc[~frame.index.isin(good.index), "size"]]
+    why_failed = _failure_reasons(curve, failed)
     if failed:
-        notes.append(f"size(s) {failed} have no valid measurement and were skipped")
+        notes.append(f"size(s) {failed} have no valid measurement and were skipped{why_failed}")
     if good.empty:
         raise InputError("no size of the curve has a valid throughput" + _first_failure(curve), where="curve",
                          hint="check the evaluator (a positive run time in ms at every size) and the work function")
@@ -391,24 +400,42 @@ def find_msp(curve: pd.DataFrame | pd.Series | Mapping[Any, float], threshold: f
         index = int(np.argmax(tail_ok)) if tail_ok.any() else len(good) - 1
     else:
         index = int(np.argmax(inside))
-    size = good["size"].iloc[index]
-    size = size.item() if isinstance(size, np.generic) else size
-    peak_size = peak_size.item() if isinstance(peak_size, np.generic) else peak_size
+    pct = f"{threshold:.0%}" if threshold * 100 == round(threshold * 100) else f"{threshold:.1%}"
+    size = _plain_size(good["size"].iloc[index])
+    peak_size = _plain_size(peak_size)
     at_target = good.loc[good["size"] == target, "throughput"]
+    if at_target.empty and index == len(good) - 1:
+        # Nothing larger that ran confirms a plateau, and the target, which would be the fallback, failed.
+        largest = _plain_size(good["size"].iloc[-1])
+        if len(good) == 1:
+            seen = f"only size {largest} has a valid throughput"
+        elif stable:
+            seen = (f"no size before {largest}, the largest size that ran, starts a plateau within {pct} of the "
+                    "maximum")
+        else:
+            seen = f"the throughput still rises at size {largest}, the largest size that ran"
+        raise InputError(f"no saturation curve to read: {seen}, and the target size {target} failed; "
+                         f"failed size(s) {failed}{why_failed}", where="curve",
+                         hint="make the default configuration run at every size (a longer timeout, more memory), "
+                              "or choose one that does with config= (--default on the command line), or tune for "
+                              f"a size that runs: target={largest}")
     if at_target.empty:
-        notes.append(f"the target size {target} has no valid measurement")
+        notes.append(f"the target size {target} has no valid measurement: the plateau is read from the sizes "
+                     f"up to {_plain_size(good['size'].iloc[-1])}")
     elif float(at_target.iloc[0]) < band:
         drop = 1 - float(at_target.iloc[0]) / peak
         notes.append(f"throughput falls after its peak at size {peak_size}: the target's is {drop:.0%} below it "
                      "(cache or memory effects?), so sizes near the peak may not behave like the target")
-    pct = f"{threshold:.0%}" if threshold * 100 == round(threshold * 100) else f"{threshold:.1%}"
     saturated = size != target
     if saturated:
         message = (f"MSP = {size}: the smallest size whose throughput is within {pct} of the maximum "
                    f"({peak:.4g} at size {peak_size}); target {target}, {target / size:.3g}x larger")
     elif len(good) == 1:  # nothing to compare with: "still rises" would be a guess
+        smaller = [f for f in failed if f < target]
+        todo = (f"the smaller size(s) {smaller} failed: make them run to find one" if smaller else
+                "measure smaller sizes to find one")
         message = (f"no saturation point: only the target size {target} has a valid throughput; MSP = target "
-                   "(measure smaller sizes to find one)")
+                   f"({todo})")
     elif not inside[-1]:  # stable=True past a peak: the target itself is off the plateau
         message = (f"no stable saturation: the throughput at the target size {target} is more than {pct} below "
                    f"the maximum ({peak:.4g} at size {peak_size}); MSP = target")
@@ -417,6 +444,32 @@ def find_msp(curve: pd.DataFrame | pd.Series | Mapping[Any, float], threshold: f
                    f"(no smaller size is within {pct} of the maximum); MSP = target")
     return MSP(size=size, target=target, threshold=threshold, saturated=saturated, max_throughput=peak,
                max_size=peak_size, throughput=float(good["throughput"].iloc[index]), message=message, notes=notes)
+
+
+def _plain_size(size: Any) -> int | float:
+    """A size as the Python number it holds (a numpy scalar prints as ``np.int64(8)`` in a list)."""
+    return size.item() if isinstance(size, np.generic) else size
+
+
+def _failure_reasons(curve: Any, sizes: Sequence[Any], shown: int = 3) -> str:
+    """``" (size 16: <reason>; size 32: <reason>)"`` for the failed ``sizes`` of a :func:`throughput_curve`
+    frame (reasons are a plain curve's to give: ``""`` without a ``reason`` column).
+
+    >>> frame = pd.DataFrame({"size": [8, 16], "throughput": [1.0, float("nan")], "reason": ["", "exit status 2"]})
+    >>> _failure_reasons(frame, [16])
+    ' (size 16: exit status 2)'
+    """
+    if not sizes or not isinstance(curve, pd.DataFrame) or "reason" not in curve.columns:
+        return ""
+    from starchart.text import shorten
+
+    parts = []
+    for size in sizes[:shown]:
+        reasons = curve.loc[curve["size"] == size, "reason"].fillna("").astype(str)
+        reason = next((r for r in reasons if r.strip()), "no reason recorded")
+        parts.append(f"size {size}: {shorten(reason, 160, collapse=True)}")
+    more = f"; {len(sizes) - shown} more" if len(sizes) > shown else ""
+    return f" ({'; '.join(parts)}{more})"
 
 
 def _first_failure(curve: Any) -> str:

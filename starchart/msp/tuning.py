@@ -61,7 +61,7 @@ from starchart.msp.curve import (
     time_metric,
 )
 from starchart.msp.search import Cost, Phase, Recorder, measured_seconds, resolve_search, run_search
-from starchart.msp.store import Stopwatch, msp_study, space_with_sizes
+from starchart.msp.store import Stopwatch, StoredEvaluator, msp_study, space_with_sizes
 from starchart.space import Space
 from starchart.text import shorten
 from starchart.throughput import WorkSpec, work_function
@@ -371,7 +371,17 @@ class _Setup:
 def _tune(evaluator: Evaluator, space: Space, s: _Setup, curve: pd.DataFrame | None) -> MSPTuningResult:
     """tune_at_msp's measuring and conclusions, with ``evaluator`` already keeping what it measures."""
     curve, curve_cost = _the_curve(evaluator, s, curve)
-    msp = find_msp(curve, s.threshold, target=s.target, stable=s.stable)
+    try:
+        msp = find_msp(curve, s.threshold, target=s.target, stable=s.stable)
+    except InputError as exc:
+        failed = curve["status"] != "ok" if "status" in curve.columns else ()
+        if isinstance(evaluator, StoredEvaluator) and evaluator.replayed and any(failed):
+            # a rerun on the same store replays the failures: fixing the machine alone changes nothing
+            raise InputError(exc.message, where=exc.where,
+                             hint=f"{exc.hint}; the curve's measurements were read back from the store, which "
+                                  "gives the same failures on every rerun: once the cause is fixed, measure into "
+                                  "another store (--store new.db, or store=)") from None
+        raise
     notes = list(msp.notes)
 
     phases: dict[Any, Phase] = {}
@@ -669,7 +679,9 @@ def threshold_sweep(result: MSPTuningResult, thresholds: Sequence[float] | None 
     Nothing is measured again: each threshold's MSP is read off the curve, and its
     search's cost and winner off the transfer table. ``stable`` defaults to the run's own
     (so the sweep's row at the run's threshold shows the run's MSP). Columns: ``threshold``,
-    ``msp``, ``saturated``, ``quality``, ``speedup`` and ``kernel_speedup``.
+    ``msp``, ``saturated``, ``quality``, ``speedup`` and ``kernel_speedup``. Where the default
+    configuration failed at the target, a threshold at which no smaller size is known to be saturated
+    has ``msp`` ``None`` and NaN values; ``frame.attrs["notes"]`` says why.
     """
     if result.transfer is None:
         raise InputError("a threshold sweep needs the transfer table", where="threshold_sweep",
@@ -680,10 +692,22 @@ def threshold_sweep(result: MSPTuningResult, thresholds: Sequence[float] | None 
         stable = result.stable
     by_size = result.transfer.set_index("size")
     rows = []
+    notes: list[str] = []
     for threshold in thresholds:
-        msp = find_msp(result.curve, float(threshold), target=result.target, stable=stable)
+        try:
+            msp = find_msp(result.curve, float(threshold), target=result.target, stable=stable)
+        except InputError as exc:  # the default configuration failed at the target: at this threshold no
+            # size of the curve is known to be saturated (the run's own threshold had one)
+            rows.append({"threshold": float(threshold), "msp": None, "saturated": False, "quality": math.nan,
+                         "speedup": math.nan, "kernel_speedup": math.nan})
+            notes.append(f"threshold {float(threshold):g}: {exc.message}")
+            continue
         row = by_size.loc[msp.size]
         rows.append({"threshold": float(threshold), "msp": msp.size, "saturated": msp.saturated,
                      "quality": float(row["quality"]), "speedup": float(row["speedup"]),
                      "kernel_speedup": float(row["kernel_speedup"])})
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    if notes:  # as objects: a threshold without an MSP (None) must not turn the other sizes into floats
+        frame["msp"] = pd.Series([row["msp"] for row in rows], dtype=object)
+    frame.attrs["notes"] = notes
+    return frame
