@@ -48,6 +48,7 @@ from typing import Any, Self
 
 from starchart.errors import InputError, StarchartError
 from starchart.measure.environment import cpu_model, gpus
+from starchart.measure.process import run_process
 from starchart.io.files import write_json_atomic
 from starchart.xapp.corpus import (MEASUREMENT_FORMAT, SIDES, Corpus, CorpusKernel, checksums_match, file_sha256,
                                    read_measurement_file)
@@ -169,15 +170,16 @@ def run_program(command: Sequence[str], env: dict[str, str], timeout_s: float, c
     """
     record: dict[str, Any] = {"run": shlex.join(command)}
     try:
-        done = subprocess.run(list(command), capture_output=True, text=True, timeout=timeout_s, env=env, cwd=cwd,
-                              check=False)
-    except subprocess.TimeoutExpired as exc:
+        # run_process: its own process group, killed whole on a timeout, and by the watchdog if this
+        # script is killed (a GPU program must not run on, holding the GPU, after kill -9)
+        done = run_process(list(command), timeout=timeout_s, env=env, cwd=cwd)
+    except InputError as exc:  # not found, not executable
+        record.update(status="run-error", message=f"cannot start: {exc.message}")
+        return record
+    if done.timed_out:
         record.update(status="timeout", timeout_s=timeout_s,
                       message=f"did not finish within {timeout_s:g} s (killed); raise --timeout or shrink args",
-                      output_tail=_tail(exc.stdout) + _tail(exc.stderr))
-        return record
-    except OSError as exc:
-        record.update(status="run-error", message=f"cannot start: {exc}")
+                      output_tail=_tail(done.stdout) + _tail(done.stderr))
         return record
     if done.returncode != 0:
         record.update(status="run-error", exit_code=done.returncode,

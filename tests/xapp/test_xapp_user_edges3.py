@@ -407,3 +407,30 @@ def test_unroll_pragmas_do_not_change_the_dynamic_features(tmp_path):
         "  PRAGMA(GCC unroll UNROLL)\n#pragma xapp parallel\n", '#pragma xapp parallel\n  _Pragma("GCC unroll 8")\n'))
     assert dynamic_features(operator) == plain
     assert static_features(operator) == static_features(source)
+
+
+def test_a_corpus_program_that_times_out_is_killed_with_what_it_started(tmp_path):
+    """Before: subprocess.run killed only the program on a timeout; a process it started (a helper, a GPU
+    server) held its output open, so the timeout waited for that process too, and it ran on afterwards."""
+    import os
+    import time
+
+    from starchart.xapp.measure_corpus import run_program
+
+    pid_file = tmp_path / "pid"
+    script = f"sleep 30 & echo $! > {pid_file}; wait"
+    started = time.monotonic()
+    record = run_program(["sh", "-c", script], dict(os.environ), timeout_s=1.0)
+    assert record["status"] == "timeout"
+    assert time.monotonic() - started < 20  # not the 30 s of the process it started
+    pid = int(pid_file.read_text())
+    for _ in range(50):  # the group was killed: the sleep is gone (a zombie at most, until init reaps it)
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().split(") ")[1][0] in "ZX":
+                    break
+        except FileNotFoundError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"process {pid} still runs")

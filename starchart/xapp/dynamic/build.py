@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import atexit
 import functools
-import os
 import re
 import resource
 import shutil
@@ -36,6 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ...errors import InputError, StarchartError
+from ...measure.process import run_process
 from ..toolchain import IR_FLAGS, clang_command, compile_to_ir
 from .instrument import Instrumented
 
@@ -129,13 +129,12 @@ def run_program(exe: Path, args: Sequence[object], *, source: str | Path, env: d
     argv = [str(exe), *map(str, args)]
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=timeout,
-                              check=False, env={**os.environ, **(env or {})}, cwd=cwd,
-                              stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
+    # its own process group (stdin /dev/null): a timeout kills what it started too, and so does the
+    # watchdog if this process is killed
+    proc = run_process(argv, timeout=timeout, env=env, cwd=cwd)
+    if proc.timed_out:
         raise InputError(f"the program did not finish within {timeout:g} s with args {list(map(str, args))}",
-                         where=source, hint="use a smaller input, or raise timeout=") from None
+                         where=source, hint="use a smaller input, or raise timeout=")
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
