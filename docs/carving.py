@@ -228,6 +228,53 @@ time. For every configuration that ran, the file holds the compiler's registers 
 memory per block (`CompilationData`), 33 Nsight Compute counters and the kernel duration. The failures carry no
 compilation data, so carving cannot judge them; **all shares below are of the {n} configurations with data**.
 
+## Carving a CUDA source (no GPU, no measurements)
+
+The study below carves *measured* counters. Before anything is measured, `starchart carve` compiles every
+configuration of a kernel's space and carves on what the compiler says:
+
+```bash
+starchart carve examples/carve/matmul.cu --kernel matmul --space examples/carve/matmul.yaml --cc 9.0 \
+    --threads-per-block "TILE * TILE // WPT" --threads "1024 * 1024 // WPT" -D N=1024 -j 8 -o kept.csv
+starchart run examples/carve/matmul.yaml --configs kept.csv ...   # measure only the survivors
+```
+
+```python
+from starchart.carve import carve_source
+from starchart.space import Space
+result = carve_source("examples/carve/matmul.cu", "matmul", Space.from_file("examples/carve/matmul.yaml"), "9.0",
+                      threads_per_block="TILE * TILE // WPT", threads="1024 * 1024 // WPT",
+                      constants={{"N": 1024}}, jobs=8, progress=True)
+```
+
+- **Target.** `--cc` takes a compute capability (`9.0`, `86`, `sm_86`) or an arch-specific or family target
+  (`sm_90a`, `compute_90a`, `sm_100a`, `sm_100f`, `sm_120f`; `a` from CUDA 12.0, `f` from 12.9). The kernel is
+  compiled for exactly that target, so code using `wgmma`, `setmaxnreg` or other sm_90a-only instructions
+  compiles; occupancy uses the base capability's limits (9.0 for `sm_90a`). When every configuration fails
+  with "not supported on .target 'sm_90'", the error says to use `--cc sm_90a`.
+- **Progress.** Each configuration is compiled (NVRTC + ptxas, or nvcc) and its cubin disassembled
+  (`nvdisasm`, the slower step): a bar on stderr shows both steps, with the configurations the compiler
+  refused. `-j N` runs N compiles and N disassemblies at once. From Python, `progress=True` shows the
+  same bar and `progress=lambda step, done, total: ...` is called instead (`step` is `"compiling"` or
+  `"disassembling"`).
+- **Cache, Ctrl-C.** Every result (resource usage, compiler log, cubin, SASS) is kept as it finishes in
+  `~/.cache/starchart/carve` (`$XDG_CACHE_HOME/starchart/carve`), keyed by source, kernel, target, options
+  and tool versions. After Ctrl-C (exit status 130; the message says how many were compiled) the same
+  command compiles only what is left, and a second run over the same space compiles nothing.
+- **Mistakes are refused early.** One configuration is compiled first: a kernel name that is neither in the
+  source nor in what the compiler made of it, or a launch expression or predicate naming an unknown column,
+  is refused within seconds (with the closest name), as is a launch where every block exceeds 1024 threads or
+  an output file that cannot be written.
+- **Predicates** (`-p`) may use the parameters and each configuration's `registers`, `shared_bytes`,
+  `local_bytes`, `spill_stores`, `spill_loads`, `barriers`, `instructions`, `regions`, `threads`,
+  `warps_per_block`, `blocks_per_sm`, `occupancy` (theoretical: resident warps over the SM's maximum),
+  `efficiency` and `utilization`; e.g. `-p "occupancy >= 0.5" -p "spill_stores == 0"`.
+- **Outputs.** The summary goes to stdout (`--json`: one JSON object with the counts and the kept
+  configurations); `-o kept.csv` holds the kept configurations' parameter columns only (the input of
+  `starchart run SPACE --configs kept.csv`); `--plot` draws the efficiency/utilization front.
+  Configurations the compiler refused are reported apart ("do not compile", with the first error) and are
+  not counted as removed.
+
 ## How the metrics are computed
 
 ```python

@@ -470,7 +470,9 @@ def report_command(
     sources: list[Path] = typer.Argument(..., help="A study store (.db) or a measurement file (cache, T4, KTT, CSV); "
                                                    "several (PATH or LABEL=PATH): one space on several platforms, "
                                                    "compared."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="HTML file to write."),
+    # a str: Path() drops the trailing "/" of "-o out/", which names a folder (report.html in it)
+    output: Optional[str] = typer.Option(None, "--output", "-o",
+                                         help="HTML file to write (a folder: report.html in it)."),
     metric: Optional[str] = typer.Option(None, "--metric", "-m", help="Metric to explain (default: objective)."),
     metrics: Optional[str] = MetricsOption,
     maximize: Optional[bool] = DirectionOption,
@@ -504,14 +506,20 @@ def carve_command(
     space_file: Optional[Path] = typer.Option(None, "--space", help="Space file (for a .cu source)."),
     define: list[str] = typer.Option([], "--define", "-D", help="Fixed macro NAME=VALUE (repeatable)."),
     predicate: list[str] = typer.Option([], "--predicate", "-p",
-                                        help="Threshold carving: keep rows satisfying EXPR (repeatable)."),
+                                        help="Threshold carving: keep rows satisfying EXPR (repeatable), over the "
+                                             "parameters and, for a .cu source, registers, shared_bytes, "
+                                             "spill_stores, blocks_per_sm, occupancy, instructions, efficiency..."),
     within: float = typer.Option(0.0, "--within", min=0.0, help="Also keep configurations this close to the "
                                                                  "front (metrics scaled to [0, 1])."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the kept configurations as CSV."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write the efficiency/utilization plot (.svg/.png)."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Parallel compilations."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Parallel compilations and disassemblies."),
 ) -> None:
-    """Optimization carving: keep the configurations worth measuring (efficiency/utilization Pareto front)."""
+    """Optimization carving: keep the configurations worth measuring (efficiency/utilization Pareto front).
+
+    A .cu source is compiled once per configuration, with a progress bar on stderr; every result is cached
+    (~/.cache/starchart/carve), so after Ctrl-C the same command goes on where it stopped.
+    """
     from starchart.carve import carve_counters
     from starchart.carve.carving import require_counters
 
@@ -525,7 +533,7 @@ def carve_command(
     # the library's errors in the command line's words ("--cc", "-D N=...", the space file)
     options = {"cc": "--cc", "within": "--within", "predicates": "--predicate", "predicate": "--predicate",
                "threads": "--threads", "threads per block": "--threads-per-block", "constants": "-D",
-               **({"space": str(space_file)} if space_file is not None else {})}
+               "kernel": "--kernel", **({"space": str(space_file)} if space_file is not None else {})}
     if source.suffix.lower() == ".cu":
         from starchart.carve.static import carve_source
 
@@ -543,7 +551,7 @@ def carve_command(
                                       threads=threads, predicates=predicate, within=within,
                                       constants=_defines(define), jobs=jobs, progress=bar)
         except KeyboardInterrupt:
-            _carve_interrupted(bar)
+            raise _carve_interrupted(bar) from None
     else:
         from starchart.io.load import load
 
@@ -597,15 +605,18 @@ def _check_writable(path: Path, option: str) -> None:
     os.unlink(probe)
 
 
-def _carve_interrupted(bar: Any) -> None:
-    """Ctrl-C while compiling: say what is kept (every finished compile is cached) and how to go on; exit 130."""
+def _carve_interrupted(bar: Any) -> typer.Exit:
+    """Ctrl-C while compiling: say what is kept (every finished compile is cached) and how to go on; the exit
+    (status 130) to raise."""
     from starchart.carve.resources import _default_cache
 
     done, total = bar.done("compiling")
     said = f"{done} of {total} configurations compiled" if total else "nothing compiled yet"
+    read, cubins = bar.done("disassembling")
+    said += f", {read} of {cubins} disassembled" if cubins else ""
     err.print(f"\nstopped: {said}; every finished compile and disassembly is cached in {_default_cache()}: "
               f"the same command again goes on from there", markup=False, highlight=False, soft_wrap=True)
-    raise typer.Exit(130)
+    return typer.Exit(130)
 
 
 def _best_kept_line(best: dict[str, Any], objective: str) -> str:

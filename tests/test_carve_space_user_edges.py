@@ -32,7 +32,7 @@ class _FakeCompiler:
         _FakeCompiler.seen_options = tuple(options)
         self.name = str(source)
 
-    def frame(self, configs, *, params, trip_counts, constants):
+    def frame(self, configs, *, params, trip_counts, constants, progress=False):
         return configs.assign(registers=32, shared_bytes=0, instructions=100.0 * configs[params[0]],
                               regions=10.0, status="ok", reason="")
 

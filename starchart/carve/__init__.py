@@ -7,6 +7,8 @@
   (read from the code where the bounds are constants, else annotated);
 - :mod:`~starchart.carve.metrics`: the paper's efficiency and utilization (static or from counters);
 - :mod:`~starchart.carve.carving`: threshold and trade-off (Pareto) carving, measuring the survivors;
+- :mod:`~starchart.carve.static`: the whole pipeline on a CUDA source, :func:`carve_source` (compile every
+  configuration, count, carve; ``progress=True`` shows a bar);
 - :mod:`~starchart.carve.sampling`: what uniform random sampling would find, exactly (Table 5);
 - :mod:`~starchart.carve.plots`: the paper's Fig. 4 and Fig. 6 (imported on demand: matplotlib).
 """
@@ -35,7 +37,9 @@ from starchart.carve.occupancy import (
     occupancy,
     occupancy_frame,
     shared_carveout,
+    target_arch,
 )
+from starchart.carve.progress import StepProgress
 from starchart.carve.resources import (
     ResourceCompiler,
     ResourceUsage,
@@ -62,12 +66,14 @@ from starchart.carve.sass import (
     sass_counts_frame,
     source_trip_counts,
 )
+from starchart.carve.static import carve_source
 
 __all__ = [
     "CarveResult",
     "blocks_per_sm",
     "carve",
     "carve_counters",
+    "carve_source",
     "carving_metrics",
     "counter_metrics",
     "efficiency",
@@ -87,6 +93,7 @@ __all__ = [
     "ResourceCompiler",
     "ResourceUsage",
     "SassCounts",
+    "StepProgress",
     "count_instructions",
     "device_limits",
     "find_toolchain",
@@ -103,4 +110,5 @@ __all__ = [
     "sass_counts_frame",
     "shared_carveout",
     "source_trip_counts",
+    "target_arch",
 ]

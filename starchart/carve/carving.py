@@ -298,7 +298,7 @@ def carve(data: pd.DataFrame | Dataset, *, metrics: Sequence[str] = ("efficiency
     if len(frame) == 0:
         raise InputError("nothing to carve: the table has no rows", where="carve",
                          hint="give one row per configuration")
-    values = pd.DataFrame({m: resolve(frame, m, f"metric {m!r}") for m in metrics}, index=frame.index)
+    values = pd.DataFrame({m: resolve(frame, m, "metric") for m in metrics}, index=frame.index)  # names m itself
     reason = pd.Series("", index=frame.index, dtype=object)
     # Failed configurations first: they are reported apart and must not count as removed by a predicate.
     reason[~np.isfinite(values.to_numpy()).all(axis=1)] = NO_METRICS

@@ -45,6 +45,7 @@ The paper's worked example (§4.2, matrix multiplication on a GeForce 8800):
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from typing import Any
 
@@ -184,7 +185,9 @@ def _evaluate(frame: pd.DataFrame, expression: str, what: str) -> Any:
         result = frame.eval(expression, engine="python")
     except NameError as err:  # pandas' UndefinedVariableError is a NameError
         name = str(err).split("'")[1] if "'" in str(err) else str(err)
-        raise InputError(f"{what} {_show(expression)}: unknown column {name!r}", where=what, hint=hint) from None
+        close = difflib.get_close_matches(name, [str(c) for c in frame.columns], n=1)
+        raise InputError(f"{what} {_show(expression)}: unknown column {name!r}", where=what,
+                         hint=(f"did you mean {close[0]!r}? " if close else "") + hint) from None
     except (SyntaxError, ValueError, TypeError, KeyError, AttributeError) as err:
         raise InputError(f"{what} {_show(expression)} cannot be evaluated: {err}", where=what, hint=hint) from None
     if isinstance(result, pd.DataFrame):  # "x = 1" assigns a column in pandas: the table, not one value per row
@@ -327,7 +330,8 @@ def static_metrics(frame: pd.DataFrame, cc: str | float, *, threads_per_block: S
     Returns
     -------
     DataFrame
-        The columns of :func:`carving_metrics` plus ``limiter``.
+        The columns of :func:`carving_metrics` plus ``limiter`` and ``occupancy`` (theoretical: resident
+        warps over the SM's maximum).
 
     Examples
     --------
@@ -347,7 +351,22 @@ def static_metrics(frame: pd.DataFrame, cc: str | float, *, threads_per_block: S
                           threads_per_block=threads_per_block, blocks_on_sm=occ["blocks_per_sm"].to_numpy(),
                           warp_size=warp_size)
     out["limiter"] = occ["limiter"]
+    out["occupancy"] = theoretical_occupancy(out, cc)
     return out
+
+
+def theoretical_occupancy(metrics: pd.DataFrame, cc: str | float) -> np.ndarray:
+    """Resident warps over the SM's maximum, ``blocks_per_sm × warps_per_block / max warps per SM``.
+
+    For thresholds such as ``"occupancy >= 0.5"``; NaN where ``blocks_per_sm`` is unknown.
+
+    >>> theoretical_occupancy(pd.DataFrame({"blocks_per_sm": [4.0], "warps_per_block": [8.0]}), "8.6").tolist()
+    [0.6666666666666666]
+    """
+    from starchart.carve.occupancy import device_limits
+
+    warps = pd.to_numeric(metrics["blocks_per_sm"]).to_numpy(dtype=float) * metrics["warps_per_block"].to_numpy(float)
+    return warps / device_limits(cc).max_warps_per_sm
 
 
 def counter_metrics(frame: pd.DataFrame, cc: str | float | None = None, *, threads_per_block: Spec,
@@ -402,8 +421,8 @@ def counter_metrics(frame: pd.DataFrame, cc: str | float | None = None, *, threa
     -------
     DataFrame
         A copy of ``frame`` with the columns of :func:`carving_metrics` plus
-        ``limiter`` (when the calculator ran), ``warps``, ``global_loads_per_warp``
-        and ``total_instructions``.
+        ``limiter`` and ``occupancy`` (when the calculator ran; a measured ``occupancy`` column of
+        ``frame`` is kept as is), ``warps``, ``global_loads_per_warp`` and ``total_instructions``.
 
     Examples
     --------
@@ -442,4 +461,6 @@ def counter_metrics(frame: pd.DataFrame, cc: str | float | None = None, *, threa
     out["global_loads_per_warp"] = loads_per_warp
     if occ is not None:
         out["limiter"] = occ["limiter"]
+        if "occupancy" not in out.columns:  # a measured occupancy column of the data stays as it is
+            out["occupancy"] = theoretical_occupancy(out, cc)
     return out

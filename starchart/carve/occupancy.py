@@ -71,6 +71,7 @@ __all__ = [
     "occupancy",
     "occupancy_frame",
     "shared_carveout",
+    "target_arch",
 ]
 
 KB = 1024
@@ -168,37 +169,81 @@ LIMITS: dict[str, DeviceLimits] = {
                          shared_allocation_unit=128, reserved_shared_per_block=KB, barriers_per_block_slot=1),
 }
 
-_CC_TEXT = re.compile(r"^\s*(?:sm_?|compute_?|cc\s*)?(\d+)(?:\.(\d))?\s*$", re.IGNORECASE)
+#: "8.6", "86", "sm_86", "compute_90a", "sm_120f", "cc 9.0", "9.0a": an optional prefix, the capability, and
+#: the arch-specific ("a") or family ("f") suffix nvcc accepts from CUDA 12.0 / 12.9 on.
+_CC_TEXT = re.compile(r"^\s*(?:sm_?|compute_?|cc\s*)?(\d+)(?:\.(\d))?([af])?\s*$", re.IGNORECASE)
+#: The oldest compute capability with arch-specific ("sm_90a") and family ("sm_100f") targets.
+_SUFFIX_FROM = {"a": (9, 0), "f": (10, 0)}
+
+
+def _parse_cc(cc: Any) -> tuple[str | None, str]:
+    """``(key, suffix)``: the ``"major.minor"`` key of :data:`LIMITS` (``None`` when unreadable) and the
+    target suffix, ``""``, ``"a"`` (arch-specific: ``sm_90a``) or ``"f"`` (family: ``sm_100f``)."""
+    if isinstance(cc, DeviceLimits):
+        return cc.cc, ""
+    if isinstance(cc, tuple) and len(cc) == 2:
+        return f"{int(cc[0])}.{int(cc[1])}", ""
+    if isinstance(cc, numbers.Integral) and not isinstance(cc, bool):
+        return f"{int(cc) // 10}.{int(cc) % 10}", ""
+    if isinstance(cc, numbers.Real) and not isinstance(cc, bool):
+        return f"{float(cc):.1f}", ""
+    if isinstance(cc, str):
+        match = _CC_TEXT.match(cc)
+        if match:
+            major, minor, suffix = match.groups()
+            key = f"{major}.{minor}" if minor is not None else (
+                f"{major[:-1]}.{major[-1]}" if len(major) >= 2 else f"{major}.0")
+            return key, (suffix or "").lower()
+    return None, ""
 
 
 def device_limits(cc: Any) -> DeviceLimits:
     """The :class:`DeviceLimits` of a compute capability.
 
     ``cc`` may be ``"8.6"``, ``8.6``, ``86``, ``"86"``, ``"sm_86"``, ``(8, 6)`` or a
-    :class:`DeviceLimits` (returned as is).
+    :class:`DeviceLimits` (returned as is). An arch-specific or family target (``"sm_90a"``,
+    ``"compute_90a"``, ``"sm_120f"``, ``"9.0a"``) has the limits of its base capability: the suffix
+    changes which instructions compile (``wgmma``, ``setmaxnreg``), not the SM's resources.
 
     >>> device_limits("sm_86").max_warps_per_sm, device_limits((7, 5)).architecture
     (48, 'Turing')
+    >>> device_limits("sm_90a").cc
+    '9.0'
     """
     if isinstance(cc, DeviceLimits):
         return cc
-    key = None
-    if isinstance(cc, tuple) and len(cc) == 2:
-        key = f"{int(cc[0])}.{int(cc[1])}"
-    elif isinstance(cc, numbers.Integral) and not isinstance(cc, bool):
-        key = f"{int(cc) // 10}.{int(cc) % 10}"
-    elif isinstance(cc, numbers.Real) and not isinstance(cc, bool):
-        key = f"{float(cc):.1f}"
-    elif isinstance(cc, str):
-        match = _CC_TEXT.match(cc)
-        if match:
-            major, minor = match.groups()
-            key = f"{major}.{minor}" if minor is not None else (
-                f"{major[:-1]}.{major[-1]}" if len(major) >= 2 else f"{major}.0")
+    key, suffix = _parse_cc(cc)
     if key not in LIMITS:
         raise InputError(f"unknown compute capability {cc!r}", where="cc",
-                         hint=f"use one of {', '.join(LIMITS)} (e.g. '8.6', 86 or 'sm_86')")
+                         hint=f"use one of {', '.join(LIMITS)} (e.g. '8.6', 86 or 'sm_86'; 'sm_90a' or "
+                              "'sm_100f' for an arch-specific or family target)")
+    _check_suffix(cc, key, suffix)
     return LIMITS[key]
+
+
+def _check_suffix(cc: Any, key: str, suffix: str) -> None:
+    """Refuse a suffix on a capability that has no such target (``sm_86a``): nvcc would refuse it."""
+    if not suffix:
+        return
+    first = _SUFFIX_FROM[suffix]
+    if tuple(map(int, key.split("."))) < first:
+        kind = "arch-specific ('a')" if suffix == "a" else "family ('f')"
+        raise InputError(f"compute capability {cc!r}: {kind} targets exist from sm_{first[0]}{first[1]}{suffix} on",
+                         where="cc", hint=f"drop the suffix: 'sm_{key.replace('.', '')}'")
+
+
+def target_arch(cc: Any) -> str:
+    """The real architecture a compiler targets for ``cc``, with its suffix: ``"sm_90a"``, ``"sm_86"``.
+
+    ``compute_90a`` (a virtual architecture) compiles to the same cubin as ``sm_90a``: carving needs the
+    cubin, so it gets the real one. Raises like :func:`device_limits` for an unknown capability.
+
+    >>> target_arch("compute_90a"), target_arch("9.0"), target_arch("sm_120f"), target_arch((8, 6))
+    ('sm_90a', 'sm_90', 'sm_120f', 'sm_86')
+    """
+    limits = device_limits(cc)
+    _, suffix = _parse_cc(cc)
+    return f"sm_{limits.cc.replace('.', '')}{suffix}"
 
 
 def shared_carveout(cc: Any, percent: float | None = None) -> int:

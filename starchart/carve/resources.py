@@ -40,15 +40,16 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from starchart.carve.occupancy import device_limits
+from starchart.carve.occupancy import device_limits, target_arch
+from starchart.carve.progress import ProgressOption, step_progress
 from starchart.configs import config_key, frame_configs, plain_config
 from starchart.errors import InputError, StarchartError
 
@@ -380,6 +381,15 @@ def _min_sm(version: tuple[int, int] | None) -> int:
     return 75 if version is not None and version >= (13, 0) else 50
 
 
+#: The first CUDA release that compiles for an sm (CUDA toolkit release notes); older sms are in every
+#: release this module can use.
+_FIRST_RELEASE: dict[int, tuple[int, int]] = {80: (11, 0), 86: (11, 1), 87: (11, 4), 89: (11, 8), 90: (11, 8),
+                                              100: (12, 8), 101: (12, 8), 120: (12, 8), 103: (12, 9),
+                                              121: (12, 9), 110: (13, 0)}
+#: The first release with arch-specific (``sm_90a``) and family (``sm_100f``) targets.
+_SUFFIX_RELEASE: dict[str, tuple[int, int]] = {"a": (12, 0), "f": (12, 9)}
+
+
 @dataclass(frozen=True)
 class Tool:
     """One executable or library and its CUDA release."""
@@ -387,9 +397,15 @@ class Tool:
     path: Path
     version: tuple[int, int] | None
 
-    def supports(self, sm: int) -> bool:
-        """Whether this release still compiles for ``sm`` (e.g. 70)."""
-        return sm >= _min_sm(self.version)
+    def supports(self, sm: int, suffix: str = "") -> bool:
+        """Whether this release compiles for ``sm`` (e.g. 70) with ``suffix`` (``"a"`` for sm_90a, ``"f"``).
+
+        A tool whose release is unknown is given the benefit of the doubt (its compile errors say more).
+        """
+        if self.version is None:
+            return sm >= _min_sm(None)
+        first = max(_FIRST_RELEASE.get(sm, (0, 0)), _SUFFIX_RELEASE.get(suffix, (0, 0)))
+        return sm >= _min_sm(self.version) and self.version >= first
 
 
 @dataclass(frozen=True)
@@ -419,9 +435,10 @@ class Toolchain:
             return ""
         return "; left out broken tool(s): " + "; ".join(f"{path} ({why})" for path, why in self.broken)
 
-    def pick(self, name: str, sm: int, at_least: tuple[int, int] | None = None) -> Tool | None:
-        """The oldest tool ``name`` that supports ``sm`` and is at least release ``at_least``."""
-        fits = [t for t in getattr(self, name) if t.supports(sm) and
+    def pick(self, name: str, sm: int, at_least: tuple[int, int] | None = None, suffix: str = "") -> Tool | None:
+        """The oldest tool ``name`` that supports ``sm`` (with ``suffix``: ``"a"``, ``"f"``) and is at least
+        release ``at_least``."""
+        fits = [t for t in getattr(self, name) if t.supports(sm, suffix) and
                 (at_least is None or (t.version is not None and t.version >= at_least))]
         return min(fits, key=lambda t: t.version or (0, 0)) if fits else None
 
@@ -574,6 +591,11 @@ def _sm(cc: Any) -> int:
     return int(lim.cc.replace(".", ""))
 
 
+def _suffix(cc: Any) -> str:
+    """``"a"`` for sm_90a, ``"f"`` for sm_100f, else ``""``."""
+    return target_arch(cc)[len(f"sm_{_sm(cc)}"):]
+
+
 class _CompileError(Exception):
     pass
 
@@ -637,16 +659,16 @@ def compile_source(source: str, kernel: str, cc: Any, options: Sequence[str] = (
     an install hint.
     """
     tc = toolchain or find_toolchain()
-    sm = _sm(cc)
-    arch = f"sm_{sm}"
+    sm, suffix = _sm(cc), _suffix(cc)
+    arch = f"sm_{sm}{suffix}"  # the exact target: sm_90a's wgmma/setmaxnreg do not compile for sm_90
     out_dir.mkdir(parents=True, exist_ok=True)
     cubin = out_dir / "kernel.cubin"
     includes = [f"-I{d}" for d in include_dirs]
-    chosen = _choose_backend(tc, sm, backend)
+    chosen = _choose_backend(tc, sm, backend, suffix)
     try:
         if chosen[0] == "nvrtc":
             _, lib, ptxas = chosen
-            opts = [f"--gpu-architecture=compute_{sm}", *includes, *(["-lineinfo"] if line_info else []), *options]
+            opts = [f"--gpu-architecture=compute_{sm}{suffix}", *includes, *(["-lineinfo"] if line_info else []), *options]
             ptx, nvrtc_log = _nvrtc_ptx(lib.path, source, name or f"{kernel}.cu", opts)
             ptx_file = out_dir / "kernel.ptx"
             ptx_file.write_text(ptx)
@@ -680,29 +702,40 @@ def _v(tool: Tool) -> str:
     return ".".join(map(str, tool.version)) if tool.version else "?"
 
 
+#: "ptxas /tmp/…/kernel.ptx, line 31; error   : Instruction …": the path is a temporary or cache file of ours.
+_PTXAS_AT = re.compile(r"^ptxas \S+, line (\d+); (error|warning)\s*:\s*")
+
+
 def _first_error(log: str) -> str:
+    """The compiler's first error line, without the path of the intermediate PTX file it names (a long
+    temporary or cache path that would crowd the message out of a shortened error)."""
     lines = [line.strip() for line in log.splitlines() if line.strip()]
     errors = [line for line in lines if "error" in line.lower() or "fatal" in line.lower()]
-    return (errors or lines or ["compilation failed"])[0][:500]
+    first = (errors or lines or ["compilation failed"])[0]
+    first = _PTXAS_AT.sub(lambda m: f"ptxas {m.group(2)} (PTX line {m.group(1)}): ", first)
+    return first[:500]
 
 
-def _choose_backend(tc: Toolchain, sm: int, backend: str) -> tuple:
+def _choose_backend(tc: Toolchain, sm: int, backend: str, suffix: str = "") -> tuple:
     if backend not in ("auto", "nvrtc", "nvcc"):
         raise InputError(f"unknown backend {backend!r}", where="backend", hint="use 'auto', 'nvrtc' or 'nvcc'")
+    arch = f"sm_{sm}{suffix}"
     if backend in ("auto", "nvrtc"):
         for lib in tc.nvrtc:  # newest NVRTC that targets this sm, with a ptxas at least as new
-            if lib.supports(sm):
-                ptxas = tc.pick("ptxas", sm, at_least=lib.version)
+            if lib.supports(sm, suffix):
+                ptxas = tc.pick("ptxas", sm, at_least=lib.version, suffix=suffix)
                 if ptxas is not None:
                     return ("nvrtc", lib, ptxas)
         if backend == "nvrtc":
-            raise StarchartError(f"no NVRTC with a matching ptxas for sm_{sm} (found: {tc.describe()})",
+            raise StarchartError(f"no NVRTC with a matching ptxas for {arch} (found: {tc.describe()})",
                                  hint=CARVE_HINT)
-    nvcc = tc.pick("nvcc", sm)
+    nvcc = tc.pick("nvcc", sm, suffix=suffix)
     if nvcc is None:
-        older = " (CUDA 13 dropped sm_70: use the cu12 wheels or a CUDA 12 toolkit)" if sm < 75 else ""
+        first = max(_FIRST_RELEASE.get(sm, (0, 0)), _SUFFIX_RELEASE.get(suffix, (0, 0)))
+        older = (" (CUDA 13 dropped sm_70: use the cu12 wheels or a CUDA 12 toolkit)" if sm < 75 else
+                 f" ({arch} needs CUDA {first[0]}.{first[1]} or later)" if first > (0, 0) else "")
         hint = ("fix or remove the broken tool(s) above (PATH, CUDA_HOME), or " if tc.broken else "") + CARVE_HINT
-        raise StarchartError(f"no CUDA compiler for sm_{sm} found{older}{tc.broken_note()}", hint=hint)
+        raise StarchartError(f"no CUDA compiler for {arch} found{older}{tc.broken_note()}", hint=hint)
     return ("nvcc", nvcc)
 
 
@@ -728,7 +761,8 @@ class ResourceCompiler:
     kernel:
         The ``__global__`` function (``extern "C"`` or not).
     cc:
-        Target compute capability (``"9.0"``...).
+        Target compute capability (``"9.0"``...), or an arch-specific or family target (``"sm_90a"``,
+        ``"sm_100f"``): compiled for exactly that target, occupancy from the base capability.
     options:
         Extra compiler options (``"-O3"``, ``"--use_fast_math"``, ``"-std=c++17"``, ``"-I<dir>"``,
         ``"-maxrregcount=32"``).
@@ -742,13 +776,19 @@ class ResourceCompiler:
         Where to keep results (default ``~/.cache/starchart/carve``); ``False`` for a
         temporary folder.
     jobs:
-        Configurations compiled at once (each compile is one process/thread).
+        Configurations compiled (and disassembled) at once (each compile is one process/thread).
+
+    Results are kept as each configuration finishes: after Ctrl-C the same call compiles only
+    what is left. :meth:`frame` and :meth:`compile_all` take ``progress`` (``True``: a bar on
+    stderr; see :mod:`starchart.carve.progress`).
 
     Examples
     --------
     >>> rc = ResourceCompiler("extern \\"C\\" __global__ void k(float *a) { a[threadIdx.x] *= N; }", "k", "8.0")
     >>> rc.kernel, rc.sm
     ('k', 80)
+    >>> ResourceCompiler("extern \\"C\\" __global__ void k() {}", "k", "compute_90a").arch
+    'sm_90a'
     """
 
     def __init__(self, source: str | Path, kernel: str, cc: Any, *, options: Sequence[str] = (),
@@ -770,6 +810,9 @@ class ResourceCompiler:
         self.kernel = kernel
         self.cc = device_limits(cc).cc
         self.sm = _sm(cc)
+        #: The exact target (``"sm_90a"``): what is compiled for; ``cc``/``sm`` are its base capability.
+        self.arch = target_arch(cc)
+        self.suffix = _suffix(cc)
         self.options = tuple(options)
         self.ptxas_options = tuple(ptxas_options)
         self.defines = defines
@@ -796,9 +839,11 @@ class ResourceCompiler:
         return compile_options(plain_config(config), self.defines, self.options)
 
     def _key(self, options: Sequence[str]) -> str:
-        chosen = _choose_backend(self.toolchain, self.sm, self.backend)
+        chosen = _choose_backend(self.toolchain, self.sm, self.backend, self.suffix)
         tools = [f"{t.path}:{t.version}" for t in chosen[1:]]
-        blob = json.dumps([self.source, self.kernel, self.sm, list(options), list(self.ptxas_options), tools,
+        # sm_90a's cubin is not sm_90's; a plain sm keeps its old key (and its cached results)
+        target: int | str = self.arch if self.suffix else self.sm
+        blob = json.dumps([self.source, self.kernel, target, list(options), list(self.ptxas_options), tools,
                            self.line_info])
         return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
@@ -812,7 +857,7 @@ class ResourceCompiler:
                 return _load_record(record, folder)
             except (OSError, ValueError, KeyError, TypeError):
                 pass  # a damaged cache entry is simply rebuilt
-        result = compile_source(self.source, self.kernel, self.cc, options, out_dir=folder, backend=self.backend,
+        result = compile_source(self.source, self.kernel, self.arch, options, out_dir=folder, backend=self.backend,
                                 include_dirs=self.include_dirs, line_info=self.line_info,
                                 toolchain=self.toolchain, timeout=self.timeout, name=self.name,
                                 ptxas_options=self.ptxas_options)
@@ -823,11 +868,13 @@ class ResourceCompiler:
         tmp.replace(record)
         return result
 
-    def compile_all(self, configs: Any, params: Sequence[str] | None = None) -> list[Compiled]:
+    def compile_all(self, configs: Any, params: Sequence[str] | None = None, *,
+                    progress: ProgressOption = False) -> list[Compiled]:
         """:meth:`compile` every configuration (``jobs`` at a time), in order.
 
         ``configs``: a DataFrame (``params`` columns, default all), a
-        :class:`~starchart.dataset.Dataset` (its parameters) or dicts.
+        :class:`~starchart.dataset.Dataset` (its parameters) or dicts. ``progress``: see
+        :mod:`starchart.carve.progress` (step ``"compiling"``, one item per distinct macro set).
         """
         frame = _config_frame(configs, params)
         rows = list(frame_configs(frame))
@@ -838,16 +885,20 @@ class ResourceCompiler:
             key = config_key(row)
             unique.setdefault(key, row)
             keys.append(key)
-        if self.jobs > 1 and len(unique) > 1:
-            with ThreadPoolExecutor(self.jobs) as pool:
-                done = dict(zip(unique, pool.map(self.compile, unique.values())))
-        else:
-            done = {key: self.compile(row) for key, row in unique.items()}
+        done: dict[str, Compiled] = {}
+        with step_progress(progress, f"for {self.arch}") as bar:
+            bar.start("compiling", len(unique))
+
+            def finished(key: str, result: Compiled) -> None:
+                done[key] = result
+                bar.advance("compiling", failed=result.status != "ok")
+
+            _each(self.compile, unique, self.jobs, finished)
         return [done[key] for key in keys]
 
     def frame(self, configs: Any, *, params: Sequence[str] | None = None, counts: bool = False,
               trip_counts: Mapping[Any, Any] | str | None = None, constants: Mapping[str, Any] | None = None,
-              default_trip: float = 1.0) -> pd.DataFrame:
+              default_trip: float = 1.0, progress: ProgressOption = False) -> pd.DataFrame:
         """Resource usage (and optionally SASS instruction counts) of every configuration.
 
         ``configs`` is a DataFrame (only its ``params`` columns become macros; default all), a
@@ -862,9 +913,21 @@ class ResourceCompiler:
         :func:`starchart.carve.sass.sass_counts_frame` (``instructions``, ``regions``,
         ``barriers_executed``...): ``trip_counts="source"`` reads ``// trips:`` comments from
         the kernel source; ``constants`` gives values of macros that are not parameters.
+
+        ``progress``: ``True`` shows a bar on stderr for the compiling and disassembling steps, a
+        function ``progress(step, done, total)`` is called after each configuration (see
+        :mod:`starchart.carve.progress`).
         """
         frame = _config_frame(configs, params)
-        results = self.compile_all(frame)
+        with step_progress(progress, f"for {self.arch}") as bar:
+            return self._frame(frame, counts, trip_counts, constants, default_trip, bar)
+
+    def _frame(self, frame: pd.DataFrame, counts: bool, trip_counts: Mapping[Any, Any] | str | None,
+               constants: Mapping[str, Any] | None, default_trip: float, bar: Any) -> pd.DataFrame:
+        if isinstance(trip_counts, str) and trip_counts != "source":  # before minutes of compiling, not after
+            raise InputError(f"trip_counts must be a mapping or 'source', got {trip_counts!r}",
+                             where="trip_counts", hint="e.g. {'line:38': 'N / TILE'} or 'source'")
+        results = self.compile_all(frame, progress=bar)
         columns = ("registers", "shared_bytes", "local_bytes", "spill_stores", "spill_loads", "constant_bytes",
                    "barriers")
         rows = []
@@ -880,15 +943,35 @@ class ResourceCompiler:
             return result
         from starchart.carve.sass import sass_counts_frame, source_trip_counts
         if isinstance(trip_counts, str):
-            if trip_counts != "source":
-                raise InputError(f"trip_counts must be a mapping or 'source', got {trip_counts!r}",
-                                 where="trip_counts", hint="e.g. {'line:38': 'N / TILE'} or 'source'")
             trip_counts = source_trip_counts(self.source)
         sass = sass_counts_frame(result, self.kernel, trip_counts, params=list(frame.columns), constants=constants,
-                                 default_trip=default_trip, toolchain=self.toolchain)
+                                 default_trip=default_trip, toolchain=self.toolchain, jobs=self.jobs,
+                                 progress=bar)
         # ptxas's "barriers" (named barriers used) and the executed barrier count differ.
         sass = sass.rename(columns={"barriers": "barriers_executed"})
         return pd.concat([result, sass], axis=1)
+
+
+def _each(work: Callable[[Any], Any], items: Mapping[str, Any], jobs: int,
+          finished: Callable[[str, Any], None]) -> None:
+    """``finished(key, work(item))`` for every item, ``jobs`` at a time, in the calling thread as each ends.
+
+    On Ctrl-C (or any error) the items not started are cancelled at once instead of run to the end, as
+    leaving a ``ThreadPoolExecutor`` block would: only the compiles already running finish (and are kept).
+    """
+    if jobs <= 1 or len(items) <= 1:
+        for key, item in items.items():
+            finished(key, work(item))
+        return
+    pool = ThreadPoolExecutor(jobs)
+    try:
+        pending = {pool.submit(work, item): key for key, item in items.items()}
+        while pending:
+            ended, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in ended:
+                finished(pending.pop(future), future.result())
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _config_frame(configs: Any, params: Sequence[str] | None) -> pd.DataFrame:
@@ -915,8 +998,9 @@ def _load_record(record: Path, folder: Path) -> Compiled:
         usage = ResourceUsage(**{**usage, "constant_bytes": {int(k): v for k, v in usage["constant_bytes"].items()},
                                  "notes": tuple(usage.get("notes", ()))})
     cubin = folder / "kernel.cubin"
+    # a refused configuration may leave a cubin (ptxas made one, the kernel was not in it): not its result
     return Compiled(status=data["status"], reason=data["reason"], usage=usage,
-                    cubin=cubin if cubin.is_file() else None, log=data.get("log", ""), tools=data.get("tools", ""))
+                    cubin=cubin if data["status"] == "ok" and cubin.is_file() else None, log=data.get("log", ""), tools=data.get("tools", ""))
 
 
 def resource_usage(source: str | Path, kernel: str, configs: pd.DataFrame | Iterable[Mapping[str, Any]], cc: Any,

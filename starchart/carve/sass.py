@@ -65,8 +65,10 @@ Examples
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -405,7 +407,16 @@ def _resolve(value: TripCount, config: Mapping[str, Any] | None, key: str) -> fl
         value = value(dict(config))
     elif isinstance(value, str):
         from starchart.measure.launch import evaluate_expression
-        value = evaluate_expression(value, dict(config or {}), label=f"trip count {key}")
+        try:
+            value = evaluate_expression(value, dict(config or {}), label=f"trip count {key}")
+        except InputError as exc:
+            unknown = re.search(r"unknown parameter '(\w+)'", exc.message)
+            if unknown:  # a macro the source defines itself (#define N 1024) is no parameter: say how to give it
+                name = unknown.group(1)
+                exc.hint = (f"{exc.hint}; for a macro that is not a tuning parameter, give its value: -D {name}=VALUE "
+                            f"on the command line, constants {{{name!r}: VALUE}} in Python")
+                exc.args = (str(exc),)
+            raise
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -763,8 +774,13 @@ def kernel_sass(cubin: str | Path, kernel: str, *, line_info: bool = True, toolc
         text = sass_file.read_text()
     else:
         text = disassemble(path, line_info=line_info, toolchain=toolchain)
-        if cache:
-            sass_file.write_text(text)
+        if cache:  # whole or not at all: a file cut short by Ctrl-C would be read as the kernel's code next time
+            partial = sass_file.with_name(f"{sass_file.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+            try:
+                partial.write_text(text)
+                partial.replace(sass_file)
+            finally:
+                partial.unlink(missing_ok=True)
     functions = parse_sass(text)
     # Reuse the name matching of the resource parsers (exact, else C++-mangled).
     found = find_kernel([ResourceUsage(name, 0, 0) for name in functions], kernel)
@@ -773,7 +789,8 @@ def kernel_sass(cubin: str | Path, kernel: str, *, line_info: bool = True, toolc
 
 def sass_counts_frame(frame: pd.DataFrame, kernel: str, trip_counts: Mapping[Any, TripCount] | None = None, *,
                       params: list[str] | None = None, constants: Mapping[str, Any] | None = None,
-                      cubin_column: str = "cubin", default_trip: float = 1.0, toolchain: Any = None) -> pd.DataFrame:
+                      cubin_column: str = "cubin", default_trip: float = 1.0, toolchain: Any = None,
+                      jobs: int = 1, progress: Any = False) -> pd.DataFrame:
     """Instruction counts of every row of a :meth:`ResourceCompiler.frame` result.
 
     ``trip_counts`` values may be expressions over the parameters or functions of the
@@ -781,22 +798,41 @@ def sass_counts_frame(frame: pd.DataFrame, kernel: str, trip_counts: Mapping[Any
     plus ``constants`` (macros that are not tuning parameters, e.g. ``{"N": 1024}``).
     Rows without a cubin (compile errors) get NaN. Returns the count columns of
     :meth:`SassCounts.as_dict`, indexed like ``frame``.
+
+    Each cubin is disassembled once (``jobs`` at a time; the SASS is kept beside it), with
+    ``progress`` as in :mod:`starchart.carve.progress` (step ``"disassembling"``).
     """
+    from starchart.carve.progress import step_progress
+    from starchart.carve.resources import _each
+
     if cubin_column not in frame.columns:
         raise InputError(f"no {cubin_column!r} column", where=cubin_column,
                          hint="pass the frame returned by ResourceCompiler.frame()")
     if params is None:
         columns = list(frame.columns)
         params = columns[:columns.index("registers")] if "registers" in columns else []
-    rows = []
+    cubins = {c: c for c in frame[cubin_column] if isinstance(c, str) and c}
     cache: dict[str, KernelSass] = {}
+    with step_progress(progress) as bar:  # the slow part: one nvdisasm per cubin
+        if cubins:
+            bar.start("disassembling", len(cubins))
+
+        def finished(cubin: str, sass: KernelSass) -> None:
+            cache[cubin] = sass
+            bar.advance("disassembling")
+
+        _each(lambda c: kernel_sass(c, kernel, toolchain=toolchain), cubins, max(1, int(jobs)), finished)
+    rows = []
     for _, row in frame.iterrows():
         cubin = row[cubin_column]
         if not isinstance(cubin, str) or not cubin:
             rows.append({})
             continue
-        if cubin not in cache:
-            cache[cubin] = kernel_sass(cubin, kernel, toolchain=toolchain)
         config = {**dict(constants or {}), **{p: row[p] for p in params}}
         rows.append(count_instructions(cache[cubin], trip_counts, config=config, default_trip=default_trip).as_dict())
-    return pd.DataFrame(rows, index=frame.index)
+    out = pd.DataFrame(rows, index=frame.index)
+    # the count columns even when no row compiled, so that callers can always select them
+    for column in ("instructions", "static_instructions", "barriers", "load_consumers", "blocking", "regions"):
+        if column not in out.columns:
+            out[column] = float("nan")
+    return out

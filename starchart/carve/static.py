@@ -12,20 +12,27 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from starchart.carve.carving import NOT_COMPILED, CarveResult, carve
-from starchart.carve.metrics import Spec, static_metrics
+from starchart.carve.carving import NOT_COMPILED, CarveResult, _predicate_mask, carve
+from starchart.carve.metrics import Spec, _launch, static_metrics
+from starchart.carve.occupancy import device_limits
+from starchart.carve.progress import ProgressOption, step_progress
 from starchart.carve.resources import ResourceCompiler
 from starchart.errors import InputError, SpaceError
 from starchart.measure.launch import compile_options
 from starchart.space import Space
 from starchart.text import shorten
 
+#: find_kernel's word for a kernel the compiled code does not have, with the functions it has.
+_NOT_FOUND = re.compile(r"kernel '[^']*' not found in the compiler output \(functions: ([^)]*)\)")
+#: ptxas's word for an instruction the target lacks ("Instruction 'wgmma.fence' not supported on .target 'sm_90'").
+_NOT_ON_TARGET = re.compile(r"not supported on \.target '(sm_\d+[af]?)'")
 #: A compiler's word for an identifier the source uses but nothing defines (NVRTC/nvcc, then GCC style).
 _UNDEFINED = re.compile(r"""identifier "(\w+)" is undefined|'(\w+)' (?:was not declared|undeclared)""")
 
@@ -33,7 +40,7 @@ _UNDEFINED = re.compile(r"""identifier "(\w+)" is undefined|'(\w+)' (?:was not d
 def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float, *, threads_per_block: Spec,
                  threads: Spec, predicates: str | Iterable[str] = (), within: float = 0.0, strict: bool = False,
                  constants: Mapping[str, Any] | None = None, trip_counts: Any = "source", jobs: int = 1,
-                 compiler_options: Iterable[str] = ()) -> CarveResult:
+                 compiler_options: Iterable[str] = (), progress: ProgressOption = False) -> CarveResult:
     """Compile every valid configuration of ``space`` and carve it (see the module docstring).
 
     Parameters
@@ -43,7 +50,9 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
     space:
         The tuning space (enumerated in full: carving is for spaces one can compile).
     cc:
-        Target compute capability, e.g. ``"9.0"``.
+        Target compute capability, e.g. ``"9.0"``; an arch-specific or family target (``"sm_90a"``,
+        ``"sm_100f"``) is compiled for exactly (``wgmma``, ``setmaxnreg``...) and occupied like its base
+        capability.
     threads_per_block, threads:
         Threads per block and total threads of a launch: column names or expressions over the
         parameters (e.g. ``"TILE * TILE // WPT"``, ``"N * N // WPT"``).
@@ -57,6 +66,10 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
         Configurations compiled at once.
     compiler_options:
         Extra compiler options (``"-O3"``, ``"-std=c++17"``, ``"-I<dir>"``...).
+    progress:
+        ``True``: a progress bar on stderr while compiling and disassembling; a function
+        ``progress(step, done, total)`` is called instead (see :mod:`starchart.carve.progress`).
+        Each configuration's result is cached as it finishes: after Ctrl-C the same call resumes.
 
     Configurations that do not compile are dropped with ``carved_by == "does not compile"`` and the
     compiler's message in ``reason``; like failed ones they do not count as removed by carving.
@@ -67,6 +80,7 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
         No configuration compiles (e.g. the source needs a macro that is neither a
         parameter nor among ``constants``).
     """
+    bar = step_progress(progress)  # a wrong progress= is refused before any work
     constants = dict(constants or {})
     clash = [name for name in constants if name in space.names]
     if clash:  # the later -D wins in the compiler while the metrics use the parameter: silently wrong
@@ -86,18 +100,97 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
     # every parameter is a macro (-DTILE=16), and so is every constant (-DN=1024)
     fixed = compile_options(constants, extra=compiler_options)
     compiler = ResourceCompiler(source, kernel, cc, jobs=jobs, options=tuple(fixed))
-    table = compiler.frame(configs, params=list(space.names), trip_counts=trip_counts, constants=constants)
+    predicates = (predicates,) if isinstance(predicates, str) else tuple(predicates)
+    if not np.isfinite(within) or within < 0:  # carve() says so too, but only after every compile
+        raise InputError(f"within must be a finite distance ≥ 0, got {within}", where="within",
+                         hint="0 keeps the Pareto front only; 0.05 also keeps configurations within 5 % of the "
+                              "metric ranges")
+
+    def metrics_of(table: pd.DataFrame) -> pd.DataFrame:
+        # the launch expressions may use the constants too ("N * N // WPT" with N=1024), not only parameters
+        scalars = {name: value for name, value in constants.items()
+                   if name not in table.columns and isinstance(value, (int, float, bool, str))}
+        return static_metrics(table.assign(**scalars), cc, threads_per_block=threads_per_block,
+                              threads=threads).drop(columns=list(scalars))
+
+    _check_launch(configs, constants, threads_per_block, threads, cc)
+    # One configuration first, silently: a misspelt kernel, launch expression or predicate column is
+    # refused in a second, not after minutes of compiling the space (its compile is cached for the run).
+    _probe(compiler, configs.iloc[:1], space, trip_counts, constants, predicates, metrics_of)
+    table = compiler.frame(configs, params=list(space.names), trip_counts=trip_counts, constants=constants,
+                           progress=bar)
     compiled = table[table["status"] == "ok"]
     if len(table) and compiled.empty:
         raise _nothing_compiled(table, space, compiler.name)
     _warn_unannotated(compiled, trip_counts)
-    # the launch expressions may use the constants too ("N * N // WPT" with N=1024), not only parameters
-    scalars = {name: value for name, value in constants.items()
-               if name not in compiled.columns and isinstance(value, (int, float, bool, str))}
-    metrics = static_metrics(compiled.assign(**scalars), cc, threads_per_block=threads_per_block,
-                             threads=threads).drop(columns=list(scalars))
+    metrics = metrics_of(compiled)
     result = carve(metrics, predicates=predicates, within=within, strict=strict, params=list(space.names))
     return _with_failures(result, table[table["status"] != "ok"])
+
+
+def _check_launch(configs: pd.DataFrame, constants: Mapping[str, Any], threads_per_block: Spec, threads: Spec,
+                  cc: Any) -> None:
+    """Refuse before compiling a launch no configuration can make (every block above the device's maximum, a
+    count ≤ 0); launch expressions over compiled columns are left to the probe."""
+    scalars = {k: v for k, v in constants.items() if k not in configs.columns and isinstance(v, (int, float, bool))}
+    try:
+        per_block, _ = _launch(configs.assign(**scalars), threads_per_block, threads)
+    except InputError as exc:
+        if "unknown column" in exc.message:
+            return
+        raise
+    limit = device_limits(cc).max_threads_per_block
+    if len(per_block) and (per_block > limit).all():
+        raise InputError(f"every configuration has more than {limit} threads per block (threads per block "
+                         f"{threads_per_block!r} is {per_block.min():g} to {per_block.max():g}): none can run",
+                         where="threads per block", hint="check the expression, or the space's values")
+
+
+def _probe(compiler: ResourceCompiler, first: pd.DataFrame, space: Space, trip_counts: Any,
+           constants: Mapping[str, Any], predicates: tuple[str, ...],
+           metrics_of: Callable[[pd.DataFrame], pd.DataFrame]) -> None:
+    """Compile ``first`` (one configuration) and check on it what would otherwise fail only at the end.
+
+    Refuses a kernel name that is neither in the source text nor in what the compiler made of it, and
+    launch expressions or predicates naming a column no configuration will have. Anything that may
+    depend on the configuration (a compile error, a launch that does not fit) is left to the full run.
+    """
+    table = compiler.frame(first, params=list(space.names), trip_counts=trip_counts, constants=constants)
+    row = table.iloc[0]
+    if row["status"] != "ok":
+        functions = _NOT_FOUND.search(str(row["reason"]))
+        if functions and not re.search(rf"\b{re.escape(compiler.kernel)}\b", compiler.source):
+            names = functions.group(1)
+            raise InputError(f"no kernel {compiler.kernel!r} in {compiler.name} (it compiles to: {names})",
+                             where="kernel", hint=f"give the __global__ function's name: one of {names}")
+        return
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # said once, by the full run
+            metrics = metrics_of(table)
+        for predicate in predicates:
+            _predicate_mask(metrics, predicate)
+    except InputError as exc:
+        if "unknown column" in exc.message:  # the table's 40 columns, clipped, hid the useful ones
+            exc.hint = _columns_hint(exc.hint or "", table, space, constants)
+            exc.args = (str(exc),)
+        raise
+
+
+#: The columns of the carved table worth a predicate, in the order a user thinks of them: the compiler's
+#: (present when the probe compiled) and those static_metrics derives (always there).
+_DERIVED = ("threads", "warps_per_block", "blocks_per_sm", "occupancy", "efficiency", "utilization")
+_USEFUL = ("registers", "shared_bytes", "local_bytes", "spill_stores", "spill_loads", "barriers", "instructions",
+           "regions", *_DERIVED)
+
+
+def _columns_hint(hint: str, table: pd.DataFrame, space: Space, constants: Mapping[str, Any]) -> str:
+    """What a launch expression or predicate may name: the parameters, the constants, the computed columns."""
+    guess = hint.split("? ")[0] + "? " if hint.startswith("did you mean") else ""
+    computed = [c for c in _USEFUL if c in table.columns or c in _DERIVED]
+    given = f" (and the constants {', '.join(constants)} in the launch expressions)" if constants else ""
+    return (f"{guess}the parameters are {', '.join(space.names)}{given}; predicates may also use each "
+            f"configuration's {', '.join(computed)}; put names with dots or spaces in backticks")
 
 
 def _warn_unannotated(compiled: pd.DataFrame, trip_counts: Any) -> None:
@@ -136,9 +229,20 @@ def _nothing_compiled(table: pd.DataFrame, space: Space, source: str) -> InputEr
     reason = str(table["reason"].iloc[0])
     found = _UNDEFINED.search(reason)
     name = next(g for g in found.groups() if g) if found else None
+    target = _NOT_ON_TARGET.search(reason)
     if name is not None and name not in space.names:
-        hint = (f"define it: -D {name}=VALUE (constants={{{name!r}: VALUE}} in Python), or make {name} a parameter "
+        hint = (f"define it: -D {name}=VALUE (constants {{{name!r}: VALUE}} in Python), or make {name} a parameter "
                 "of the space file")
+    elif "is ambiguous in the compiler output" in reason:
+        hint = ("several compiled functions have the kernel's name (a template instantiated more than once, or "
+                "overloads): instantiate it once per configuration, with the parameters as template arguments "
+                "(template __global__ void k<TILE>(float *);), or give one mangled name (kernel=...)")
+    elif _NOT_FOUND.search(reason):
+        hint = "give the __global__ function's name (kernel=...), or declare the kernel extern \"C\""
+    elif target is not None and not target.group(1).endswith(("a", "f")):
+        # wgmma, setmaxnreg, tcgen05...: only the arch-specific target has them
+        hint = (f"the kernel uses instructions only the arch-specific target has: compile for it, "
+                f"cc='{target.group(1)}a'")
     else:
         hint = "fix the source or the space: each configuration is compiled with its parameters as -D macros"
     return InputError(f"no configuration compiles: {shorten(reason, 200, collapse=True)}", where=source, hint=hint)
