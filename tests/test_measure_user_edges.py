@@ -97,6 +97,18 @@ _COMMAND_DRIVER = f"""
 """
 
 
+def _killing_the_driver_kills(driver: subprocess.Popen, pid_file: Path, what: str) -> None:
+    """SIGKILL ``driver`` once the program it started wrote its pid to ``pid_file``; wait for that program to die."""
+    pid = 0
+    try:
+        pid = _read_pid(pid_file)
+        _kill_driver(driver)
+        _wait_until(lambda: not _alive(pid), what)
+    finally:
+        driver.kill()
+        _kill_quietly(pid)
+
+
 def test_killing_the_driver_kills_the_program_and_its_children(tmp_path):
     """Before: the shell script and its ``sleep`` ran on for 300 s after the driver was SIGKILLed."""
     driver = _start_driver(tmp_path, _COMMAND_DRIVER)
@@ -129,14 +141,7 @@ def test_killing_the_driver_kills_a_c_benchmark(tmp_path):
         from starchart.measure import CEvaluator
         CEvaluator({str(source)!r}, cache_dir={str(tmp_path / "cache")!r}, timeout=600).evaluate({{}})
     """)
-    bench = 0
-    try:
-        bench = _read_pid(tmp_path / "bench.pid")
-        _kill_driver(driver)
-        _wait_until(lambda: not _alive(bench), "the C benchmark to die")
-    finally:
-        driver.kill()
-        _kill_quietly(bench)
+    _killing_the_driver_kills(driver, tmp_path / "bench.pid", "the C benchmark to die")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl(PR_SET_PDEATHSIG) is Linux's")
@@ -153,14 +158,7 @@ def test_without_a_watchdog_the_program_still_dies_with_the_driver(tmp_path):
         worker = threading.Thread(target=lambda: long.evaluate({}))
         worker.start(); worker.join()
     """)
-    child = 0
-    try:
-        child = _read_pid(tmp_path / "child.pid")
-        _kill_driver(driver)
-        _wait_until(lambda: not _alive(child), "the program to die")
-    finally:
-        driver.kill()
-        _kill_quietly(child)
+    _killing_the_driver_kills(driver, tmp_path / "child.pid", "the program to die")
 
 
 def test_a_driver_that_ends_normally_leaves_no_watchdog_behind(tmp_path):

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from clang_available import needs_clang
 from corpus_copy import corpus_copy
 from starchart.cli import app
 from starchart.errors import InputError, StarchartError
@@ -26,12 +27,7 @@ from starchart.xapp.model import SpeedupRangeModel
 from starchart.xapp.regression import SpeedupRegressionEnsemble
 from starchart.xapp.static import FEATURES, static_features
 
-try:
-    toolchain.clang_command()
-    HAVE_CLANG = True
-except toolchain.ToolchainError:
-    HAVE_CLANG = False
-pytestmark = pytest.mark.skipif(not HAVE_CLANG, reason="no clang: apt-get install clang or pip install ziglang")
+pytestmark = needs_clang
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = Path(__file__).parent / "cases"

@@ -5,7 +5,6 @@ complex arithmetic in the band. Each test failed before its fix."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from clang_available import needs_clang
 from corpus_copy import corpus_copy
 from starchart.cli import app
 from starchart.errors import InputError
@@ -26,12 +26,7 @@ from starchart.xapp.model import SpeedupRangeModel
 from starchart.xapp.regression import SpeedupRegressionEnsemble
 from starchart.xapp.static import FEATURES, static_analysis, static_features
 
-try:
-    toolchain.clang_command()
-    HAVE_CLANG = True
-except toolchain.ToolchainError:
-    HAVE_CLANG = False
-pytestmark = pytest.mark.skipif(not HAVE_CLANG, reason="no clang: apt-get install clang or pip install ziglang")
+pytestmark = needs_clang
 
 runner = CliRunner()
 
