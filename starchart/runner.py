@@ -460,17 +460,11 @@ class Progress:
 
     def __enter__(self) -> Progress:
         if self.enabled:
-            from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
+            from starchart.progress_bar import stderr_progress
 
-            self._bar = Progress(SpinnerColumn(), TextColumn("[bold]measuring"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("failed {task.fields[failed]}"), TextColumn("best {task.fields[best]}"),
-                                 TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                                 transient=False, disable=not self.enabled,
-                                 console=Console(stderr=True))  # stdout keeps the results, for pipes and files
+            self._bar = stderr_progress("failed {task.fields[failed]}", "best {task.fields[best]}")
             self._bar.__enter__()
-            self._task = self._bar.add_task("run", total=self._total, completed=self._done,
+            self._task = self._bar.add_task("measuring", total=self._total, completed=self._done,
                                             failed=self.failures, best=self._best_text())
         return self
 

@@ -63,22 +63,10 @@ class StepProgress:
     def __enter__(self) -> StepProgress:
         self._depth += 1
         if self._depth == 1 and self._show:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                SpinnerColumn,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
+            from starchart.progress_bar import stderr_progress
 
-            # markup: the description is escaped below; the user's words never reach a column unescaped
-            self._bar = Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), TextColumn("{task.fields[failed]}"),
-                                 TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                                 transient=False, console=Console(stderr=True))
+            # the description is escaped in start(): the user's words never reach a column unescaped
+            self._bar = stderr_progress("{task.fields[failed]}")
             self._bar.__enter__()
         return self
 

@@ -288,13 +288,9 @@ class _Bar:
 
     def __enter__(self) -> Self:
         if self.enabled:
-            from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
-                                       TimeElapsedColumn)
+            from starchart.progress_bar import stderr_progress
 
-            self._progress = Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
-                                      MofNCompleteColumn(), TextColumn("failed {task.fields[failed]}"),
-                                      TimeElapsedColumn(), console=Console(stderr=True))
+            self._progress = stderr_progress("failed {task.fields[failed]}")
             self._progress.__enter__()
             self._task = self._progress.add_task("measuring", total=self.total, failed=0)
         return self
@@ -305,7 +301,9 @@ class _Bar:
 
     def describe(self, text: str) -> None:
         if self.enabled:
-            self._progress.update(self._task, description=text)
+            from rich.markup import escape  # the description is read as markup: a kernel name is not
+
+            self._progress.update(self._task, description=escape(text))
 
     def advance(self, failed: int) -> None:
         if self.enabled:
