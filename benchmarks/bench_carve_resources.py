@@ -5,7 +5,8 @@
    registers, shared memory (static, dynamic, opt-in, carveouts) and named barriers for every compute capability:
    blocks per SM and every per-resource limit must agree.
 2. ``compile``: every configuration of examples/carve/matmul.cu (TILE × WPT × UNROLL, 45 configurations)
-   compiled for each compute capability with NVRTC + ptxas (the ``carve`` extra), cold and cached:
+   compiled for each compute capability with NVRTC + ptxas (the ``carve`` extra; nvcc 13 for 11.0, which
+   CUDA 12.9 does not know), cold and cached:
    seconds per configuration, register range, and the occupancy that follows.
 3. ``counts``: SASS instruction counts of the whole space (sm_86) against facts of the kernel that hold
    whatever the compiler does: N × WPT FFMAs per thread, 2 barriers and 1 load-consuming instruction per
@@ -96,7 +97,8 @@ def compile_rows(tmp: Path) -> list[dict]:
     configs = space()
     rows = []
     for cc in CCS:
-        rc = ResourceCompiler(MATMUL, "matmul", cc, cache_dir=tmp / "cache", backend="nvrtc")
+        # NVRTC where it targets the capability (the carve extra's 12.9 has no sm_110: nvcc 13 then)
+        rc = ResourceCompiler(MATMUL, "matmul", cc, cache_dir=tmp / "cache", backend="auto")
         start = time.perf_counter()
         out = rc.frame(configs)
         cold = time.perf_counter() - start
@@ -145,7 +147,7 @@ def main() -> None:
     else:
         print(f"occupancy oracle {extra['occupancy_oracle']} (CUDA_HOME or /usr/local/cuda)")
     if compiled:
-        report("carve_compile", "matmul.cu compiled for every compute capability (NVRTC + ptxas, no GPU)",
+        report("carve_compile", "matmul.cu compiled for every compute capability (NVRTC + ptxas or nvcc, no GPU)",
                compiled, {"toolchain": extra["toolchain"]})
     else:
         print('compile: skipped, needs NVRTC and ptxas (pip install ".[carve]")')

@@ -251,12 +251,17 @@ result = carve_source("examples/carve/matmul.cu", "matmul", Space.from_file("exa
   (`sm_90a`, `compute_90a`, `sm_100a`, `sm_100f`, `sm_120f`; `a` from CUDA 12.0, `f` from 12.9). The kernel is
   compiled for exactly that target, so code using `wgmma`, `setmaxnreg` or other sm_90a-only instructions
   compiles; occupancy uses the base capability's limits (9.0 for `sm_90a`). When every configuration fails
-  with "not supported on .target 'sm_90'", the error says to use `--cc sm_90a`.
+  with "not supported on .target 'sm_90'", the error says to use `--cc sm_90a`. Known capabilities: 7.0, 7.5,
+  8.0, 8.6, 8.7 (Jetson Orin), 8.9, 9.0, 10.0, 10.3 (GB300/B300), 11.0 (Jetson Thor), 12.0 and 12.1 (DGX
+  Spark GB10). 10.3 and 12.1 need CUDA 12.9 (the `carve` extra's NVRTC does), 11.0 needs CUDA 13 (nvcc 13, or
+  `pip install 'nvidia-cuda-nvrtc>=13' 'nvidia-cuda-nvcc>=13'`): CUDA 12.x called Thor 10.1 (`sm_101`), which
+  is refused with a pointer to `--cc 11.0`.
 - **Progress.** Each configuration is compiled (NVRTC + ptxas, or nvcc) and its cubin disassembled
   (`nvdisasm`, the slower step): a bar on stderr shows both steps, with the configurations the compiler
-  refused. `-j N` runs N compiles and N disassemblies at once. From Python, `progress=True` shows the
-  same bar and `progress=lambda step, done, total: ...` is called instead (`step` is `"compiling"` or
-  `"disassembling"`).
+  refused. `-j N` runs N compiles and N disassemblies at once; the command's default is every usable core
+  (the process's CPU affinity), `-j 1` one at a time, and the result is the same whatever `-j`. From Python,
+  `carve_source(..., jobs=N)` (default 1), `progress=True` shows the same bar and
+  `progress=lambda step, done, total: ...` is called instead (`step` is `"compiling"` or `"disassembling"`).
 - **Cache, Ctrl-C.** Every result (resource usage, compiler log, cubin, SASS) is kept as it finishes in
   `~/.cache/starchart/carve` (`$XDG_CACHE_HOME/starchart/carve`), keyed by source, kernel, target, options
   and tool versions. After Ctrl-C (exit status 130; the message says how many were compiled) the same

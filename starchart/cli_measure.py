@@ -513,7 +513,9 @@ def carve_command(
                                                                  "front (metrics scaled to [0, 1])."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the kept configurations as CSV."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write the efficiency/utilization plot (.svg/.png)."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Parallel compilations and disassemblies."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1,
+                                       help="Parallel compilations and disassemblies (default: every usable core; "
+                                            "-j 1: one at a time). The result is the same whatever -j."),
 ) -> None:
     """Optimization carving: keep the configurations worth measuring (efficiency/utilization Pareto front).
 
@@ -542,6 +544,7 @@ def carve_command(
                              where=source, hint="e.g. --kernel matmul --space examples/carve/matmul.yaml "
                                                 "--threads-per-block 'TILE * TILE' --threads '1024 * 1024'")
         from starchart.carve.progress import StepProgress
+        from starchart.carve.resources import usable_cores
 
         space, _ = _read_study_file(space_file)
         bar = StepProgress(True)  # on stderr: compiling and disassembling a space takes minutes
@@ -549,7 +552,8 @@ def carve_command(
             with option_names(options), bar:
                 result = carve_source(source, kernel, space, cc, threads_per_block=threads_per_block,
                                       threads=threads, predicates=predicate, within=within,
-                                      constants=_defines(define), jobs=jobs, progress=bar)
+                                      constants=_defines(define), jobs=jobs if jobs is not None else usable_cores(),
+                                      progress=bar)
         except KeyboardInterrupt:
             raise _carve_interrupted(bar) from None
     else:

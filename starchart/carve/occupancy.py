@@ -1,7 +1,7 @@
 """Theoretical occupancy of a CUDA kernel: resident blocks per SM and what limits them.
 
-A clean-room calculator for compute capabilities 7.0, 7.5, 8.0, 8.6, 8.9, 9.0, 10.0 and 12.0, written
-from NVIDIA's published rules, not from NVIDIA's code:
+A clean-room calculator for compute capabilities 7.0, 7.5, 8.0, 8.6, 8.7, 8.9, 9.0, 10.0, 10.3, 11.0, 12.0
+and 12.1, written from NVIDIA's published rules, not from NVIDIA's code:
 
 - per-SM limits (threads, warps, blocks, registers, shared memory) and per-block limits
   (threads, registers, shared memory with and without the opt-in) from the CUDA C++
@@ -9,12 +9,14 @@ from NVIDIA's published rules, not from NVIDIA's code:
   (SM) Information per Compute Capability", "Memory Information per Compute Capability"
   and "Shared Memory Capacity per Compute Capability"; the 12.x guide's §20.6.4, §20.7.3
   and §20.8.3 for the shared memory carveouts, the 48 KB static limit, the opt-in and the
-  1 KB reserved per block on 8.x/9.0);
+  1 KB reserved per block on 8.x/9.0; in the 13.x guide's tables the per-block maximum is the
+  per-SM maximum less that 1 KB in every column from 8.0 on);
 - allocation granularities from NVIDIA's CUDA Occupancy Calculator spreadsheet (also shown
   by Nsight Compute's occupancy section): registers are allocated per **warp** in units
   of 256 (``ceil(regs × 32, 256)``), warps are granted registers in groups of 4 (one per
   SM sub-partition), shared memory per block is rounded up to 256 bytes (7.x) or 128 bytes
-  (8.x, 9.0) after adding the system-reserved 1 KB (8.x, 9.0).
+  (8.0 on) after adding the system-reserved 1 KB (8.0 on); for 10.x, 11.0 and 12.x, which
+  the spreadsheet predates, ``cuda_occupancy.h`` of CUDA 13.0 has the same granularities.
 
 Blocks per SM is the smallest of five limits::
 
@@ -22,7 +24,7 @@ Blocks per SM is the smallest of five limits::
     blocks     max resident blocks per SM
     registers  floor(floor(regs per SM / regs per warp, 4) / warps per block)
     shared     floor(carveout / allocated shared memory per block)
-    barriers   floor(max blocks per SM × 2 (9.0, 10.0) or × 1 (12.0) / named barriers per block)
+    barriers   floor(max blocks per SM × 2 (9.0, 10.x) or × 1 (11.0, 12.x) / named barriers per block)
 
 The barrier limit applies from 9.0 on, as in ``cuda_occupancy.h``, and only when the
 kernel's named barriers are given (``ptxas -v``: "used N barriers"); with one barrier
@@ -151,6 +153,15 @@ LIMITS: dict[str, DeviceLimits] = {
     "8.6": DeviceLimits("8.6", "Ampere (GA10x)", max_threads_per_sm=1536, max_blocks_per_sm=16,
                         shared_carveouts=_kb(0, 8, 16, 32, 64, 100), max_shared_per_block_optin=99 * KB,
                         shared_allocation_unit=128, reserved_shared_per_block=KB),
+    # Jetson Orin: the 13.x guide's Table 30 (16 blocks, 48 warps, 1536 threads per SM; 8.6 and 8.7 share the
+    # cells), Table 31 (164 KB per SM, 163 KB per block), Table 32 (carveouts as 8.0's), at
+    # https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/compute-capabilities.html; the 12.x
+    # guide's §20.7.3: "0, 8, 16, 32, 64, 100, 132 or 164 KB for devices of compute capability 8.0 and 8.7",
+    # up to 163 KB per block, 1 KB reserved for system use.
+    "8.7": DeviceLimits("8.7", "Ampere (Jetson Orin)", max_threads_per_sm=1536, max_blocks_per_sm=16,
+                        shared_carveouts=_kb(0, 8, 16, 32, 64, 100, 132, 164),
+                        max_shared_per_block_optin=163 * KB, shared_allocation_unit=128,
+                        reserved_shared_per_block=KB),
     "8.9": DeviceLimits("8.9", "Ada Lovelace", max_threads_per_sm=1536, max_blocks_per_sm=24,
                         shared_carveouts=_kb(0, 8, 16, 32, 64, 100), max_shared_per_block_optin=99 * KB,
                         shared_allocation_unit=128, reserved_shared_per_block=KB),
@@ -164,10 +175,35 @@ LIMITS: dict[str, DeviceLimits] = {
                          shared_carveouts=_kb(0, 8, 16, 32, 64, 100, 132, 164, 196, 228),
                          max_shared_per_block_optin=227 * KB, shared_allocation_unit=128,
                          reserved_shared_per_block=KB, barriers_per_block_slot=2),
+    # GB300/B300 (Blackwell Ultra): the 13.x guide's Table 30 (32 blocks, 64 warps, 2048 threads per SM; 9.0,
+    # 10.0 and 10.3 share one cell), Table 31 (10.x: 228 KB per SM, 227 KB per block), Table 32 (10.x
+    # carveouts); cuda_occupancy.h of CUDA 13.0: 128-byte shared unit and 2 barriers per block slot (10.x
+    # except 10.1).
+    "10.3": DeviceLimits("10.3", "Blackwell Ultra (GB300, B300)", max_threads_per_sm=2048, max_blocks_per_sm=32,
+                         shared_carveouts=_kb(0, 8, 16, 32, 64, 100, 132, 164, 196, 228),
+                         max_shared_per_block_optin=227 * KB, shared_allocation_unit=128,
+                         reserved_shared_per_block=KB, barriers_per_block_slot=2),
+    # Jetson Thor (10.1 before CUDA 13, which renamed it 11.0): the 13.x guide's Table 30 (24 blocks, 48 warps,
+    # 1536 threads per SM; 11.0 and 12.x share one cell), Table 31 (228 KB per SM, 227 KB per block), Table 32
+    # (carveouts up to 228 KB); cuda_occupancy.h of CUDA 13.0: 24 blocks, carveouts up to 228 KB, 1 barrier
+    # per block slot (11.0).
+    "11.0": DeviceLimits("11.0", "Blackwell (Jetson Thor)", max_threads_per_sm=1536, max_blocks_per_sm=24,
+                         shared_carveouts=_kb(0, 8, 16, 32, 64, 100, 132, 164, 196, 228),
+                         max_shared_per_block_optin=227 * KB, shared_allocation_unit=128,
+                         reserved_shared_per_block=KB, barriers_per_block_slot=1),
     "12.0": DeviceLimits("12.0", "Blackwell (GB20x)", max_threads_per_sm=1536, max_blocks_per_sm=24,
                          shared_carveouts=_kb(0, 8, 16, 32, 64, 100), max_shared_per_block_optin=99 * KB,
                          shared_allocation_unit=128, reserved_shared_per_block=KB, barriers_per_block_slot=1),
+    # DGX Spark (GB10): the 13.x guide's "12.x" column of Tables 30-32 (24 blocks, 48 warps, 1536 threads per
+    # SM; 100 KB per SM, 99 KB per block; carveouts up to 100 KB); cuda_occupancy.h of CUDA 13.0: the same
+    # carveouts as 12.0, 1 barrier per block slot (12.x).
+    "12.1": DeviceLimits("12.1", "Blackwell (GB10)", max_threads_per_sm=1536, max_blocks_per_sm=24,
+                         shared_carveouts=_kb(0, 8, 16, 32, 64, 100), max_shared_per_block_optin=99 * KB,
+                         shared_allocation_unit=128, reserved_shared_per_block=KB, barriers_per_block_slot=1),
 }
+#: Compute capabilities CUDA renamed: CUDA 13.0 calls Jetson Thor's 10.1 11.0 (NVIDIA's cuRANDDx/nvCOMPDx
+#: release notes: "Thor SM renaming from sm_101 to sm_110 starting from CUDA 13.0").
+_RENAMED = {"10.1": "11.0"}
 
 #: "8.6", "86", "sm_86", "compute_90a", "sm_120f", "cc 9.0", "9.0a": an optional prefix, the capability, and
 #: the arch-specific ("a") or family ("f") suffix nvcc accepts from CUDA 12.0 / 12.9 on.
@@ -213,6 +249,11 @@ def device_limits(cc: Any) -> DeviceLimits:
     if isinstance(cc, DeviceLimits):
         return cc
     key, suffix = _parse_cc(cc)
+    if key in _RENAMED:
+        new = _RENAMED[key]
+        raise InputError(f"compute capability {cc!r} is Jetson Thor's name before CUDA 13, which renamed it {new}",
+                         where="cc", hint=f"use '{new}' (sm_{new.replace('.', '')}{suffix}), compiled with CUDA "
+                                          "13.0 or later (nvcc, or NVRTC and ptxas)")
     if key not in LIMITS:
         raise InputError(f"unknown compute capability {cc!r}", where="cc",
                          hint=f"use one of {', '.join(LIMITS)} (e.g. '8.6', 86 or 'sm_86'; 'sm_90a' or "

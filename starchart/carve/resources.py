@@ -48,7 +48,7 @@ from typing import Any
 
 import pandas as pd
 
-from starchart.carve.occupancy import device_limits, target_arch
+from starchart.carve.occupancy import _RENAMED, device_limits, target_arch
 from starchart.carve.progress import ProgressOption, step_progress
 from starchart.configs import config_key, frame_configs, plain_config
 from starchart.errors import InputError, StarchartError
@@ -67,6 +67,7 @@ __all__ = [
     "parse_ptxas",
     "parse_res_usage",
     "resource_usage",
+    "usable_cores",
 ]
 
 #: How to get the compiler tools without a CUDA toolkit.
@@ -390,6 +391,11 @@ _FIRST_RELEASE: dict[int, tuple[int, int]] = {80: (11, 0), 86: (11, 1), 87: (11,
 _SUFFIX_RELEASE: dict[str, tuple[int, int]] = {"a": (12, 0), "f": (12, 9)}
 
 
+def _first_release(sm: int, suffix: str = "") -> tuple[int, int]:
+    """The first CUDA release that compiles for ``sm_{sm}{suffix}`` (``(0, 0)``: every release this module uses)."""
+    return max(_FIRST_RELEASE.get(sm, (0, 0)), _SUFFIX_RELEASE.get(suffix, (0, 0)))
+
+
 @dataclass(frozen=True)
 class Tool:
     """One executable or library and its CUDA release."""
@@ -404,8 +410,7 @@ class Tool:
         """
         if self.version is None:
             return sm >= _min_sm(None)
-        first = max(_FIRST_RELEASE.get(sm, (0, 0)), _SUFFIX_RELEASE.get(suffix, (0, 0)))
-        return sm >= _min_sm(self.version) and self.version >= first
+        return sm >= _min_sm(self.version) and self.version >= _first_release(sm, suffix)
 
 
 @dataclass(frozen=True)
@@ -727,16 +732,45 @@ def _choose_backend(tc: Toolchain, sm: int, backend: str, suffix: str = "") -> t
                 if ptxas is not None:
                     return ("nvrtc", lib, ptxas)
         if backend == "nvrtc":
-            raise StarchartError(f"no NVRTC with a matching ptxas for {arch} (found: {tc.describe()})",
-                                 hint=CARVE_HINT)
+            raise StarchartError(f"no NVRTC with a matching ptxas for {arch}{_needs(sm, suffix)} (found: "
+                                 f"{tc.describe()})", hint=_install_hint(sm, suffix))
     nvcc = tc.pick("nvcc", sm, suffix=suffix)
     if nvcc is None:
-        first = max(_FIRST_RELEASE.get(sm, (0, 0)), _SUFFIX_RELEASE.get(suffix, (0, 0)))
-        older = (" (CUDA 13 dropped sm_70: use the cu12 wheels or a CUDA 12 toolkit)" if sm < 75 else
-                 f" ({arch} needs CUDA {first[0]}.{first[1]} or later)" if first > (0, 0) else "")
-        hint = ("fix or remove the broken tool(s) above (PATH, CUDA_HOME), or " if tc.broken else "") + CARVE_HINT
-        raise StarchartError(f"no CUDA compiler for {arch} found{older}{tc.broken_note()}", hint=hint)
+        hint = ("fix or remove the broken tool(s) above (PATH, CUDA_HOME), or " if tc.broken else "") + \
+            _install_hint(sm, suffix)
+        raise StarchartError(f"no CUDA compiler for {arch} found{_needs(sm, suffix)}{_found(tc, arch)}"
+                             f"{tc.broken_note()}", hint=hint)
     return ("nvcc", nvcc)
+
+
+def _needs(sm: int, suffix: str) -> str:
+    """``" (sm_110 needs CUDA 13.0 or later; ...)"``: the release a target needs, for the "no compiler" errors."""
+    arch = f"sm_{sm}{suffix}"
+    if sm < 75:
+        return " (CUDA 13 dropped sm_70: use the cu12 wheels or a CUDA 12 toolkit)"
+    first = _first_release(sm, suffix)
+    if first == (0, 0):
+        return ""
+    old = next((k for k, v in _RENAMED.items() if v == f"{sm // 10}.{sm % 10}"), None)
+    renamed = f"; CUDA 12.x calls this GPU sm_{old.replace('.', '')}{suffix}" if old else ""
+    return f" ({arch} needs CUDA {first[0]}.{first[1]} or later{renamed})"
+
+
+def _install_hint(sm: int, suffix: str) -> str:
+    """How to get a compiler for ``sm_{sm}{suffix}``: the ``carve`` extra's (CUDA 12.9), or CUDA 13's for the
+    targets only CUDA 13 has (sm_110)."""
+    if _first_release(sm, suffix) < (13, 0):
+        return CARVE_HINT
+    return ("the carve extra's compilers are CUDA 12.9's: install CUDA 13's from PyPI with pip install "
+            "'nvidia-cuda-nvrtc>=13' 'nvidia-cuda-nvcc>=13' (NVRTC and ptxas; no GPU needed), or put a CUDA 13 "
+            "toolkit's bin/ on PATH or in CUDA_HOME")
+
+
+def _found(tc: Toolchain, arch: str) -> str:
+    """``"; found NVRTC 12.9, ptxas 12.9, none of which targets sm_110"``: the compilers there are (none: "")."""
+    found = dict.fromkeys(f"{label} {_v(t)}" for label, name in (("nvcc", "nvcc"), ("NVRTC", "nvrtc"),
+                                                                 ("ptxas", "ptxas")) for t in getattr(tc, name))
+    return f"; found {', '.join(found)}, none of which targets {arch}" if found else ""
 
 
 # --- every configuration, cached --------------------------------------------------------------------
@@ -950,6 +984,19 @@ class ResourceCompiler:
         # ptxas's "barriers" (named barriers used) and the executed barrier count differ.
         sass = sass.rename(columns={"barriers": "barriers_executed"})
         return pd.concat([result, sass], axis=1)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, e.g. under ``taskset`` or a container's cpuset; the
+    machine's count where there is no affinity): the command line's default ``--jobs``.
+
+    >>> usable_cores() >= 1
+    True
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # macOS and Windows have no sched_getaffinity
+        return max(1, os.cpu_count() or 1)
 
 
 def _each(work: Callable[[Any], Any], items: Mapping[str, Any], jobs: int,

@@ -23,13 +23,17 @@ static bool props_for(int major, int minor, cudaOccDeviceProp &p) {
              p.sharedMemPerBlockOptin = 64 * 1024; p.reservedSharedMemPerBlock = 0; return true;
     case 80: p.maxThreadsPerMultiprocessor = 2048; p.sharedMemPerMultiprocessor = 164 * 1024;
              p.sharedMemPerBlockOptin = 163 * 1024; p.reservedSharedMemPerBlock = 1024; return true;
+    case 87: p.maxThreadsPerMultiprocessor = 1536; p.sharedMemPerMultiprocessor = 164 * 1024;
+             p.sharedMemPerBlockOptin = 163 * 1024; p.reservedSharedMemPerBlock = 1024; return true;
     case 86: case 89:
              p.maxThreadsPerMultiprocessor = 1536; p.sharedMemPerMultiprocessor = 100 * 1024;
              p.sharedMemPerBlockOptin = 99 * 1024; p.reservedSharedMemPerBlock = 1024; return true;
-    case 90: case 100:
+    case 90: case 100: case 103:
              p.maxThreadsPerMultiprocessor = 2048; p.sharedMemPerMultiprocessor = 228 * 1024;
              p.sharedMemPerBlockOptin = 227 * 1024; p.reservedSharedMemPerBlock = 1024; return true;
-    case 120: p.maxThreadsPerMultiprocessor = 1536; p.sharedMemPerMultiprocessor = 100 * 1024;
+    case 110: p.maxThreadsPerMultiprocessor = 1536; p.sharedMemPerMultiprocessor = 228 * 1024;
+             p.sharedMemPerBlockOptin = 227 * 1024; p.reservedSharedMemPerBlock = 1024; return true;
+    case 120: case 121: p.maxThreadsPerMultiprocessor = 1536; p.sharedMemPerMultiprocessor = 100 * 1024;
              p.sharedMemPerBlockOptin = 99 * 1024; p.reservedSharedMemPerBlock = 1024; return true;
     }
     return false;

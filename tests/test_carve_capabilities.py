@@ -1,0 +1,348 @@
+"""The compute capabilities added after 12.0 shipped: Jetson Orin (8.7), GB300/B300 (10.3), Jetson Thor (11.0,
+10.1 before CUDA 13), DGX Spark GB10 (12.1); their targets compile with whichever compiler has them; and
+``starchart carve`` compiles on every usable core by default, with the same result as ``-j 1``."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+from io import StringIO
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from starchart.carve import occupancy, occupancy_frame, shared_carveout, static
+from starchart.carve.occupancy import LIMITS, UNLIMITED, device_limits, target_arch
+from starchart.carve.resources import (
+    ResourceCompiler,
+    Tool,
+    Toolchain,
+    find_toolchain,
+    usable_cores,
+)
+from starchart.cli import app
+from starchart.errors import InputError, StarchartError
+from starchart.space import Space
+
+ROOT = Path(__file__).resolve().parents[1]
+MATMUL = ROOT / "examples" / "carve" / "matmul.cu"
+ORACLE = ROOT / "tests" / "data" / "ptxas" / "occupancy_oracle.cpp"
+KB = 1024
+runner = CliRunner()
+
+# --- the limits, from NVIDIA's tables --------------------------------------------------------------------
+# CUDA Programming Guide (13.x), "Compute Capabilities": Table 30 "Device and Streaming Multiprocessor (SM)
+# Information per Compute Capability" (resident blocks, warps, threads per SM: 8.6/8.7/8.9 share the cells
+# 16|48|1536 but for 8.9's 24 blocks; 9.0/10.0/10.3 share 32|64|2048; 11.0/12.x share 24|48|1536), Table 31
+# "Memory Information per Compute Capability" (shared memory per SM / per block: 8.7 164/163 KB, 10.x and 11.0
+# 228/227 KB, 12.x 100/99 KB; 64 K registers per SM and per block, 255 per thread) and Table 32 "Shared Memory
+# Capacity per Compute Capability" (the carveouts), at
+# https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/compute-capabilities.html
+GUIDE = {  # blocks, warps, threads per SM; shared KB per SM, per block (opt-in); carveouts KB
+    "8.7": (16, 48, 1536, 164, 163, (0, 8, 16, 32, 64, 100, 132, 164)),
+    "10.3": (32, 64, 2048, 228, 227, (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)),
+    "11.0": (24, 48, 1536, 228, 227, (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)),
+    "12.1": (24, 48, 1536, 100, 99, (0, 8, 16, 32, 64, 100)),
+}
+#: cuda_occupancy.h of CUDA 13.0 (cudaOccMaxBlocksPerSMBlockBarrierLimit): barriers per resident-block slot.
+BARRIER_SLOTS = {"8.7": 0, "10.3": 2, "11.0": 1, "12.1": 1}
+
+
+@pytest.mark.parametrize("cc", sorted(GUIDE))
+def test_new_capabilities_have_the_guide_limits(cc):
+    blocks, warps, threads, per_sm, per_block, carveouts = GUIDE[cc]
+    lim = device_limits(cc)
+    assert lim.cc == cc and cc in LIMITS
+    assert (lim.max_blocks_per_sm, lim.max_warps_per_sm, lim.max_threads_per_sm) == (blocks, warps, threads)
+    assert (lim.shared_per_sm, lim.max_shared_per_block_optin) == (per_sm * KB, per_block * KB)
+    assert lim.shared_carveouts == tuple(c * KB for c in carveouts)
+    assert (lim.registers_per_sm, lim.max_registers_per_block, lim.max_registers_per_thread) == (65536, 65536, 255)
+    assert lim.max_threads_per_block == 1024 and lim.max_shared_per_block == 48 * KB
+    # 1 KB reserved per block (the per-block maximum is the per-SM one less 1 KB), 128-byte shared memory
+    # allocation, 256-register units granted to 4 warps at a time (cuda_occupancy.h, CUDA 13.0)
+    assert lim.reserved_shared_per_block == KB and lim.shared_allocation_unit == 128
+    assert (lim.register_allocation_unit, lim.warp_allocation_granularity) == (256, 4)
+    assert lim.barriers_per_block_slot == BARRIER_SLOTS[cc]
+
+
+# Worked by hand from the tables above (warps = ceil(threads / 32); registers per warp = ceil(regs × 32, 256);
+# warps the register file holds = floor(65536 / that, 4); shared per block = ceil(shared + 1 KB, 128)).
+HAND = [
+    # 8.7: 64 threads = 2 warps, 48 / 2 = 24 but 16 blocks at most (8.0 would hold 32)
+    ("8.7", 64, 16, 0, {}, 16, ("blocks",)),
+    # 8.7: 40 KB + 1 KB = 41984 bytes, 164 KB / 41984 = 4 (8.6's 100 KB: 2); 4 warps: 12 by warps, 16 by registers
+    ("8.7", 128, 32, 40 * KB, {}, 4, ("shared",)),
+    # 10.3: 1024 threads = 32 warps, 64 / 32 = 2; 32 regs = 1024 per warp, 64 warps / 32 = 2
+    ("10.3", 1024, 32, 0, {}, 2, ("warps", "registers")),
+    # 10.3: 4 named barriers per block, 32 slots × 2 = 64 barriers: 16 blocks, not 32
+    ("10.3", 64, 32, 0, {"barriers": 4}, 16, ("barriers",)),
+    # 11.0: 1024 threads = 32 warps, 48 / 32 = 1 (one block where 10.3 holds two)
+    ("11.0", 1024, 32, 0, {}, 1, ("warps",)),
+    # 11.0: 192 threads = 6 warps: 48 / 6 = 8; 40 regs = 1280 per warp, 65536 / 1280 = 51 → 48 warps / 6 = 8
+    ("11.0", 192, 40, 0, {}, 8, ("warps", "registers")),
+    # 11.0: 100 KB dynamic (opt-in) + 1 KB = 103424 bytes, 228 KB / 103424 = 2
+    ("11.0", 128, 32, 0, {"dynamic_shared_bytes": 100 * KB, "opt_in": True}, 2, ("shared",)),
+    # 11.0: 24 slots × 1 barrier = 24 barriers, 4 per block: 6 blocks
+    ("11.0", 64, 32, 0, {"barriers": 4}, 6, ("barriers",)),
+    # 12.1: 64 threads = 2 warps, 48 / 2 = 24 = the 24-block limit
+    ("12.1", 64, 16, 0, {}, 24, ("warps", "blocks")),
+    # 12.1: 48 KB static + 1 KB = 50176 bytes, 100 KB / 50176 = 2
+    ("12.1", 128, 32, 48 * KB, {}, 2, ("shared",)),
+]
+
+
+@pytest.mark.parametrize(("cc", "threads", "regs", "shared", "kwargs", "blocks", "limiting"), HAND)
+def test_blocks_per_sm_worked_by_hand(cc, threads, regs, shared, kwargs, blocks, limiting):
+    occ = occupancy(cc, threads, regs, shared, **kwargs)
+    assert occ.valid and occ.blocks_per_sm == blocks and occ.limiting == limiting, occ
+    assert occ.occupancy == blocks * occ.warps_per_block / GUIDE[cc][1]
+    # the same through the frame calculator and through every spelling of the target
+    frame = pd.DataFrame({"t": [threads], "r": [regs], "s": [shared]})
+    for name in (cc, f"sm_{cc.replace('.', '')}", f"compute_{cc.replace('.', '')}"):
+        got = occupancy_frame(frame, name, threads="t", registers="r", shared="s",
+                              dynamic_shared=kwargs.get("dynamic_shared_bytes", 0), opt_in=kwargs.get("opt_in", False),
+                              barriers=kwargs.get("barriers", 0))
+        assert got.blocks_per_sm.tolist() == [blocks]
+
+
+def test_shared_memory_limits_and_carveouts_of_the_new_capabilities():
+    # 12.1 (12.x): 99 KB per block at most, so 100 KB cannot launch even with the opt-in
+    occ = occupancy("12.1", 128, 32, dynamic_shared_bytes=100 * KB, opt_in=True)
+    assert not occ.valid and occ.blocks_per_sm == 0
+    assert "above the 101376 allowed on compute capability 12.1" in occ.reason
+    assert occupancy("11.0", 128, 32, dynamic_shared_bytes=227 * KB, opt_in=True).blocks_per_sm == 1
+    assert not occupancy("11.0", 128, 32, dynamic_shared_bytes=227 * KB + 1, opt_in=True).valid
+    # a preferred carveout rounds up to the next size of Table 32: the guide's own examples (8.0/8.7: 50 % →
+    # 100 KB, not 82 KB; 12.x: 50 % → 64 KB, not 50 KB), and 10.3/11.0's 114 KB → 132 KB
+    assert shared_carveout("8.7", 50) == 100 * KB and shared_carveout("12.1", 50) == 64 * KB
+    assert shared_carveout("10.3", 50) == shared_carveout("11.0", 50) == 132 * KB
+    assert shared_carveout("11.0") == 228 * KB and shared_carveout("12.1") == 100 * KB
+
+
+# --- NVIDIA's own calculator on the new capabilities ---------------------------------------------------
+
+def _oracle_with_new_capabilities(tmp_path: Path) -> Path:
+    """tests/data/ptxas/occupancy_oracle.cpp (cuda_occupancy.h as a black box), with the device properties of
+    the new capabilities (the guide values above) added where it does not have them yet."""
+    compiler = shutil.which("g++") or shutil.which("c++")
+    homes = [os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", ""), "/usr/local/cuda"]
+    include = next((Path(h) / "include" for h in homes if h and (Path(h) / "include" / "cuda_occupancy.h").exists()),
+                   None)
+    if compiler is None or include is None:
+        pytest.skip("needs a C++ compiler and the CUDA toolkit's cuda_occupancy.h (set CUDA_HOME)")
+    source = ORACLE.read_text()
+    cases = "".join(
+        f"    case {cc.replace('.', '')}: p.maxThreadsPerMultiprocessor = {row[2]}; "
+        f"p.sharedMemPerMultiprocessor = {row[3]} * 1024;\n"
+        f"             p.sharedMemPerBlockOptin = {row[4]} * 1024; p.reservedSharedMemPerBlock = 1024; return true;\n"
+        for cc, row in GUIDE.items() if f"case {cc.replace('.', '')}:" not in source)
+    end = "    }\n    return false;"
+    assert source.count(end) == 1, "the oracle's switch changed shape: update this test"
+    (tmp_path / "oracle.cpp").write_text(source.replace(end, cases + end))
+    exe = tmp_path / "oracle"
+    subprocess.run([compiler, "-O1", "-std=c++14", f"-I{include}", str(tmp_path / "oracle.cpp"), "-o", str(exe)],
+                   check=True, capture_output=True, timeout=120)
+    return exe
+
+
+def test_new_capabilities_match_cuda_occupancy_h(tmp_path):
+    """Blocks per SM and every per-resource limit agree with cuda_occupancy.h (CUDA 13.0) on random launches:
+    its block limits (cudaOccMaxBlocksPerMultiprocessor), carveouts, granularities and barrier rule for
+    8.7, 10.3, 11.0 and 12.1 with the guide's per-SM sizes."""
+    exe = _oracle_with_new_capabilities(tmp_path)
+    rnd = random.Random(20250101)
+    lines = []
+    for _ in range(2000):
+        major, minor = map(int, rnd.choice(sorted(GUIDE)).split("."))
+        lines.append(" ".join(map(str, (
+            major, minor, rnd.choice([rnd.randint(1, 1024), 32 * rnd.randint(1, 32)]), rnd.randint(0, 255),
+            rnd.choice([0, rnd.randint(0, 49152)]), rnd.choice([0, 0, rnd.randint(0, 240000)]), rnd.randint(0, 1),
+            rnd.choice([-1, -1, 0, 10, 25, 50, 75, 100]), rnd.choice([0, 1, 1, 2, 3, 4, rnd.randint(5, 16)])))))
+    out = subprocess.run([str(exe)], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True,
+                         timeout=60).stdout
+    header = ("cc,threads,registers,static_shared,dynamic_shared,opt_in,carveout,error,blocks_per_sm,limiting_bits,"
+              "limit_registers,limit_shared,limit_warps,limit_blocks,registers_per_block,shared_per_block,barriers,"
+              "limit_barriers")
+    table = pd.read_csv(StringIO(header + "\n" + out), dtype={"cc": str})
+    assert len(table) == 2000 and (table.error == 0).all() and set(table.cc) == set(GUIDE)
+    compared = 0
+    for (cc, opt_in, carveout), group in table.groupby(["cc", "opt_in", "carveout"]):
+        ours = occupancy_frame(group, cc, threads="threads", registers="registers", shared="static_shared",
+                               dynamic_shared="dynamic_shared", opt_in=bool(opt_in),
+                               carveout=None if carveout < 0 else float(carveout), barriers="barriers")
+        assert ours.blocks_per_sm.tolist() == group.blocks_per_sm.tolist(), cc
+        launchable = (group.blocks_per_sm > 0).to_numpy()
+        for column in ("limit_registers", "limit_shared", "limit_warps", "limit_blocks", "limit_barriers",
+                       "registers_per_block", "shared_per_block"):
+            mine = np.where(ours[column].to_numpy() == UNLIMITED, -1, ours[column].to_numpy())  # oracle: -1
+            assert (mine[launchable] == group[column].to_numpy()[launchable]).all(), (cc, column)
+        compared += len(group)
+    assert compared == 2000
+
+
+# --- the names a user types --------------------------------------------------------------------------------
+
+def test_new_targets_are_accepted_with_their_suffixes():
+    """Before: 'sm_103a', 'sm_110', 'sm_121' were "unknown compute capability"."""
+    for name, cc, arch in [("sm_87", "8.7", "sm_87"), ("87", "8.7", "sm_87"), ((8, 7), "8.7", "sm_87"),
+                           ("sm_103a", "10.3", "sm_103a"), ("compute_103f", "10.3", "sm_103f"), (103, "10.3", "sm_103"),
+                           ("sm_110", "11.0", "sm_110"), ("sm_110a", "11.0", "sm_110a"), ("11.0f", "11.0", "sm_110f"),
+                           ("sm_121", "12.1", "sm_121"), ("compute_121a", "12.1", "sm_121a"),
+                           ("12.1", "12.1", "sm_121")]:
+        assert device_limits(name) is LIMITS[cc] and target_arch(name) == arch, name
+    # Orin has no arch-specific or family target (nvcc 13: "Unsupported gpu architecture 'sm_87a'")
+    with pytest.raises(InputError, match="from sm_90a on"):
+        device_limits("sm_87a")
+
+
+def test_thor_under_its_cuda_12_name_says_to_use_11_0():
+    """CUDA 13 renamed Jetson Thor's 10.1 to 11.0 (ptxas 13 refuses sm_101): say so instead of "unknown"."""
+    for name in ("10.1", "sm_101", "compute_101a"):
+        with pytest.raises(InputError, match=r"Jetson Thor's name before CUDA 13, which renamed it 11.0") as info:
+            device_limits(name)
+        assert info.value.where == "cc" and "'11.0'" in info.value.hint and "CUDA 13.0 or later" in info.value.hint
+    said = runner.invoke(app, ["carve", str(MATMUL), "--kernel", "matmul", "--space",
+                               str(ROOT / "examples" / "carve" / "matmul.yaml"), "--cc", "sm_101",
+                               "--threads-per-block", "TILE * TILE // WPT", "--threads", "1024 * 1024 // WPT"])
+    assert said.exit_code == 2 and "--cc" in said.output and "renamed it 11.0" in said.output, said.output
+
+
+def test_a_target_only_cuda_13_compiles_names_the_compilers_found():
+    """sm_110 with only CUDA 12.9's NVRTC and ptxas (the carve extra's): the error says which compilers were
+    found, that sm_110 needs CUDA 13.0, CUDA 12's name for the GPU, and how to get CUDA 13's compilers."""
+    cu12 = Toolchain(nvrtc=(Tool(Path("/w/nvidia/cuda_nvrtc/lib/libnvrtc.so.12"), (12, 9)),),
+                     ptxas=(Tool(Path("/w/nvidia/cuda_nvcc/bin/ptxas"), (12, 9)),))
+    with pytest.raises(StarchartError) as info:
+        ResourceCompiler("extern \"C\" __global__ void k() {}", "k", "sm_110", cache_dir=False,
+                         toolchain=cu12).compile({})
+    assert ("no CUDA compiler for sm_110 found (sm_110 needs CUDA 13.0 or later; CUDA 12.x calls this GPU sm_101); "
+            "found NVRTC 12.9, ptxas 12.9, none of which targets sm_110") in str(info.value)
+    assert "nvidia-cuda-nvrtc>=13" in info.value.hint and "CUDA 13 toolkit" in info.value.hint
+    with pytest.raises(StarchartError, match=r"no NVRTC with a matching ptxas for sm_110f \(sm_110f needs CUDA 13.0"):
+        ResourceCompiler("extern \"C\" __global__ void k() {}", "k", "sm_110f", cache_dir=False, toolchain=cu12,
+                         backend="nvrtc").compile({})
+    # 10.3 and 12.1 came with CUDA 12.9: an NVRTC 12.8 is not picked for them, the carve extra's 12.9 is
+    cu128 = Tool(Path("/x/nvcc"), (12, 8))
+    assert not cu128.supports(103) and not cu128.supports(121) and cu128.supports(87)
+    assert Tool(Path("/y/nvcc"), (12, 9)).supports(121, "f") and not Tool(Path("/y/nvcc"), (12, 9)).supports(110)
+    with pytest.raises(StarchartError, match=r"sm_121 needs CUDA 12.9 or later\); found nvcc 12.8") as info:
+        ResourceCompiler("extern \"C\" __global__ void k() {}", "k", "12.1", cache_dir=False,
+                         toolchain=Toolchain(nvcc=(cu128,))).compile({})
+    assert "pip install '.[carve]'" in info.value.hint
+
+
+# --- compiling for the new targets ---------------------------------------------------------------------------
+
+def _skip_without_compiler(cc: str, disasm: bool = False) -> Toolchain:
+    tc = find_toolchain()
+    sm, suffix = re.fullmatch(r"sm_(\d+)([af]?)", target_arch(cc)).groups()
+    sm = int(sm)
+    nvrtc = any(t.supports(sm, suffix) for t in tc.nvrtc) and tc.pick("ptxas", sm, suffix=suffix)
+    if not (nvrtc or tc.pick("nvcc", sm, suffix=suffix)):
+        pytest.skip(f"no CUDA compiler for {target_arch(cc)} (sm_110 needs CUDA 13; 10.3 and 12.1 CUDA 12.9)")
+    if disasm and not (tc.pick("nvdisasm", sm) or tc.pick("cuobjdump", sm)):
+        pytest.skip(f"no disassembler for sm_{sm}")
+    return tc
+
+
+@pytest.mark.parametrize("cc", ["sm_87", "sm_103a", "sm_110", "sm_110f", "sm_121", "sm_121f"])
+def test_the_matmul_example_compiles_for_each_new_target(tmp_path, cc):
+    """Whichever installed compiler has the target compiles it (here: NVRTC 12.9 + ptxas for 8.7, 10.3, 12.1;
+    nvcc 13 for 11.0, which NVRTC 12.9 refuses with "invalid value for --gpu-architecture")."""
+    _skip_without_compiler(cc)
+    rc = ResourceCompiler(MATMUL, "matmul", cc, cache_dir=tmp_path)
+    done = rc.compile({"TILE": 16, "WPT": 2, "UNROLL": 4})
+    assert done.status == "ok", done.reason
+    assert done.usage.arch == target_arch(cc) and done.usage.registers > 0
+    assert done.usage.shared_bytes == 2 * 16 * 16 * 4  # As and Bs, TILE × TILE floats each
+    first = {"sm_110": (13, 0), "sm_110f": (13, 0), "sm_87": (11, 4)}.get(cc, (12, 9))
+    release = tuple(int(x) for x in re.search(r"(\d+)\.(\d+)", done.tools).groups())
+    assert release >= first, done.tools
+
+
+def test_carve_the_matmul_example_for_jetson_thor_from_the_command_line(tmp_path, monkeypatch):
+    """`starchart carve ... --cc sm_110` compiles with nvcc 13 (or NVRTC 13), disassembles, and occupies an
+    11.0 SM (48 warps): the 256-thread configurations hold 6 blocks at most where a 10.3 SM holds 8."""
+    _skip_without_compiler("sm_110", disasm=True)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    space = tmp_path / "matmul.yaml"
+    space.write_text("parameters:\n  TILE: [8, 16]\n  WPT: [1, 2]\n  UNROLL: [1, 4]\n")
+    kept = tmp_path / "kept.csv"
+    said = runner.invoke(app, ["carve", str(MATMUL), "--kernel", "matmul", "--space", str(space), "--cc", "sm_110",
+                               "--threads-per-block", "TILE * TILE // WPT", "--threads", "1024 * 1024 // WPT",
+                               "-D", "N=1024", "--json", "-o", str(kept)])
+    assert said.exit_code == 0, said.output
+    assert "compiling for sm_110" in said.stderr and "8/8" in said.stderr
+    payload = json.loads(said.stdout)
+    assert payload["total"] == 8 and payload["kept_count"] >= 1 and len(pd.read_csv(kept)) == payload["kept_count"]
+    result = static.carve_source(MATMUL, "matmul", Space.from_file(space), "sm_110",
+                                 threads_per_block="TILE * TILE // WPT", threads="1024 * 1024 // WPT",
+                                 constants={"N": 1024})
+    frame = result.frame
+    assert (frame["status"] == "ok").all() and len(frame) == 8
+    assert (frame["occupancy"] == frame["blocks_per_sm"] * frame["warps_per_block"] / 48).all()
+    assert frame.loc[frame["TILE"] * frame["TILE"] // frame["WPT"] == 256, "blocks_per_sm"].max() <= 6
+
+
+# --- -j: every usable core by default, the same result whatever -j ---------------------------------------
+
+def test_usable_cores_follows_the_affinity(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 2, 5}, raising=False)
+    assert usable_cores() == 3
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)  # macOS, Windows
+    monkeypatch.setattr(os, "cpu_count", lambda: 6)
+    assert usable_cores() == 6
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert usable_cores() == 1
+
+
+def test_carve_defaults_to_every_usable_core_and_keeps_j1(tmp_path, monkeypatch):
+    """Before: --jobs defaulted to 1, one compile at a time on a many-core machine."""
+    seen = []
+
+    def record(*args, jobs, **kwargs):
+        seen.append(jobs)
+        raise KeyboardInterrupt  # enough: the jobs it was called with
+
+    monkeypatch.setattr(static, "carve_source", record)
+    monkeypatch.setattr("starchart.carve.resources.usable_cores", lambda: 7)
+    cu, yaml = tmp_path / "k.cu", tmp_path / "k.yaml"
+    cu.write_text('extern "C" __global__ void k(float *a) { a[threadIdx.x] *= BX; }\n')
+    yaml.write_text("parameters:\n  BX: [64, 128]\n")
+    args = ["carve", str(cu), "--kernel", "k", "--space", str(yaml), "--cc", "12.1", "--threads-per-block", "BX",
+            "--threads", "BX"]
+    for extra in ([], ["-j", "1"], ["--jobs", "3"]):
+        runner.invoke(app, args + extra)
+    assert seen == [7, 1, 3]
+    assert runner.invoke(app, args + ["-j", "0"]).exit_code == 2  # still at least 1
+    help_text = re.sub(r"[\s│]+", " ", runner.invoke(app, ["carve", "--help"]).output)  # unwrapped, no box
+    assert "(default: every usable core; -j 1: one at a time)" in help_text, help_text
+
+
+def test_the_result_is_the_same_whatever_the_jobs(tmp_path, monkeypatch):
+    """The compiles and disassemblies finish in any order with several jobs; the kept set, the JSON summary and
+    the written configurations are the same as one at a time (each run compiles afresh: its own cache)."""
+    _skip_without_compiler("12.1", disasm=True)
+    space = tmp_path / "matmul.yaml"
+    space.write_text("parameters:\n  TILE: [8, 16]\n  WPT: [1, 2, 4]\n  UNROLL: [1, 2, 8]\n"
+                     "restrictions:\n  - UNROLL <= TILE\n  - TILE % WPT == 0\n")
+    configs = len(Space.from_file(space).to_frame())
+    outputs = {}
+    for jobs in ([], ["-j", "1"], ["-j", "4"]):
+        name = "-".join(jobs) or "default"
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / name))
+        kept = tmp_path / f"{name}.csv"
+        said = runner.invoke(app, ["carve", str(MATMUL), "--kernel", "matmul", "--space", str(space), "--cc", "12.1",
+                                   "--threads-per-block", "TILE * TILE // WPT", "--threads", "1024 * 1024 // WPT",
+                                   "-D", "N=1024", "--json", "-o", str(kept), *jobs])
+        assert said.exit_code == 0, said.output
+        assert len(list((tmp_path / name).glob("starchart/carve/*/result.json"))) == configs  # not from a cache
+        outputs[name] = (said.stdout, kept.read_text())
+    assert outputs["default"] == outputs["-j-1"] == outputs["-j-4"]
