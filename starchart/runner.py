@@ -4,7 +4,9 @@
 deterministic function of the space, the sample size and the seed (kept in the
 store), and configurations already in the store are never measured again. A
 run killed at any moment therefore resumes to exactly the planned set, having
-lost at most the configurations that were in flight.
+lost at most the configurations that were in flight. Several runs of one study
+at once (from several shells or hosts) claim each configuration in the store
+before measuring it, so each is measured by one of them.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from starchart.measure import Evaluator, Measurement, evaluator_from_dict
 from starchart.measure.environment import environment
 from starchart.measure.process import kill_running
 from starchart.space import Space
-from starchart.store import Store, as_stored
+from starchart.store import Claims, Store, as_stored
 
 
 @dataclass
@@ -111,17 +113,19 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
             record = session_record(evaluator, workers=workers, ray=ray)
             db.add_session(record)
             bar = Progress(plan, evaluator, db, enabled=progress)
-            todo = _Unstored(db, _session_order(plan.todo, _session_index(db, record)), bar)
-            results = _execute(evaluator, todo, workers=workers, ray=ray)
-            try:
-                with bar:
-                    for measurement in results:
-                        _store(db, measurement)
-                        bar.advance(measurement)
-            finally:  # stopped by an error or Ctrl-C outside the evaluation: no worker goes on measuring unseen
-                close = getattr(results, "close", None)
-                if close is not None:
-                    close()
+            with db.claims() as claims:  # on any exit, after the workers stopped: what this run left is free
+                todo = _Unstored(_session_order(plan.todo, _session_index(db, record)), bar,
+                                 claims if db.path is not None else None)
+                results = _execute(evaluator, todo, workers=workers, ray=ray)
+                try:
+                    with bar:
+                        for measurement in results:
+                            _store(db, measurement)
+                            bar.advance(measurement)
+                finally:  # stopped by an error or Ctrl-C outside the evaluation: no worker goes on measuring unseen
+                    close = getattr(results, "close", None)
+                    if close is not None:
+                        close()
             return db.to_dataset()
         finally:
             if owns_store:
@@ -327,11 +331,14 @@ def _store(db: Store, measurement: Measurement) -> None:
     try:
         db.add(measurement)
     except sqlite3.Error as exc:
-        where = str(db.path or "the store")
-        raise InputError(f"cannot store the result of {plain_config(measurement.config)} ({exc}); every "
-                         f"result before it is kept", where=where,
-                         hint=f"free disk space (or fix the file's permissions), then continue with: "
-                              f"starchart resume {where}") from exc
+        raise _unwritable(db, f"cannot store the result of {plain_config(measurement.config)}", exc) from exc
+
+
+def _unwritable(db: Store, what: str, exc: sqlite3.Error) -> InputError:
+    where = str(db.path or "the store")
+    return InputError(f"{what} ({exc}); every result before it is kept", where=where,
+                      hint=f"free disk space (or fix the file's permissions), then continue with: "
+                           f"starchart resume {where}")
 
 
 def _session_index(store: Store, record: Mapping[str, Any]) -> int:
@@ -350,11 +357,11 @@ _SESSION_OFFSET = 0.6180339887498949
 def _session_order(todo: list[dict[str, Any]], session: int) -> list[dict[str, Any]]:
     """``todo`` in the order the ``session``-th session of a study measures it.
 
-    Two runs of one study at once (a second ``starchart resume``) would otherwise measure the
-    same configurations at the same time, each of them twice. An odd session walks the list
-    backwards, so two sessions meet head on, once, each skipping what the other stored
-    (:class:`_Unstored`) instead of following it; later ones start elsewhere. The set measured
-    is the same; a study's first session keeps the sample's order.
+    Runs of one study at once (a second ``starchart resume``) each claim what they measure
+    (:class:`_Unstored`); walking the list in the same order they would contend for the same
+    configurations all along. An odd session walks the list backwards, so two sessions meet head
+    on, once; later ones start elsewhere. The set measured is the same; a study's first session
+    keeps the sample's order.
 
     >>> _session_order([1, 2, 3, 4, 5], 0), _session_order([1, 2, 3, 4, 5], 1)
     ([1, 2, 3, 4, 5], [5, 4, 3, 2, 1])
@@ -366,32 +373,61 @@ def _session_order(todo: list[dict[str, Any]], session: int) -> list[dict[str, A
     return rotated[::-1] if session % 2 else rotated
 
 
-class _Unstored:
-    """The configurations of ``todo`` that are not in ``store`` when they are about to be measured.
+#: Claims are taken for about this many seconds of evaluations at a time, at most _MOST_AHEAD configurations:
+#: one at a time for measurements that take longer, up to 64 for quick ones, whose claim (a write transaction,
+#: 0.1-0.3 ms) would otherwise cost more than the rest of the run path. What a run has claimed and not yet
+#: started is so at most about this much work, which the other runs leave to it.
+_AHEAD_S = 0.5
+_MOST_AHEAD = 64
 
-    Another process writing the same store may have measured some since the plan was made;
-    those count as done on ``bar`` and are not measured again. Only rows added since the last
-    look are read, so a look costs little however large the study.
+
+class _Unstored:
+    """The configurations of ``todo`` that no run of the study has stored or is measuring.
+
+    Each is claimed (``claims``, :meth:`Store.claims`) before it is handed out, so runs sharing a store
+    measure it once. One another run holds is put back and tried once more after the others: if that run
+    died meanwhile, its claim lapsed and this run measures it. What another run stored or measures counts
+    as done on ``bar``. Without ``claims`` (a store in memory: no other process writes it) every
+    configuration is handed out.
     """
 
-    def __init__(self, store: Store, todo: Sequence[dict[str, Any]], bar: Progress):
-        self.store, self.todo, self.bar = store, todo, bar
-        self._seen: set[str] = set()
-        self._last_id = 0
+    def __init__(self, todo: Sequence[dict[str, Any]], bar: Progress, claims: Claims | None):
+        self.todo, self.bar, self.claims = todo, bar, claims
+        self._ahead = 1
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        for config in self.todo:
-            if self._stored(config_key(config)):
-                self.bar.skip()
-                continue
-            yield config
+        if self.claims is None:
+            yield from self.todo
+            return
+        held: list[dict[str, Any]] = []
+        yield from self._claimed(self.claims, self.todo, held)
+        still: list[dict[str, Any]] = []
+        yield from self._claimed(self.claims, held, still)
+        for _ in still:  # measured by another run
+            self.bar.skip()
 
-    def _stored(self, key: str) -> bool:
-        if self.store.path is None:  # in memory: no other process writes it
-            return False
-        self._last_id, added = self.store.keys_since(self._last_id)
-        self._seen |= added
-        return key in self._seen
+    def _claimed(self, claims: Claims, configs: Sequence[dict[str, Any]],
+                 held: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        """Those of ``configs`` this run claims, a few at a time; those another run holds go to ``held``."""
+        at = 0
+        while at < len(configs):
+            batch = configs[at:at + self._ahead]
+            at += len(batch)
+            keys = [config_key(c) for c in batch]
+            try:
+                claimed, busy = map(set, claims.take(keys))
+            except sqlite3.Error as exc:
+                raise _unwritable(claims.store, f"cannot claim {plain_config(batch[0])} in the store", exc) from exc
+            started = time.monotonic()
+            for config, key in zip(batch, keys):
+                if key in claimed:
+                    yield config
+                elif key in busy:
+                    held.append(config)
+                else:
+                    self.bar.skip()
+            each = (time.monotonic() - started) / max(1, len(claimed))
+            self._ahead = max(1, min(2 * self._ahead, _MOST_AHEAD, int(_AHEAD_S / max(each, 1e-9))))
 
 
 def _execute(evaluator: Evaluator, todo: Iterable[dict[str, Any]], *, workers: int,

@@ -6,7 +6,9 @@ The store is the only thing that writes measurements to disk. It holds
   the environment of every session that measured into it (JSON values);
 - ``results``: one row per evaluated configuration — the configuration, its
   status and reason, every repeat of every metric, compile/run/overhead times,
-  who measured it and when.
+  who measured it and when;
+- ``claims`` and ``claimants``: which run is measuring which configuration, so
+  that several runs of one study at once measure each once (:class:`Claims`).
 
 SQLite runs in WAL mode and every result is committed on its own, so a process
 killed at any moment loses at most the configuration it was measuring, and
@@ -32,10 +34,12 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import socket
 import sqlite3
+import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +71,15 @@ CREATE TABLE IF NOT EXISTS results (
     created REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS results_by_key ON results (config_key);
+CREATE TABLE IF NOT EXISTS claims (config_key TEXT PRIMARY KEY, owner TEXT NOT NULL, claimed REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS claimants (owner TEXT PRIMARY KEY, machine TEXT NOT NULL, pid INTEGER NOT NULL,
+                                      seen REAL NOT NULL);
 """
+
+#: A run's claims hold while it renews them (every sixth of this, in seconds, while it measures) and, on the
+#: claimant's own machine, while its process lives: a run killed on this machine gives its claims up at once,
+#: one on another machine (a host sharing the store) after this long.
+CLAIM_LEASE_S = 180.0
 
 _COLUMNS = ("config", "status", "reason", "repeats", "compile_s", "run_s", "overhead_s", "extra")
 
@@ -79,6 +91,7 @@ class Store:
         self._db = connection
         self.path = path
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
+        self.machine = _machine()
         self._durable = False
         self._identity: tuple[int, int] | None = None  # the file written to (device, inode); see _check_file
 
@@ -221,6 +234,16 @@ class Store:
         ...     store.put("plan", {"samples": 4, "seed": 1})
         """
         return _Transaction(self._db)
+
+    def claims(self, lease_s: float = CLAIM_LEASE_S) -> Claims:
+        """A ``with`` block in which this process claims the configurations it is about to measure
+        (:meth:`Claims.take`), so that other runs of the study skip them; its claims end with the block.
+
+        >>> with Store.open(":memory:") as store, store.claims() as mine:
+        ...     mine.take(["[1]", "[2]"])
+        (['[1]', '[2]'], [])
+        """
+        return Claims(self, lease_s)
 
     # ------------------------------------------------------------------ results
     def add(self, measurement: Measurement, worker: str | None = None) -> int:
@@ -491,6 +514,129 @@ def _read_only_mode(path: Path) -> str:
     if folder_writable and os.access(path, os.W_OK):
         return "mode=rw"
     return "mode=ro" if folder_writable or path.with_name(path.name + "-wal").exists() else "immutable=1"
+
+
+class Claims:
+    """One run's claims on the configurations it measures, in a store other runs of the study share
+    (:meth:`Store.claims`): each configuration is measured by one of them.
+
+    A claim is a row of ``claims`` (configuration, owner, when), taken in one write transaction with the
+    check that the configuration is neither stored nor claimed by a live run; the owner's row of
+    ``claimants`` says where it runs (machine, pid) and when it last renewed its lease (a thread renews it
+    every ``lease_s / 6`` seconds). A claim no longer holds once its owner is gone: it ended (its claims go
+    with it, also on Ctrl-C or an error), its process is not running on this machine (``kill -9``), or it
+    has not renewed its lease for ``lease_s`` seconds (another machine's, or a stopped process; machines'
+    clocks are taken to agree to well within that). Whoever meets such a claim takes the configuration over.
+    """
+
+    def __init__(self, store: Store, lease_s: float = CLAIM_LEASE_S):
+        self.store = store
+        self.owner = f"{store.worker}:{secrets.token_hex(4)}"  # two runs in one process are two owners
+        self.lease_s = float(lease_s)
+        self._stop = threading.Event()
+        self._renewer: threading.Thread | None = None
+
+    def __enter__(self) -> Claims:
+        self.store._db.execute("INSERT OR REPLACE INTO claimants (owner, machine, pid, seen) VALUES (?, ?, ?, ?)",
+                               (self.owner, self.store.machine, os.getpid(), time.time()))
+        if self.store.path is not None:
+            self._renewer = threading.Thread(target=self._renew, args=(self.store.path,), daemon=True,
+                                             name="starchart-claims")
+            self._renewer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        try:
+            with self.store.transaction():
+                self.store._db.execute("DELETE FROM claims WHERE owner = ?", (self.owner,))
+                self.store._db.execute("DELETE FROM claimants WHERE owner = ?", (self.owner,))
+        except sqlite3.Error:  # a full disk, a closed store: the claims lapse with this process
+            pass
+        if self._renewer is not None:
+            self._renewer.join(timeout=1.0)
+
+    def take(self, keys: Sequence[str]) -> tuple[list[str], list[str]]:
+        """Claim those of ``keys`` (:func:`~starchart.configs.config_key`) that no run has stored or holds.
+
+        Returns ``(claimed, held)``: the keys this run now holds, and those another live run holds; a
+        stored key is in neither. One write transaction for all of them.
+        """
+        if not keys:
+            return [], []
+        db, marks, now = self.store._db, ", ".join("?" * len(keys)), time.time()
+        with self.store.transaction():
+            stored = {row[0] for row in db.execute(
+                f"SELECT config_key FROM results WHERE config_key IN ({marks})", list(keys))}
+            holders = {row[0]: row[1:] for row in db.execute(
+                "SELECT c.config_key, c.owner, a.machine, a.pid, a.seen FROM claims c LEFT JOIN claimants a"
+                f" ON a.owner = c.owner WHERE c.config_key IN ({marks})", list(keys))}
+            claimed, held = [], []
+            for key in dict.fromkeys(keys):
+                if key in stored:
+                    continue
+                holder = holders.get(key)
+                if holder and holder[0] != self.owner and self._holds(*holder[1:], now):
+                    held.append(key)
+                else:
+                    claimed.append(key)
+            db.executemany("INSERT OR REPLACE INTO claims (config_key, owner, claimed) VALUES (?, ?, ?)",
+                           [(key, self.owner, now) for key in claimed])
+        return claimed, held
+
+    def _holds(self, machine: str | None, pid: int | None, seen: float | None, now: float) -> bool:
+        """Whether a claimant (``None``: it ended) still holds its claims."""
+        if machine is None or pid is None or seen is None or now - seen > self.lease_s:
+            return False
+        return machine != self.store.machine or _running(int(pid))
+
+    def _renew(self, path: Path) -> None:
+        """Renew this run's lease until it ends, on a connection of its own (the run's may be in a transaction)."""
+        while not self._stop.wait(self.lease_s / 6):
+            try:
+                db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True, timeout=60.0)
+                try:
+                    with db:
+                        db.execute("UPDATE claimants SET seen = ? WHERE owner = ?", (time.time(), self.owner))
+                finally:
+                    db.close()
+            except sqlite3.Error:  # the file is being restored or replaced (see Store._check_file): next time
+                pass
+
+
+def _machine() -> str:
+    """This machine as its processes see each other: the host name, and the PID namespace where one is
+    named (containers that share a host name do not see each other's processes).
+
+    >>> import socket; _machine().startswith(socket.gethostname())
+    True
+    """
+    try:
+        namespace = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return socket.gethostname()
+    return f"{socket.gethostname()}/{namespace}"
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` of this machine is running (one killed but not yet reaped is not).
+
+    >>> _running(os.getpid())
+    True
+    """
+    if os.name == "nt":  # os.kill(pid, 0) would send Ctrl-C there: leave it to the lease
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        pass
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return True
 
 
 class _Transaction:
