@@ -25,6 +25,7 @@ import math
 import re
 import shlex
 import signal
+import sqlite3
 import sys
 import threading
 from pathlib import Path
@@ -326,6 +327,20 @@ def _interruptible(job: Any, store: Optional[Path], again: Optional[str] = None)
     return result
 
 
+def _print_others_measuring(store: Path) -> None:
+    """Say so when other runs of the study are still measuring: this run's summary is not the study's."""
+    from starchart.store import Store
+
+    try:
+        with Store.open(store, read_only=True) as db:
+            busy = db.being_measured()
+    except (InputError, sqlite3.Error):  # gone or unreadable now: the summary above stands
+        return
+    if busy:
+        out.print(f"{busy} more {'is' if busy == 1 else 'are'} being measured by another run of this study "
+                  f"(see them with: starchart info {store} once it ends)", highlight=False, soft_wrap=True)
+
+
 def _print_summary(dataset: Any, store: Path) -> None:
     """What the store holds, why configurations failed, the best; exit 1 when none gave a value (for scripts)."""
     frame = dataset.frame
@@ -333,6 +348,7 @@ def _print_summary(dataset: Any, store: Path) -> None:
     failures = "  ".join(f"{status}: {n}" for status, n in counts.items() if status != "ok")
     out.print(f"[bold]{escape(str(store))}[/]: {len(frame)} configurations, {int(counts.get('ok', 0))} ok"
               + escape(f"  ({failures})" if failures else ""), markup=True, highlight=False, soft_wrap=True)
+    _print_others_measuring(store)
     print_failure_reasons(dataset)
     import pandas as pd
 

@@ -245,6 +245,22 @@ class Store:
         """
         return Claims(self, lease_s)
 
+    def being_measured(self, lease_s: float = CLAIM_LEASE_S) -> int:
+        """How many configurations other runs of the study that are still going have claimed and not stored.
+
+        >>> with Store.open(":memory:") as store:
+        ...     store.being_measured()
+        0
+        """
+        try:
+            rows = self._db.execute("SELECT a.machine, a.pid, a.seen FROM claims c JOIN claimants a"
+                                    " ON a.owner = c.owner WHERE c.config_key NOT IN"
+                                    " (SELECT config_key FROM results)").fetchall()
+        except sqlite3.OperationalError:  # a store written before claims existed, opened read-only
+            return 0
+        now = time.time()
+        return sum(_holds(self.machine, lease_s, *row, now) for row in rows)
+
     # ------------------------------------------------------------------ results
     def add(self, measurement: Measurement, worker: str | None = None) -> int:
         """Store one measurement, committed before returning; returns its row id."""
@@ -585,10 +601,7 @@ class Claims:
         return claimed, held
 
     def _holds(self, machine: str | None, pid: int | None, seen: float | None, now: float) -> bool:
-        """Whether a claimant (``None``: it ended) still holds its claims."""
-        if machine is None or pid is None or seen is None or now - seen > self.lease_s:
-            return False
-        return machine != self.store.machine or _running(int(pid))
+        return _holds(self.store.machine, self.lease_s, machine, pid, seen, now)
 
     def _renew(self, path: Path) -> None:
         """Renew this run's lease until it ends, on a connection of its own (the run's may be in a transaction)."""
@@ -602,6 +615,13 @@ class Claims:
                     db.close()
             except sqlite3.Error:  # the file is being restored or replaced (see Store._check_file): next time
                 pass
+
+
+def _holds(here: str, lease_s: float, machine: str | None, pid: int | None, seen: float | None, now: float) -> bool:
+    """Whether a claimant (``None``: it ended) still holds its claims, seen from machine ``here``."""
+    if machine is None or pid is None or seen is None or now - seen > lease_s:
+        return False
+    return machine != here or _running(int(pid))
 
 
 def _machine() -> str:

@@ -57,9 +57,11 @@ def _start(argv: list[str]) -> subprocess.Popen:
                             text=True)
 
 
-def _finish(proc: subprocess.Popen, timeout: float = 60) -> None:
-    _, err = proc.communicate(timeout=timeout)
+def _finish(proc: subprocess.Popen, timeout: float = 60) -> str:
+    """Wait for a run to end well; its standard output."""
+    out, err = proc.communicate(timeout=timeout)
     assert proc.returncode == 0, err[-2000:]
+    return out
 
 
 def test_four_runs_of_one_study_at_once_measure_each_configuration_once(tmp_path):
@@ -101,13 +103,14 @@ def test_a_live_runs_claim_is_left_to_it_and_a_killed_runs_is_measured_by_the_ne
         assert (tmp_path / "held").exists(), "the first run never started its first configuration"
         in_flight = _logged(log)
         assert len(in_flight) == 1
-        _finish(_start(["resume", str(store)]))  # measures the 7 others, not the one the first run measures
+        summary = _finish(_start(["resume", str(store)]))  # measures the 7 others, not the first run's one
+        assert "7 configurations" in summary and "1 more is being measured by another run" in summary
         assert sorted(_logged(log)) == sorted(_stored(store) + in_flight)
         assert len(_stored(store)) == 7 and in_flight[0] not in _stored(store)
         assert first.poll() is None
         first.send_signal(signal.SIGKILL)  # no clean exit: its claim stays in the store
         first.wait(timeout=30)
-        _finish(_start(["resume", str(store)]))
+        assert "being measured" not in _finish(_start(["resume", str(store)]))
     finally:
         first.kill()
     expected = sorted(Space({"x": list(range(100))}).sample(8, seed=5)["x"].tolist())
@@ -136,8 +139,10 @@ def test_a_claim_holds_while_its_run_lives_on_this_host_or_renews_its_lease(tmp_
             db.executemany("INSERT INTO claimants (owner, machine, pid, seen) VALUES (?, ?, ?, ?)",
                            [("killed", store.machine, dead.pid, now), ("remote", "elsewhere", os.getpid(), now),
                             ("silent", "elsewhere", os.getpid(), now - 3600)])
+        assert store.being_measured() == 1  # [5]: the others' runs are gone
         with store.claims() as mine:
             assert mine.take(["[4]", "[5]", "[6]"]) == (["[4]", "[6]"], ["[5]"])
+        assert store.being_measured() == 1
         with store.claims(lease_s=0.6) as mine:  # renewed every 0.1 s while the run measures
             registered = _seen(path, mine.owner)
             time.sleep(0.5)
