@@ -32,7 +32,8 @@ _LAZY = {"Dataset": "starchart.dataset", "StarchartForest": "starchart.ensemble"
          "StarchartTree": "starchart.tree",
          "choose_sample_size": "starchart.explore.sample_size", "tradeoff": "starchart.explore.tradeoff",
          "merge_platforms": "starchart.explore.platforms", "compare_platforms": "starchart.explore.platforms",
-         "input_sensitivity": "starchart.explore.inputs", "StarchartStrategy": "starchart.explore.kernel_tuner_strategy"}
+         "input_sensitivity": "starchart.explore.inputs", "StarchartStrategy": "starchart.explore.kernel_tuner_strategy",
+         "StarchartSampler": "starchart.explore.optuna_sampler"}
 
 __all__ = ["InputError", "SpaceError", "StarchartError", *_LAZY]
 

@@ -1,0 +1,137 @@
+"""starchart's search as an Optuna sampler: the same proposals as ``starchart.search``, resumable from
+Optuna's storage, no configuration measured twice, failures charged, clear errors."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+
+from shared_data import dataset_path
+
+optuna = pytest.importorskip("optuna")  # the test extra installs it; the sampler itself is optional
+
+import starchart  # noqa: E402
+from starchart import Space, StarchartSampler  # noqa: E402
+from starchart.errors import InputError  # noqa: E402
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+SPACE = {"x": list(range(12)), "y": [1, 2, 4, 8, 16], "mode": ["a", "b", "c"]}
+
+
+def cost(config: dict) -> float:
+    """A small landscape with its optimum at x=9, y=4, mode=b."""
+    return 1.0 + (config["x"] - 9) ** 2 + 3 * abs(math.log2(config["y"]) - 2) + (config["mode"] != "b") * 5
+
+
+def suggest(trial, space=SPACE) -> dict:
+    return {name: trial.suggest_categorical(name, values) for name, values in space.items()}
+
+
+def configs(study) -> list[tuple]:
+    return [tuple(t.params[n] for n in SPACE) for t in study.trials if t.params]
+
+
+def test_it_proposes_what_starchart_search_measures_on_a_replayed_gpu_space():
+    """Same space, budget and seed: the Optuna study measures the same configurations in the same order as
+    starchart.search (failed ones included), so the search benchmark's figures hold for Optuna users."""
+    from starchart.explore import search
+    from starchart.measure import ReplayEvaluator
+
+    data = starchart.load(dataset_path("convolution/A4000.json.gz"))
+    space = Space.from_dataset(data)
+    found = search(ReplayEvaluator(data, metrics=["time"]), space, 25, seed=3)
+    expected = [tuple(row) for row in found.history[list(space.names)].itertuples(index=False)]
+    times = data.frame.set_index(list(space.names))["time"].where(data.valid.to_numpy())
+    lookup = dict(zip(times.index, times.to_numpy(dtype=float)))
+
+    def objective(trial):
+        value = lookup[tuple(trial.suggest_categorical(n, space.tune_params[n]) for n in space.names)]
+        if not math.isfinite(value):
+            raise RuntimeError("the kernel failed")
+        return value
+
+    study = optuna.create_study(sampler=StarchartSampler(space, budget=25, seed=3))
+    study.optimize(objective, n_trials=25, catch=(RuntimeError,))
+    measured = [tuple(t.params[n] for n in space.names) for t in study.trials]
+    assert measured == expected
+    failed = sum(t.state == optuna.trial.TrialState.FAIL for t in study.trials)
+    assert failed == found.failures and failed > 0  # failures cost a trial each, as in the search
+    assert study.best_value == pytest.approx(found.best.value)
+
+
+def test_a_study_continued_from_its_storage_goes_on_as_if_it_had_not_stopped(tmp_path):
+    storage = f"sqlite:///{tmp_path / 'study.db'}"
+    whole = optuna.create_study(sampler=StarchartSampler(SPACE, budget=30, seed=7))
+    whole.optimize(lambda t: cost(suggest(t)), n_trials=30)
+
+    first = optuna.create_study(study_name="s", storage=storage, sampler=StarchartSampler(SPACE, budget=30, seed=7))
+    first.optimize(lambda t: cost(suggest(t)), n_trials=13)
+    again = optuna.load_study(study_name="s", storage=storage, sampler=StarchartSampler(SPACE, budget=30, seed=7))
+    again.optimize(lambda t: cost(suggest(t)), n_trials=17)
+    assert configs(again) == configs(whole)
+
+
+def test_no_configuration_twice_failures_and_pruned_trials_charged_and_the_optimum_found():
+    def objective(trial):
+        config = suggest(trial)
+        if config["y"] == 16:
+            raise ValueError("out of shared memory")
+        if config["x"] == 0:
+            raise optuna.TrialPruned()
+        return cost(config)
+
+    study = optuna.create_study(sampler=StarchartSampler(SPACE, budget=60, seed=1))
+    study.optimize(objective, n_trials=60, catch=(ValueError,))
+    seen = configs(study)
+    assert len(seen) == 60 and len(set(seen)) == 60
+    states = [t.state for t in study.trials]
+    assert optuna.trial.TrialState.FAIL in states and optuna.trial.TrialState.PRUNED in states
+    assert study.best_params == {"x": 9, "y": 4, "mode": "b"}
+    # the failed region is learnt: after the uniform start, fewer failures than uniform draws would meet (1 in 5)
+    late = [t for t in study.trials[20:]]
+    assert sum(t.params["y"] == 16 for t in late) < len(late) / 5
+
+
+def test_maximising_restrictions_and_a_space_measured_whole():
+    space = Space({"a": [1, 2, 3, 4], "b": [1, 2, 3]}, ["a + b <= 5"])
+    study = optuna.create_study(direction="maximize", sampler=StarchartSampler(space, seed=0))
+    with pytest.warns(UserWarning, match="every configuration of the space has been measured"):
+        study.optimize(lambda t: t.suggest_categorical("a", [1, 2, 3, 4]) * 10 + t.suggest_categorical("b", [1, 2, 3]),
+                       n_trials=20)
+    pairs = [(t.params["a"], t.params["b"]) for t in study.trials]
+    assert all(a + b <= 5 for a, b in pairs)
+    assert len(set(pairs)) == space.size() == len(pairs) - 1  # each once, then the best again, and the study stops
+    assert study.best_params == {"a": 4, "b": 1} and pairs[-1] == (4, 1)
+
+
+def test_parallel_trials_are_not_proposed_twice():
+    study = optuna.create_study(sampler=StarchartSampler(SPACE, budget=24, seed=2))
+    study.optimize(lambda t: cost(suggest(t)), n_trials=24, n_jobs=3)
+    assert len(set(configs(study))) == 24
+
+
+def test_enqueued_trials_are_measured_as_given_and_learnt():
+    study = optuna.create_study(sampler=StarchartSampler(SPACE, budget=15, seed=4))
+    study.enqueue_trial({"x": 9, "y": 4, "mode": "b"})
+    study.optimize(lambda t: cost(suggest(t)), n_trials=15)
+    seen = configs(study)
+    assert seen[0] == (9, 4, "b") and len(set(seen)) == 15  # the enqueued one is not proposed again
+
+
+def test_clear_errors():
+    with pytest.raises(InputError, match="one objective"):
+        study = optuna.create_study(directions=["minimize", "minimize"], sampler=StarchartSampler(SPACE, seed=0))
+        study.optimize(lambda t: (cost(suggest(t)), 1.0), n_trials=1)
+    study = optuna.create_study(sampler=StarchartSampler(SPACE, seed=0))
+    with pytest.raises(InputError, match=r"suggest x from the space's values"):
+        study.optimize(lambda t: t.suggest_categorical("x", [100, 200]), n_trials=5)
+    with pytest.raises(InputError, match="budget must be a whole number"):
+        StarchartSampler(SPACE, budget=0)
+    study = optuna.create_study(sampler=StarchartSampler(SPACE, seed=0))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        study.optimize(lambda t: cost(suggest(t)) + t.suggest_float("extra", 0, 1), n_trials=2)
+    assert any("'extra' is not a parameter" in str(w.message) for w in caught)
