@@ -6,20 +6,15 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import re
-import shutil
-import subprocess
-from io import StringIO
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from starchart.carve import occupancy, occupancy_frame, shared_carveout, static
-from starchart.carve.occupancy import LIMITS, UNLIMITED, device_limits, target_arch
+from starchart.carve.occupancy import LIMITS, device_limits, target_arch
 from starchart.carve.resources import (
     ResourceCompiler,
     Tool,
@@ -128,63 +123,8 @@ def test_shared_memory_limits_and_carveouts_of_the_new_capabilities():
 
 # --- NVIDIA's own calculator on the new capabilities ---------------------------------------------------
 
-def _oracle_with_new_capabilities(tmp_path: Path) -> Path:
-    """tests/data/ptxas/occupancy_oracle.cpp (cuda_occupancy.h as a black box), with the device properties of
-    the new capabilities (the guide values above) added where it does not have them yet."""
-    compiler = shutil.which("g++") or shutil.which("c++")
-    homes = [os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", ""), "/usr/local/cuda"]
-    include = next((Path(h) / "include" for h in homes if h and (Path(h) / "include" / "cuda_occupancy.h").exists()),
-                   None)
-    if compiler is None or include is None:
-        pytest.skip("needs a C++ compiler and the CUDA toolkit's cuda_occupancy.h (set CUDA_HOME)")
-    source = ORACLE.read_text()
-    cases = "".join(
-        f"    case {cc.replace('.', '')}: p.maxThreadsPerMultiprocessor = {row[2]}; "
-        f"p.sharedMemPerMultiprocessor = {row[3]} * 1024;\n"
-        f"             p.sharedMemPerBlockOptin = {row[4]} * 1024; p.reservedSharedMemPerBlock = 1024; return true;\n"
-        for cc, row in GUIDE.items() if f"case {cc.replace('.', '')}:" not in source)
-    end = "    }\n    return false;"
-    assert source.count(end) == 1, "the oracle's switch changed shape: update this test"
-    (tmp_path / "oracle.cpp").write_text(source.replace(end, cases + end))
-    exe = tmp_path / "oracle"
-    subprocess.run([compiler, "-O1", "-std=c++14", f"-I{include}", str(tmp_path / "oracle.cpp"), "-o", str(exe)],
-                   check=True, capture_output=True, timeout=120)
-    return exe
-
-
-def test_new_capabilities_match_cuda_occupancy_h(tmp_path):
-    """Blocks per SM and every per-resource limit agree with cuda_occupancy.h (CUDA 13.0) on random launches:
-    its block limits (cudaOccMaxBlocksPerMultiprocessor), carveouts, granularities and barrier rule for
-    8.7, 10.3, 11.0 and 12.1 with the guide's per-SM sizes."""
-    exe = _oracle_with_new_capabilities(tmp_path)
-    rnd = random.Random(20250101)
-    lines = []
-    for _ in range(2000):
-        major, minor = map(int, rnd.choice(sorted(GUIDE)).split("."))
-        lines.append(" ".join(map(str, (
-            major, minor, rnd.choice([rnd.randint(1, 1024), 32 * rnd.randint(1, 32)]), rnd.randint(0, 255),
-            rnd.choice([0, rnd.randint(0, 49152)]), rnd.choice([0, 0, rnd.randint(0, 240000)]), rnd.randint(0, 1),
-            rnd.choice([-1, -1, 0, 10, 25, 50, 75, 100]), rnd.choice([0, 1, 1, 2, 3, 4, rnd.randint(5, 16)])))))
-    out = subprocess.run([str(exe)], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True,
-                         timeout=60).stdout
-    header = ("cc,threads,registers,static_shared,dynamic_shared,opt_in,carveout,error,blocks_per_sm,limiting_bits,"
-              "limit_registers,limit_shared,limit_warps,limit_blocks,registers_per_block,shared_per_block,barriers,"
-              "limit_barriers")
-    table = pd.read_csv(StringIO(header + "\n" + out), dtype={"cc": str})
-    assert len(table) == 2000 and (table.error == 0).all() and set(table.cc) == set(GUIDE)
-    compared = 0
-    for (cc, opt_in, carveout), group in table.groupby(["cc", "opt_in", "carveout"]):
-        ours = occupancy_frame(group, cc, threads="threads", registers="registers", shared="static_shared",
-                               dynamic_shared="dynamic_shared", opt_in=bool(opt_in),
-                               carveout=None if carveout < 0 else float(carveout), barriers="barriers")
-        assert ours.blocks_per_sm.tolist() == group.blocks_per_sm.tolist(), cc
-        launchable = (group.blocks_per_sm > 0).to_numpy()
-        for column in ("limit_registers", "limit_shared", "limit_warps", "limit_blocks", "limit_barriers",
-                       "registers_per_block", "shared_per_block"):
-            mine = np.where(ours[column].to_numpy() == UNLIMITED, -1, ours[column].to_numpy())  # oracle: -1
-            assert (mine[launchable] == group[column].to_numpy()[launchable]).all(), (cc, column)
-        compared += len(group)
-    assert compared == 2000
+# NVIDIA's own calculator (cuda_occupancy.h through tests/data/ptxas/occupancy_oracle.cpp, which has the new
+# capabilities' device properties) on random launches of every capability: tests/test_occupancy.py's live test.
 
 
 # --- the names a user types --------------------------------------------------------------------------------

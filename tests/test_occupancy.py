@@ -249,9 +249,9 @@ def _oracle_binary(tmp_path: Path) -> Path:
 def test_matches_cuda_occupancy_h_live_on_random_cases(tmp_path):
     exe = _oracle_binary(tmp_path)
     rnd = random.Random(20240601)
-    ccs = [(7, 0), (7, 5), (8, 0), (8, 6), (8, 9), (9, 0), (10, 0), (12, 0)]
+    ccs = [tuple(map(int, cc.split("."))) for cc in LIMITS]  # 8.7, 10.3, 11.0, 12.1 too (the oracle has them)
     lines = []
-    for _ in range(4000):
+    for _ in range(6000):
         major, minor = rnd.choice(ccs)
         lines.append(" ".join(map(str, (
             major, minor, rnd.choice([rnd.randint(1, 1024), 32 * rnd.randint(1, 32)]), rnd.randint(0, 255),
@@ -264,5 +264,5 @@ def test_matches_cuda_occupancy_h_live_on_random_cases(tmp_path):
               "limit_barriers")
     from io import StringIO
     table = pd.read_csv(StringIO(header + "\n" + out), dtype={"cc": str})
-    assert len(table) == 4000 and (table.error == 0).all()
-    assert _compare_with_oracle(table) == 4000
+    assert len(table) == 6000 and (table.error == 0).all() and set(table.cc) == set(LIMITS)
+    assert _compare_with_oracle(table) == 6000

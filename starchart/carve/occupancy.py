@@ -55,7 +55,7 @@ from __future__ import annotations
 import numbers
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -179,10 +179,7 @@ LIMITS: dict[str, DeviceLimits] = {
     # 10.0 and 10.3 share one cell), Table 31 (10.x: 228 KB per SM, 227 KB per block), Table 32 (10.x
     # carveouts); cuda_occupancy.h of CUDA 13.0: 128-byte shared unit and 2 barriers per block slot (10.x
     # except 10.1).
-    "10.3": DeviceLimits("10.3", "Blackwell Ultra (GB300, B300)", max_threads_per_sm=2048, max_blocks_per_sm=32,
-                         shared_carveouts=_kb(0, 8, 16, 32, 64, 100, 132, 164, 196, 228),
-                         max_shared_per_block_optin=227 * KB, shared_allocation_unit=128,
-                         reserved_shared_per_block=KB, barriers_per_block_slot=2),
+    "10.3": None,  # type: ignore[dict-item]  # 10.0's limits: filled in below
     # Jetson Thor (10.1 before CUDA 13, which renamed it 11.0): the 13.x guide's Table 30 (24 blocks, 48 warps,
     # 1536 threads per SM; 11.0 and 12.x share one cell), Table 31 (228 KB per SM, 227 KB per block), Table 32
     # (carveouts up to 228 KB); cuda_occupancy.h of CUDA 13.0: 24 blocks, carveouts up to 228 KB, 1 barrier
@@ -197,10 +194,10 @@ LIMITS: dict[str, DeviceLimits] = {
     # DGX Spark (GB10): the 13.x guide's "12.x" column of Tables 30-32 (24 blocks, 48 warps, 1536 threads per
     # SM; 100 KB per SM, 99 KB per block; carveouts up to 100 KB); cuda_occupancy.h of CUDA 13.0: the same
     # carveouts as 12.0, 1 barrier per block slot (12.x).
-    "12.1": DeviceLimits("12.1", "Blackwell (GB10)", max_threads_per_sm=1536, max_blocks_per_sm=24,
-                         shared_carveouts=_kb(0, 8, 16, 32, 64, 100), max_shared_per_block_optin=99 * KB,
-                         shared_allocation_unit=128, reserved_shared_per_block=KB, barriers_per_block_slot=1),
+    "12.1": None,  # type: ignore[dict-item]  # 12.0's limits: filled in below
 }
+LIMITS["10.3"] = replace(LIMITS["10.0"], cc="10.3", architecture="Blackwell Ultra (GB300, B300)")
+LIMITS["12.1"] = replace(LIMITS["12.0"], cc="12.1", architecture="Blackwell (GB10)")
 #: Compute capabilities CUDA renamed: CUDA 13.0 calls Jetson Thor's 10.1 11.0 (NVIDIA's cuRANDDx/nvCOMPDx
 #: release notes: "Thor SM renaming from sm_101 to sm_110 starting from CUDA 13.0").
 _RENAMED = {"10.1": "11.0"}
