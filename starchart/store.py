@@ -32,6 +32,7 @@ Examples
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import secrets
@@ -40,6 +41,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +50,7 @@ import pandas as pd
 from starchart.configs import config_key, plain_config
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
-from starchart.measure.base import Measurement
+from starchart.measure.base import MEASUREMENT_STATUSES, Measurement, mean_of
 
 #: Bumped when the table layout changes; older stores are refused with a clear message.
 SCHEMA_VERSION = 1
@@ -82,6 +84,8 @@ CREATE TABLE IF NOT EXISTS claimants (owner TEXT PRIMARY KEY, machine TEXT NOT N
 CLAIM_LEASE_S = 180.0
 
 _COLUMNS = ("config", "status", "reason", "repeats", "compile_s", "run_s", "overhead_s", "extra")
+#: Stored results decoded at a time by :meth:`Store.measurements`.
+_CHUNK = 10_000
 
 
 class Store:
@@ -94,6 +98,7 @@ class Store:
         self.machine = _machine()
         self._durable = False
         self._identity: tuple[int, int] | None = None  # the file written to (device, inode); see _check_file
+        self._dataset: tuple[tuple[Any, ...], Dataset] | None = None  # the last to_dataset() and the store's state
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -195,6 +200,7 @@ class Store:
 
     def close(self) -> None:
         """Close the file (everything is already committed)."""
+        self._dataset = None
         self._db.close()
 
     def __enter__(self) -> Store:
@@ -343,18 +349,19 @@ class Store:
     def measurements(self) -> Iterator[Measurement]:
         """Every stored measurement, in the order stored (duplicates included)."""
         query = f"SELECT {', '.join(_COLUMNS)} FROM results ORDER BY id"
-        for row in self._db.execute(query).fetchall():
-            data = dict(zip(_COLUMNS, row))
-            for key in ("config", "repeats", "extra"):
-                data[key] = json.loads(data[key])
-            data["values"] = data.pop("repeats")
-            yield Measurement.from_dict(data)
+        rows = self._db.execute(query).fetchall()
+        for at in range(0, len(rows), _CHUNK):  # the JSON of a chunk decoded at once, not row by row
+            chunk = rows[at:at + _CHUNK]
+            configs, repeats, extras = (_decoded([row[i] for row in chunk]) for i in (0, 3, 7))
+            for row, config, values, extra in zip(chunk, configs, repeats, extras):
+                yield Measurement(config, status=row[1], reason=row[2], values=values, compile_s=row[4],
+                                  run_s=row[5], overhead_s=row[6], extra=extra)
 
     def results_frame(self) -> pd.DataFrame:
         """The raw results table (one row per stored measurement, JSON columns decoded)."""
         frame = pd.read_sql_query("SELECT * FROM results ORDER BY id", self._db)
         for column in ("config", "summary", "repeats", "extra"):
-            frame[column] = frame[column].map(json.loads)
+            frame[column] = pd.Series(_decoded(frame[column].tolist()), index=frame.index, dtype=object)
         return frame
 
     # ------------------------------------------------------------------ as a dataset
@@ -375,36 +382,50 @@ class Store:
         ``meta["sample_size"]`` those of a sample-size study. Metric
         columns are the mean over repeats; ``repeats_<metric>`` keep every repeat.
         """
-        measurements = list(self.measurements())
+        state = self._state()
+        if self._dataset is not None and self._dataset[0] == state:  # unchanged since the last call: no re-reading
+            return _copy(self._dataset[1])
+        rows = self._db.execute("SELECT config_key, config, status, reason, repeats FROM results ORDER BY id").fetchall()
+        configs = _decoded([row[1] for row in rows])
+        values = _decoded([row[4] for row in rows])
+        for row, config in zip(rows, configs):
+            if row[2] not in MEASUREMENT_STATUSES:
+                Measurement(config, status=row[2])  # refused, naming the statuses a store holds
         evaluator = self.get("evaluator") or {}
         space = self.get("space") or {}
-        params = list(space.get("parameters", {})) or _config_names(measurements)
+        params = list(space.get("parameters", {})) or _config_names(configs)
         metrics = list(evaluator.get("metrics", []))
-        measured: list[str] = []
-        for m in measurements:
-            measured += [k for k in m.values if k not in measured]
+        measured = list(dict.fromkeys(name for repeats in values for name in repeats))
         if evaluator.get("learn_metrics") and measured:
             metrics = []  # a Python function's metrics are the names its results carry (the first: the objective)
         metrics += [k for k in measured if k not in metrics]
-        rows, seen = [], set()
-        for m in measurements:
-            key = config_key(m.config, params)
+        names = frozenset(params)
+        if all(config.keys() == names for config in configs):
+            # the key stored with each result identifies its configuration as config_key(config, params) does
+            # (the same values of the same parameters), without computing 200,000 keys again
+            keys: Iterable[str] = (row[0] for row in rows)
+        else:
+            keys = (config_key(config, params) for config in configs)
+        table: list[list[Any]] = []
+        seen: set[str] = set()
+        nan = float("nan")
+        failed = [nan] * len(metrics)  # a failure has no summary: NaN for every metric
+        for key, row, config, repeats in zip(keys, rows, configs, values):
             if key in seen:
                 continue
             seen.add(key)
-            summary = m.summary()
-            row: dict[str, Any] = {p: m.config.get(p) for p in params}
-            row.update({k: summary.get(k, float("nan")) for k in metrics})
-            row.update({REPEATS_PREFIX + k: m.values.get(k, []) for k in metrics})
-            row.update(status=m.status, reason=m.reason)
-            rows.append(row)
+            line = list(map(config.get, params))
+            line += [mean_of(repeats[k]) if k in repeats else nan for k in metrics] if row[2] == "ok" else failed
+            line += row[2:4]  # status, reason
+            line += [repeats.get(k, []) for k in metrics]
+            table.append(line)
         columns = [*params, *metrics, "status", "reason", *(REPEATS_PREFIX + k for k in metrics)]
-        frame = pd.DataFrame(rows, columns=columns)
+        frame = pd.DataFrame(table, columns=columns)
         sessions = self.get("sessions", [])
         meta = {"source": str(self.path) if self.path else None, "format": "starchart-store",
                 "evaluator": evaluator, "space": space or None, "plan": self.get("plan"),
                 "environment": sessions[-1].get("environment") if sessions else None,
-                "duplicates": len(measurements) - len(rows), "search": self.get("search"),
+                "duplicates": len(rows) - len(table), "search": self.get("search"),
                 "sample_size": self.get("sample_size")}
         meta.update(_names_for_caches(evaluator, meta["environment"]))
         if metrics:
@@ -413,7 +434,13 @@ class Store:
             meta["minimize"] = evaluator["minimize"]
         if space.get("parameters"):
             meta["tune_params"] = space["parameters"]
-        return Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta)
+        dataset = Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta)
+        self._dataset = (state, dataset)
+        return _copy(dataset)
+
+    def _state(self) -> tuple[Any, ...]:
+        """What changes whenever anything is written to the store, by this connection or another one."""
+        return (self._db, self._db.total_changes, self._db.execute("PRAGMA data_version").fetchone()[0])
 
     def export(self, path: str | Path, format: str | None = None) -> Path:
         """Write the study as ``csv``, ``kernel_tuner`` (cache JSON) or ``t4``.
@@ -672,11 +699,22 @@ class _Transaction:
         self._db.execute("ROLLBACK" if exc_type else "COMMIT")
 
 
-def _config_names(measurements: list[Measurement]) -> list[str]:
-    names: list[str] = []
-    for m in measurements:
-        names += [k for k in m.config if k not in names]
-    return names
+def _config_names(configs: list[dict[str, Any]]) -> list[str]:
+    return list(dict.fromkeys(name for config in configs for name in config))
+
+
+def _decoded(texts: list[str]) -> list[Any]:
+    """The values of JSON ``texts``, decoded in one call: a call per text costs more than its decoding.
+
+    >>> _decoded(['{"x": 1}', '[1.5, NaN]'])
+    [{'x': 1}, [1.5, nan]]
+    """
+    return json.loads(f"[{','.join(texts)}]")
+
+
+def _copy(dataset: Dataset) -> Dataset:
+    """A dataset of its own for each caller of :meth:`Store.to_dataset` (they may change it)."""
+    return replace(dataset, frame=dataset.frame.copy(), meta=copy.deepcopy(dataset.meta))
 
 
 def _same_file(path: Path, store: Path) -> bool:

@@ -131,8 +131,7 @@ def write(dataset: Dataset, path: str | Path) -> None:
     """
     path = Path(path)
     declared: dict[str, Any] = {"params": list(dataset.params), "metrics": list(dataset.metrics)}
-    text = [p for p in dataset.params
-            if len(dataset.frame) and dataset.frame[p].map(lambda v: isinstance(v, str)).all()]
+    text = [p for p in dataset.params if len(dataset.frame) and _all_text(dataset.frame[p])]
     if text:  # parameters whose values are text, so that "01" and "1.0" do not read back as numbers
         declared["text"] = text
     if dataset.metrics:  # else a GFLOP/s objective beside a "time" column would read back as time, minimised
@@ -143,6 +142,17 @@ def write(dataset: Dataset, path: str | Path) -> None:
     with opener(path, "wt", encoding="utf-8", newline="") as handle:
         handle.write(header)
         dataset.to_frame().to_csv(handle, index=False)
+
+
+def _all_text(column: pd.Series) -> bool:
+    """Whether every value of ``column`` is a string (a numeric column holds none: not looked at one by one).
+
+    >>> _all_text(pd.Series(["01", "1"])), _all_text(pd.Series(["a", 1])), _all_text(pd.Series([1, 2]))
+    (True, False, False)
+    """
+    if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+        return False
+    return all(isinstance(value, str) for value in column)
 
 
 def _declared_columns(text: str, path: Path) -> tuple[dict[str, Any] | None, str, int]:

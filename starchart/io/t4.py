@@ -197,6 +197,7 @@ def write_t4(ds: Dataset, path: str | Path) -> None:
     objective = ds.default_metric
     timing = {column: name for name, column in TIMES_FIELDS.items() if name != "compilation_time"}
     columns = {c: frame[c].tolist() for c in [*ds.params, *ds.metrics]}
+    missing = {m: frame[m].isna().tolist() for m in ds.metrics}
     repeats = ds.repeats.get("time")
     repeat_lists = repeats.tolist() if repeats is not None else None
     statuses = frame["status"].tolist()
@@ -212,9 +213,9 @@ def write_t4(ds: Dataset, path: str | Path) -> None:
         for m in ds.metrics:
             value = columns[m][i]
             if m in timing:
-                if not pd.isna(value):
+                if not missing[m][i]:
                     times[timing[m]] = value
-            elif not pd.isna(value):  # JSON has no NaN: leave unmeasured values out
+            elif not missing[m][i]:  # JSON has no NaN: leave unmeasured values out
                 measurements.append({"name": m, "value": value, "unit": units[m]})
             elif m == objective and status != "ok":
                 # Like Kernel Tuner: a failed objective holds the error, so the reason survives.
