@@ -421,12 +421,19 @@ class Store:
             table.append(line)
         columns = [*params, *metrics, "status", "reason", *(REPEATS_PREFIX + k for k in metrics)]
         frame = pd.DataFrame(table, columns=columns)
+        meta = self._dataset_meta(evaluator, space, metrics, duplicates=len(rows) - len(table))
+        dataset = Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta)
+        self._dataset = (state, dataset)
+        return _copy(dataset)
+
+    def _dataset_meta(self, evaluator: dict[str, Any], space: dict[str, Any], metrics: list[str],
+                      duplicates: int) -> dict[str, Any]:
+        """The metadata of :meth:`to_dataset`: where it comes from, the study's records, objective and direction."""
         sessions = self.get("sessions", [])
         meta = {"source": str(self.path) if self.path else None, "format": "starchart-store",
                 "evaluator": evaluator, "space": space or None, "plan": self.get("plan"),
                 "environment": sessions[-1].get("environment") if sessions else None,
-                "duplicates": len(rows) - len(table), "search": self.get("search"),
-                "sample_size": self.get("sample_size")}
+                "duplicates": duplicates, "search": self.get("search"), "sample_size": self.get("sample_size")}
         meta.update(_names_for_caches(evaluator, meta["environment"]))
         if metrics:
             meta["objective"] = metrics[0]
@@ -434,9 +441,7 @@ class Store:
             meta["minimize"] = evaluator["minimize"]
         if space.get("parameters"):
             meta["tune_params"] = space["parameters"]
-        dataset = Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta)
-        self._dataset = (state, dataset)
-        return _copy(dataset)
+        return meta
 
     def _state(self) -> tuple[Any, ...]:
         """What changes whenever anything is written to the store, by this connection or another one."""

@@ -53,8 +53,6 @@ def _store(path, measurements) -> None:
 
 def _reference_dataset(store: Store) -> Dataset:
     """What ``Store.to_dataset`` computed before it read in bulk: one Measurement and one key per result."""
-    from starchart.store import _names_for_caches
-
     measurements = list(store.measurements())
     evaluator = store.get("evaluator") or {}
     space = store.get("space") or {}
@@ -83,19 +81,7 @@ def _reference_dataset(store: Store) -> Dataset:
         rows.append(row)
     columns = [*params, *metrics, "status", "reason", *(REPEATS_PREFIX + k for k in metrics)]
     frame = pd.DataFrame(rows, columns=columns)
-    sessions = store.get("sessions", [])
-    meta = {"source": str(store.path) if store.path else None, "format": "starchart-store",
-            "evaluator": evaluator, "space": space or None, "plan": store.get("plan"),
-            "environment": sessions[-1].get("environment") if sessions else None,
-            "duplicates": len(measurements) - len(rows), "search": store.get("search"),
-            "sample_size": store.get("sample_size")}
-    meta.update(_names_for_caches(evaluator, meta["environment"]))
-    if metrics:
-        meta["objective"] = metrics[0]
-    if "minimize" in evaluator:
-        meta["minimize"] = evaluator["minimize"]
-    if space.get("parameters"):
-        meta["tune_params"] = space["parameters"]
+    meta = store._dataset_meta(evaluator, space, metrics, duplicates=len(measurements) - len(rows))  # unchanged
     return Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta)
 
 
