@@ -135,3 +135,16 @@ def test_clear_errors():
         warnings.simplefilter("always")
         study.optimize(lambda t: cost(suggest(t)) + t.suggest_float("extra", 0, 1), n_trials=2)
     assert any("'extra' is not a parameter" in str(w.message) for w in caught)
+
+
+def test_the_ask_and_tell_interface():
+    """study.ask() / study.tell() (no optimize loop): distinct configurations, then the best again with a warning."""
+    space = {"a": [1, 2, 3]}
+    study = optuna.create_study(sampler=StarchartSampler(space, seed=5))
+    for _ in range(3):
+        trial = study.ask()
+        study.tell(trial, (trial.suggest_categorical("a", space["a"]) - 2) ** 2)
+    assert sorted(t.params["a"] for t in study.trials) == [1, 2, 3]
+    with pytest.warns(UserWarning, match="every configuration"):
+        trial = study.ask()
+    assert trial.suggest_categorical("a", space["a"]) == 2

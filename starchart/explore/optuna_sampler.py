@@ -119,9 +119,12 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
         with self._lock:
             optimizer = self._sync(study)
             if optimizer.pool.evaluated.all():  # this trial measures the best again; none after it
-                study.stop()
                 warnings.warn("every configuration of the space has been measured: the study stops",
                               UserWarning, stacklevel=2)
+                try:
+                    study.stop()
+                except RuntimeError:  # outside study.optimize (study.ask()): nothing to stop, the warning says it
+                    pass
                 index = _best(optimizer)
             else:
                 index = self._ask(study, optimizer, exclude=trial.number)
