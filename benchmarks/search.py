@@ -107,6 +107,12 @@ def _space_data(name: str) -> tuple[Any, Any, str, float]:
     return ds, Space.from_dataset(ds), metric, optimum
 
 
+def _measured(name: str) -> Any:
+    """The space's metric per configuration (a Series indexed by parameter values), NaN where it failed."""
+    ds, space, metric, _ = _space_data(name)
+    return ds.frame.set_index(list(space.names))[metric].where(ds.valid.to_numpy())
+
+
 def _quality(optimum: float, best: float) -> float:
     return 0.0 if not np.isfinite(best) else optimum / best
 
@@ -126,8 +132,8 @@ def run_starchart(name: str, budgets: list[int], seed: int) -> dict[int, float]:
 
 def run_uniform(name: str, budgets: list[int], seed: int) -> dict[int, float]:
     """Best of the first ``b`` configurations of one uniform sample (a random order of the space)."""
-    ds, space, metric, optimum = _space_data(name)
-    values = ds.frame.set_index(list(space.names))[metric].where(ds.valid.to_numpy())
+    _, space, _, optimum = _space_data(name)
+    values = _measured(name)
     drawn = space.sample(max(budgets), seed=seed)
     found = values.reindex(list(drawn.itertuples(index=False, name=None))).to_numpy(dtype=float)
     return {b: _quality(optimum, float(np.nanmin(found[:b])) if np.isfinite(found[:b]).any() else np.nan)
@@ -215,10 +221,10 @@ def optuna_trajectory(name: str, budget: int, seed: int) -> list[tuple[tuple, fl
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    ds, space, metric, _ = _space_data(name)
+    _, space, _, _ = _space_data(name)
     names = list(space.names)
     choices = space.tune_params
-    values = ds.frame.set_index(names)[metric].where(ds.valid.to_numpy())
+    values = _measured(name)
     lookup = dict(zip(values.index, values.to_numpy(dtype=float)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # multivariate, group and constraints_func are "experimental"

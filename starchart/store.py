@@ -624,16 +624,13 @@ class Claims:
                 if key in stored:
                     continue
                 holder = holders.get(key)
-                if holder and holder[0] != self.owner and self._holds(*holder[1:], now):
+                if holder and holder[0] != self.owner and _holds(self.store.machine, self.lease_s, *holder[1:], now):
                     held.append(key)
                 else:
                     claimed.append(key)
             db.executemany("INSERT OR REPLACE INTO claims (config_key, owner, claimed) VALUES (?, ?, ?)",
                            [(key, self.owner, now) for key in claimed])
         return claimed, held
-
-    def _holds(self, machine: str | None, pid: int | None, seen: float | None, now: float) -> bool:
-        return _holds(self.store.machine, self.lease_s, machine, pid, seen, now)
 
     def _renew(self, path: Path) -> None:
         """Renew this run's lease until it ends, on a connection of its own (the run's may be in a transaction)."""
