@@ -396,7 +396,7 @@ def main() -> None:
     parser.add_argument("--old", type=Path, help="root of the previous package, to compare old and new in one run")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each case (and version); the fastest counts")
     parser.add_argument("--quick", action="store_true", help="small sizes; JSON in the temporary folder")
-    parser.add_argument("--only", help="run only the cases whose label contains this text")
+    parser.add_argument("--only", help="run only the cases whose label contains this text (JSON in the temporary folder)")
     parser.add_argument("--keep", type=Path, help="generate the data into this folder (kept; reused when it is there)")
     args = parser.parse_args()
     if args.child:
@@ -459,7 +459,7 @@ def main() -> None:
         report("scale", "A demanding user's large studies: seconds and peak memory (MB above the start) per step",
                _columns(rows), extra={"sizes": sizes, "generated": generated, "repeats": args.repeats,
                                       "old": str(args.old) if args.old else None},
-               path=quick_path("scale") if args.quick else None)
+               path=quick_path("scale") if args.quick or args.only else None)  # a part never replaces the record
 
 
 def _same(case: str, results: dict[str, list[dict[str, Any]]]) -> str:

@@ -59,6 +59,32 @@ def config_key(config: Mapping[str, Any], names: Sequence[str] | None = None) ->
     return json.dumps([_key_value(config[n]) for n in names])
 
 
+def frame_keys(frame: pd.DataFrame, names: Sequence[str] | None = None) -> list[str]:
+    """:func:`config_key` of every row of ``frame`` (restricted to ``names``, in that order; default:
+    all columns, sorted), built a column at a time: a parameter has few values, so each value's JSON
+    text is made once, not once per row (200,000 rows: 0.2 s instead of 2.5 s).
+
+    >>> frame = pd.DataFrame({"y": ["a", "b"], "x": [np.int64(1), 2]})
+    >>> frame_keys(frame) == [config_key(c) for c in frame.to_dict("records")]
+    True
+    >>> frame_keys(pd.DataFrame({"x": [1.0, 0.5], "on": [True, False]}), ["x", "on"])
+    ['[1, true]', '[0.5, false]']
+    """
+    names = sorted(frame.columns) if names is None else list(names)
+    columns = []
+    for name in names:
+        column = frame[name]
+        if column.dtype != object:  # numbers, booleans, strings: one text per distinct value
+            codes, distinct = pd.factorize(column, use_na_sentinel=False)
+            texts = np.array([json.dumps(_key_value(v)) for v in distinct.tolist()] or [""], dtype=object)
+            columns.append(texts[codes].tolist())
+        else:  # mixed Python objects: 1, 1.0 and True are equal to pandas too, so each value is written
+            columns.append([json.dumps(_key_value(v)) for v in column.tolist()])
+    if not columns:
+        return ["[]"] * len(frame)
+    return [f"[{', '.join(row)}]" for row in zip(*columns)]
+
+
 def frame_configs(frame: pd.DataFrame, names: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
     """The rows of ``frame`` (restricted to ``names``) as plain configuration dicts.
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from starchart.configs import config_key, frame_configs, plain_config
+from starchart.configs import config_key, frame_configs, frame_keys, plain_config
 from starchart.dataset import BOOKKEEPING_COLUMNS, REPEATS_PREFIX, Dataset
 from starchart.errors import InputError, SpaceError
 from starchart.measure import Evaluator, Measurement, evaluator_from_dict
@@ -193,7 +193,7 @@ def _plan(store: Store, space: Space, *, samples: int | None, seed: int | None,
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)
     need = samples - len(done)
-    drawn = frame_configs(space.sample(samples, seed=int(seed)), space.names) if need > 0 else []
+    drawn = space.sample(samples, seed=int(seed)) if need > 0 else None
     planned = int(stored_plan.get("samples") or 0)
     larger_plan = need <= 0 and planned > samples  # an interrupted study asked for less than it planned
     if need < 0 or larger_plan:  # a study never shrinks: say so, and keep the larger plan for a later resume
@@ -205,7 +205,9 @@ def _plan(store: Store, space: Space, *, samples: int | None, seed: int | None,
         store.put("plan", {"samples": samples, "seed": int(seed)})  # only a plan that can be drawn
     if need <= 0:
         return RunPlan([], len(done), len(done))
-    todo = [c for c in drawn if config_key(c) not in done][:need]
+    # keys of the whole sample at once: a resume of a 200,000-configuration study keys every one of them
+    unstored = [i for i, key in enumerate(frame_keys(drawn, sorted(space.names))) if key not in done][:need]
+    todo = list(frame_configs(drawn.iloc[unstored], space.names))
     return RunPlan(todo, len(done), len(done) + len(todo))
 
 
@@ -491,8 +493,8 @@ class Progress:
         self._total, self._done = plan.total, plan.done
         self._bar: Any = None
         if self.enabled and from_store:  # start from what is stored: a resumed run shows the study's best
-            for m in store.measurements():
-                self._note(m)
+            for ok, summary in store.outcomes():
+                self._note_outcome(ok, summary)
 
     def __enter__(self) -> Progress:
         if self.enabled:
@@ -505,12 +507,16 @@ class Progress:
         return self
 
     def _note(self, m: Measurement) -> None:
-        if not m.ok:
+        self._note_outcome(m.ok, m.summary())
+
+    def _note_outcome(self, ok: bool, summary: Mapping[str, float]) -> None:
+        """Count a result: a failure, or its mean of each metric (in the order its evaluator named them)."""
+        if not ok:
             self.failures += 1
             return
-        if self._learns and m.values:
-            self._learn(next(iter(m.values)))
-        value = m.summary().get(self.objective)
+        if self._learns and summary:
+            self._learn(next(iter(summary)))
+        value = summary.get(self.objective)
         if value is None or not math.isfinite(value):  # an inf is no best (the search counts it as failed)
             return
         if self.best is None or (value < self.best if self.minimize else value > self.best):

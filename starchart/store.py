@@ -357,6 +357,23 @@ class Store:
                 yield Measurement(config, status=row[1], reason=row[2], values=values, compile_s=row[4],
                                   run_s=row[5], overhead_s=row[6], extra=extra)
 
+    def outcomes(self) -> Iterator[tuple[bool, dict[str, float]]]:
+        """Whether each stored measurement succeeded, with its mean of each metric, in the order stored
+        (duplicates included): what a best-so-far needs, read from the stored summaries without decoding
+        every repeat (200,000 results: 0.3 s, against 1.3 s for :meth:`measurements`).
+
+        >>> with Store.open(":memory:") as store:
+        ...     _ = store.add(Measurement({"x": 1}, values={"time": [1.0, 2.0]}))
+        ...     _ = store.add(Measurement.failure({"x": 2}, "compile", "no"))
+        ...     list(store.outcomes())
+        [(True, {'time': 1.5}), (False, {})]
+        """
+        rows = self._db.execute("SELECT status, summary FROM results ORDER BY id").fetchall()
+        for at in range(0, len(rows), _CHUNK):
+            chunk = rows[at:at + _CHUNK]
+            for row, summary in zip(chunk, _decoded([row[1] for row in chunk])):
+                yield row[0] == "ok", summary
+
     def results_frame(self) -> pd.DataFrame:
         """The raw results table (one row per stored measurement, JSON columns decoded)."""
         frame = pd.read_sql_query("SELECT * FROM results ORDER BY id", self._db)

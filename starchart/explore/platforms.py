@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from starchart.configs import config_key, frame_configs, plain_config, plain_value
+from starchart.configs import frame_keys, plain_config, plain_value
 from starchart.dataset import Dataset
 from starchart.direction import direction_word, lower_is_better
 from starchart.errors import InputError
@@ -528,7 +528,7 @@ def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None 
         raise InputError(f"only one platform ({platforms}) in the data", where=name, hint="compare at least two")
 
     # Configurations (any status) present on every platform: the comparable ones.
-    keys = pd.Series([config_key(c, params) for c in frame_configs(frame, params)], index=frame.index)
+    keys = pd.Series(frame_keys(frame, params), index=frame.index)
     present = keys.value_counts(sort=False)
     common = [k for k in dict.fromkeys(keys) if present[k] == len(platforms)]
     # configurations some platform lacks are left out: say how many, or a 300-sample study of which

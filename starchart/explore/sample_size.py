@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from starchart.configs import config_key, frame_configs
+from starchart.configs import config_key, frame_configs, frame_keys
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator
@@ -348,7 +348,7 @@ def _uniform_designs(space: Space, n: int, block: int, seed: int) -> list[dict[s
 def _select(data: Dataset, batch: list[dict[str, Any]], names: list[str]) -> Dataset:
     """The rows of ``data`` for the configurations in ``batch``, in batch order."""
     keys = [config_key(c, names) for c in batch]
-    position = {key: i for i, key in enumerate(config_key(c, names) for c in frame_configs(data.frame, names))}
+    position = {key: i for i, key in enumerate(frame_keys(data.frame, names))}
     missing = [k for k in keys if k not in position]
     if missing:  # run() stores every configuration it is given; anything else is a bug upstream
         raise InputError(f"{len(missing)} configurations were not stored, e.g. {missing[0]}", where="store")

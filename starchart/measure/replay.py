@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from starchart.configs import config_key, frame_configs
+from starchart.configs import config_key, frame_configs, frame_keys
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement, check_metrics
@@ -87,9 +87,10 @@ class ReplayEvaluator(Evaluator):
                    for m in self.metrics}
         status, reason = frame["status"].tolist(), frame["reason"].tolist()
         rows = {}
+        keys = frame_keys(frame, self._params)
         for i, config in enumerate(frame_configs(frame, self._params)):
             if status[i] != "ok":
-                rows[config_key(config, self._params)] = Measurement.failure(config, status[i], reason[i])
+                rows[keys[i]] = Measurement.failure(config, status[i], reason[i])
                 continue
             values = {}
             for m in self.metrics:
@@ -98,7 +99,7 @@ class ReplayEvaluator(Evaluator):
                     values[m] = [float(v) for v in listed]
                 elif not np.isnan(columns[m][i]):
                     values[m] = [float(columns[m][i])]
-            rows[config_key(config, self._params)] = Measurement(config, values=values)
+            rows[keys[i]] = Measurement(config, values=values)
         return rows
 
     def prepare(self, space: Any) -> None:
@@ -112,8 +113,8 @@ class ReplayEvaluator(Evaluator):
             return
         count = space.size_estimate(seed=0)
         n = min(2000, count.estimate) if count.exact else 2000
-        drawn = space.sample(n, seed=0).to_dict("records") if n else []
-        absent = sum(config_key(c, self._params) not in self._rows for c in drawn)
+        drawn = frame_keys(space.sample(n, seed=0), self._params) if n else []
+        absent = sum(key not in self._rows for key in drawn)
         if drawn and absent == len(drawn):
             raise InputError(f"none of {len(drawn)} configurations drawn from the space is in the replayed dataset",
                              where=self.dataset.meta.get("source"),
