@@ -27,7 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starchart.errors import InputError
+from starchart.measure import watchdog
 from starchart.measure.base import Evaluator, Measurement
+from starchart.measure.process import descendants
 
 #: Seconds a new worker may wait for a CPU (a GPU for CUDA) before the cluster is taken to lack one: its jobs
 #: hold them, or a node was lost. Long enough for an autoscaler to add a node.
@@ -122,6 +124,7 @@ def _evaluate(evaluator: Evaluator, todo: Iterable[dict[str, Any]], *, workers: 
         return
     local = address in (None, True, "local", "")
     started = False
+    daemons: set[int] = set()
     if not ray.is_initialized():
         options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True,
                                    "configure_logging": False}
@@ -133,6 +136,7 @@ def _evaluate(evaluator: Evaluator, todo: Iterable[dict[str, Any]], *, workers: 
         # the workers' programs and says what was kept stays
         main = threading.current_thread() is threading.main_thread()
         on_sigterm = signal.getsignal(signal.SIGTERM) if main else None
+        before = descendants(os.getpid()) if local else set()
         try:
             ray.init(**options)
         except (ConnectionError, RuntimeError, ValueError) as exc:
@@ -142,6 +146,11 @@ def _evaluate(evaluator: Evaluator, todo: Iterable[dict[str, Any]], *, workers: 
             if callable(on_sigterm):
                 signal.signal(signal.SIGTERM, on_sigterm)
         started = True
+        # a local instance's daemons (GCS, raylet, its agents) are this process's children, in its group: killed
+        # with -9, it left the agents running for good; the watchdog now kills them with it
+        daemons = descendants(os.getpid()) - before if local else set()
+        for pid in daemons:
+            watchdog.watch_process(pid)
     pool: _ActorPool | None = None
     finished = False
     try:
@@ -154,6 +163,8 @@ def _evaluate(evaluator: Evaluator, todo: Iterable[dict[str, Any]], *, workers: 
             pool.close(stop=not finished)
         if started:
             ray.shutdown()
+            for pid in daemons:
+                watchdog.unwatch_process(pid)
 
 
 class _ActorPool:

@@ -98,3 +98,32 @@ def test_a_ray_client_address_without_ray_client_says_to_install_it(tmp_path, ra
             progress=False, store=tmp_path / "s.db")
     assert 'pip install "ray[client]"' in caught.value.hint
     assert "check the address" not in caught.value.hint
+
+
+def test_killing_the_driver_stops_the_programs_and_the_local_ray_daemons(tmp_path, ray):
+    """``kill -9`` of a run on a local Ray instance. Before: Ray killed each worker's direct children as the
+    worker exited, the watchdog among them, so the benchmark's own children ran on (a ``sleep 300`` here), and
+    the instance's agents (DashboardAgent, RuntimeEnvAgent) outlived the driver for good."""
+    from starchart.measure.process import descendants
+    from tests.driver_processes import _alive, _kill_driver, _kill_quietly, _read_pid, _start_driver, _wait_until
+
+    script = "sleep 300 & echo $! > grandchild.pid; echo $$ > child.pid; wait"
+    driver = _start_driver(tmp_path, f"""
+        from starchart.measure import CommandEvaluator
+        from starchart.runner import run
+        from starchart.space import Space
+        run(Space({{"x": [1]}}), CommandEvaluator({script!r}, shell=True, timeout=600), samples=1, seed=1,
+            store="study.db", ray="local", progress=False)
+    """)
+    child = grandchild = 0
+    started: set[int] = set()
+    try:
+        child, grandchild = _read_pid(tmp_path / "child.pid"), _read_pid(tmp_path / "grandchild.pid")
+        started = descendants(driver.pid)  # the GCS, the raylet and its agents, the worker
+        assert len(started) >= 3, started
+        _kill_driver(driver)
+        _wait_until(lambda: not _alive(child) and not _alive(grandchild), "the program and its sleep to die")
+        _wait_until(lambda: not any(_alive(pid) for pid in started), f"Ray's processes {sorted(started)} to end")
+    finally:
+        driver.kill()
+        _kill_quietly(child, grandchild, *started)

@@ -330,10 +330,24 @@ def _kill_leftovers(pgid: int) -> bool:
 
 def _has_live_member(pgid: int) -> bool:
     """Whether group ``pgid`` has a member that is not a zombie (read from /proc; ``True`` without it)."""
+    table = process_table()
+    if table is None:
+        return True
+    return any(group == pgid and state not in (b"Z", b"X") for _, state, _, group in table)
+
+
+def process_table() -> list[tuple[int, bytes, int, int]] | None:
+    """``(pid, state, parent pid, process group)`` of every process, from /proc; ``None`` without it.
+
+    >>> table = process_table()
+    >>> table is None or any(pid == os.getpid() and parent == os.getppid() for pid, _, parent, _ in table)
+    True
+    """
     try:
         entries = [e.name for e in os.scandir("/proc") if e.name.isdigit()]
     except OSError:
-        return True
+        return None
+    table = []
     for pid in entries:
         try:
             with open(f"/proc/{pid}/stat", "rb") as f:
@@ -341,9 +355,32 @@ def _has_live_member(pgid: int) -> bool:
         except OSError:
             continue  # it exited meanwhile
         fields = stat[stat.rfind(b")") + 2:].split()  # after "pid (comm) ": state, ppid, pgrp, ...
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
+        if len(fields) > 2:
+            table.append((int(pid), fields[0], int(fields[1]), int(fields[2])))
+    return table
+
+
+def descendants(pid: int) -> set[int]:
+    """The live processes descended from ``pid`` (children, theirs...); empty without /proc.
+
+    >>> child = subprocess.Popen(["sleep", "10"])
+    >>> process_table() is None or child.pid in descendants(os.getpid())
+    True
+    >>> child.kill(); child.wait()
+    -9
+    """
+    children: dict[int, list[int]] = {}
+    for child, state, parent, _ in process_table() or []:
+        if state not in (b"Z", b"X"):
+            children.setdefault(parent, []).append(child)
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
 
 
 def _command_line(argv: Sequence[str] | str, shell: bool) -> list[str]:

@@ -11,10 +11,16 @@ A *watchdog* process fixes that. It is started once per driver process, on the
 first program run, in a session of its own (a signal to the driver's process
 group, such as a terminal's Ctrl-C, does not reach it), with the read end of a
 pipe as its standard input. The driver writes ``+<pgid>`` to the pipe when it
-starts a group and ``-<pgid>`` when the group is done. The write end belongs to
+starts a group and ``-<pgid>`` when the group is done (``+p<pid>``/``-p<pid>``
+for a single process, such as a local Ray instance's daemons). The write end belongs to
 the driver *process*, so it closes when, and only when, the driver dies, however
 it dies; the watchdog then reads end-of-file, kills every group still listed and
 exits. It works on any POSIX system (Linux, macOS).
+
+The watchdog is not a child of the driver: the program started for it forks it
+and exits. A Ray worker kills its direct children as it exits (Ray's
+``kill_child_processes_on_worker_exit``), which killed a watchdog that was one
+before it could kill the benchmark's own children.
 
 Why not ``prctl(PR_SET_PDEATHSIG)`` alone: it fires when the *thread* that forked
 the child exits, not the process, and the watchdog would be started from
@@ -47,7 +53,7 @@ import sys
 import threading
 from collections.abc import Callable
 
-__all__ = ["ensure", "preexec_fallback", "unwatch", "watch"]
+__all__ = ["ensure", "preexec_fallback", "unwatch", "unwatch_process", "watch", "watch_process"]
 
 # The watchdog's program: read "+pgid"/"-pgid" lines until end-of-file, then kill what is listed.
 # -I -S keep it small and independent of the user's site-packages and PYTHON* variables.
@@ -55,7 +61,13 @@ _WATCHDOG_CODE = r"""
 import os, signal
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
-groups, pending = set(), b""
+child = os.fork()
+if child:
+    os.write(1, b"%d\n" % child)
+    os._exit(0)
+null = os.open(os.devnull, os.O_WRONLY)
+os.dup2(null, 1)
+groups, processes, pending = set(), set(), b""
 while True:
     try:
         chunk = os.read(0, 65536)
@@ -65,17 +77,23 @@ while True:
         break
     *lines, pending = (pending + chunk).split(b"\n")
     for line in lines:
+        kind = processes if line[1:2] == b"p" else groups
         try:
-            pgid = int(line[1:])
+            number = int(line[2:] if kind is processes else line[1:])
         except ValueError:
             continue
         if line[:1] == b"+":
-            groups.add(pgid)
+            kind.add(number)
         elif line[:1] == b"-":
-            groups.discard(pgid)
+            kind.discard(number)
 for pgid in groups:
     try:
         os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+for pid in processes:
+    try:
+        os.kill(pid, signal.SIGKILL)
     except OSError:
         pass
 """
@@ -83,7 +101,8 @@ for pgid in groups:
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 _lock = threading.Lock()
-_state: dict[str, object] = {"pid": None, "fd": None, "proc": None, "failed": False}
+#: this process's pid once it started a watchdog, the pipe's write end, the watchdog's pid
+_state: dict[str, object] = {"pid": None, "fd": None, "watchdog": None, "failed": False}
 
 
 def _start() -> None:
@@ -92,16 +111,23 @@ def _start() -> None:
         _state["failed"] = True
         return
     read_fd, write_fd = os.pipe()  # both non-inheritable: no other child holds the write end
+    watchdog = 0
     try:
+        # the program forks the watchdog, says its pid and exits (reaped here): the watchdog is no child of
+        # this process, which a framework may kill with its children as it exits (a Ray worker does)
         proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", _WATCHDOG_CODE], stdin=read_fd,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    except OSError:
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        said = proc.communicate(timeout=30)[0].strip()
+        watchdog = int(said) if said.isdigit() else 0
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    finally:
+        os.close(read_fd)
+    if not watchdog:
         os.close(write_fd)
         _state["failed"] = True
         return
-    finally:
-        os.close(read_fd)
-    _state.update(pid=os.getpid(), fd=write_fd, proc=proc, failed=False)
+    _state.update(pid=os.getpid(), fd=write_fd, watchdog=watchdog, failed=False)
 
 
 def _ensure() -> bool:
@@ -140,19 +166,28 @@ def unwatch(pgid: int) -> None:
         _send(b"-%d\n" % pgid)
 
 
+def watch_process(pid: int) -> None:
+    """Have the watchdog kill process ``pid`` (alone, not its group) if this process dies before
+    :func:`unwatch_process`: for helpers started in this process's own group, such as a local Ray
+    instance's daemons."""
+    if pid > 0:
+        _send(b"+p%d\n" % pid)
+
+
+def unwatch_process(pid: int) -> None:
+    """Process ``pid`` is done or stopped otherwise: forget it."""
+    if pid > 0 and _state["pid"] == os.getpid():
+        _send(b"-p%d\n" % pid)
+
+
 def _close() -> None:
-    """Close the pipe (the watchdog then exits) and reap it; caller holds ``_lock`` or is exiting."""
-    fd, proc = _state["fd"], _state["proc"]
-    _state.update(pid=None, fd=None, proc=None)
+    """Close the pipe (the watchdog then exits; init reaps it); caller holds ``_lock`` or is exiting."""
+    fd = _state["fd"]
+    _state.update(pid=None, fd=None, watchdog=None)
     if isinstance(fd, int):
         try:
             os.close(fd)
         except OSError:
-            pass
-    if isinstance(proc, subprocess.Popen):
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
             pass
 
 
@@ -165,7 +200,7 @@ def _in_forked_child() -> None:
     """A forked copy of the driver must not hold the driver's pipe open; no lock: it may be held by a
     thread that does not exist in the child."""
     fd = _state["fd"]
-    _state.update(pid=None, fd=None, proc=None, failed=False)
+    _state.update(pid=None, fd=None, watchdog=None, failed=False)
     if isinstance(fd, int):
         try:
             os.close(fd)
