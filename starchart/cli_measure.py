@@ -6,7 +6,7 @@
     starchart export study.db -o results.csv|cache.json|results.t4.json [--format ...]
     starchart demo [--out starchart-demo] [--samples 200] [--repeats 5]
     starchart report study.db|DATA [DATA ...] [-o report.html] [--metric M] [--limit METRIC=VALUE ...]
-    starchart search SPACE_FILE (evaluator options as for run) --budget N [--seed S] [--store db]
+    starchart search SPACE_FILE (evaluator options as for run) --budget N [--seed S] [--store db] [--workers W]
     starchart carve KERNEL.cu --kernel K --space S.yaml --cc 9.0 ... | starchart carve DATA --cc 7.5 --json
 
 The evaluator can also be a section of the space file::
@@ -133,13 +133,13 @@ def resume_command(
             raise InputError("the store holds a search, which has a budget, not a sample size", where="--samples",
                              hint=f"continue it with: starchart resume {store}; to spend more, run the search "
                                   f"command again with a larger --budget and --store {store}")
-        if workers != 1 or ray is not None:
-            raise InputError("a search measures one configuration at a time: each choice needs the results "
-                             "before it", where="--workers" if workers != 1 else "--ray",
-                             hint=f"continue it with: starchart resume {store}")
+        if ray is not None:
+            raise InputError("a search measures on local workers, not on Ray: each batch needs the results "
+                             "before it", where="--ray", hint=f"continue it with: starchart resume {store} [--workers N]")
         from starchart.explore.search import resume_search
 
-        _print_search(_interruptible(lambda: resume_search(store, progress=True), store))
+        given = workers if workers != 1 else None  # the default: the workers the search recorded
+        _print_search(_interruptible(lambda: resume_search(store, progress=True, workers=given), store))
         return
     if sample_size_study:
         if samples is not None or ray is not None:
@@ -685,6 +685,8 @@ def search_command(
     prior: Optional[Path] = typer.Option(None, "--prior", help="Earlier measurements of the same space "
                                          "(another GPU's cache file or store): a warm start."),
     maximize: Optional[bool] = DirectionOption,
+    workers: int = typer.Option(1, "--workers", "-w", min=1, help="Configurations measured at a time "
+                                "(proposed in batches; the search stays deterministic for a seed)."),
 ) -> None:
     """Tree-guided search for the best configuration within a budget of evaluations."""
     from starchart.explore.search import search
@@ -698,7 +700,7 @@ def search_command(
     # the library's errors in the command line's words: "use --budget 81", not "use budget=81"
     with option_names({"budget": "--budget", "seed": "--seed", "prior": "--prior"}):
         _print_search(_interruptible(lambda: search(evaluator, space, budget, seed=seed, store=store,
-                                                    progress=True, prior=prior), store))
+                                                    progress=True, prior=prior, workers=workers), store))
 
 
 def _print_search(result: Any) -> None:

@@ -116,7 +116,7 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
             with db.claims() as claims:  # on any exit, after the workers stopped: what this run left is free
                 todo = _Unstored(_session_order(plan.todo, _session_index(db, record)), bar,
                                  claims if db.path is not None else None)
-                results = _execute(evaluator, todo, workers=workers, ray=ray)
+                results = evaluate_all(evaluator, todo, workers=workers, ray=ray)
                 try:
                     with bar:
                         for measurement in results:
@@ -432,8 +432,10 @@ class _Unstored:
             self._ahead = max(1, min(2 * self._ahead, _MOST_AHEAD, int(_AHEAD_S / max(each, 1e-9))))
 
 
-def _execute(evaluator: Evaluator, todo: Iterable[dict[str, Any]], *, workers: int,
-             ray: str | bool | None) -> Iterator[Measurement]:
+def evaluate_all(evaluator: Evaluator, todo: Iterable[dict[str, Any]], *, workers: int = 1,
+                 ray: str | bool | None = None) -> Iterator[Measurement]:
+    """Measure ``todo`` with ``workers`` at a time (threads, or Ray actors with ``ray``); results in the order
+    they finish, each configuration's in its :attr:`Measurement.config`."""
     if int(workers) < 1:
         raise InputError(f"workers must be at least 1, got {workers}", where="workers")
     if ray:

@@ -371,5 +371,5 @@ def test_replaying_a_large_dataset_indexes_it_in_linear_time():
         return time.perf_counter() - start
 
     seconds(1000)  # warm-up
-    small, large = min(seconds(5000) for _ in range(2)), seconds(40000)
+    small, large = min(seconds(5000) for _ in range(2)), min(seconds(40000) for _ in range(2))  # one spike is load
     assert large / small < 24, (small, large)

@@ -28,6 +28,10 @@ How a proposal is made:
 5. **Warm start** (optional). Given earlier measurements of the space (another
    GPU), the trees may also split on how fast a model of those ranks each
    configuration (:mod:`~starchart.explore.search_prior`).
+6. **Batches** (several workers). :meth:`TreeGuidedOptimizer.ask_batch` proposes
+   several at once, telling the model the best value so far for each proposal
+   before the next (a constant liar), so a batch spreads over the promising
+   leaves and neighbours instead of crowding one predicted optimum.
 
 Ties are broken by the seeded generator, so a search is a deterministic function
 of its seed and of the values it is told.
@@ -181,6 +185,44 @@ class TreeGuidedOptimizer:
         if self.n_told < self.initial or ok.sum() < 2:
             return self._explore(open_)
         return self._exploit(open_, ok)
+
+    def ask_batch(self, n: int) -> list[int]:
+        """``n`` distinct candidates to evaluate at once (on parallel workers), each chosen as :meth:`ask`
+        would with the ones before it in the batch told a stand-in value (a *constant liar*: the best value
+        so far), so the batch spreads instead of proposing ``n`` neighbours of one predicted optimum.
+        Tell every result afterwards, in the order asked, for a search that does not depend on which
+        worker finished first.
+
+        >>> from starchart.explore.search_encoding import CandidatePool, Encoding
+        >>> from starchart.space import Space
+        >>> space = Space({"x": list(range(8)), "y": list(range(8))})
+        >>> enc = Encoding.from_space(space)
+        >>> optimizer = TreeGuidedOptimizer(CandidatePool(enc, enc.encode(space.to_frame())), seed=1, budget=16)
+        >>> batch = optimizer.ask_batch(4)
+        >>> len(set(batch)), optimizer.n_told
+        (4, 0)
+        """
+        if n < 1:
+            raise InputError(f"a batch holds at least one configuration, got {n}", where="ask_batch")
+        told = self.n_told
+        batch: list[int] = []
+        try:
+            for _ in range(n):
+                if self.pool.evaluated.all() and (self.pool.complete or self.sampler is None):
+                    break  # the space is smaller than the batch: the rest of it
+                index = self.ask()
+                batch.append(index)
+                finite = [v for v in self.values if math.isfinite(v)]
+                lie = (min(finite) if self.minimize else max(finite)) if finite else None
+                self.tell(index, lie)
+        finally:  # forget the stand-ins: only measured values are learnt
+            for index in self.indices[told:]:
+                self.pool.evaluated[index] = False
+            del self.indices[told:], self.values[told:]
+        if not batch:
+            raise InputError("every configuration of the space has been evaluated", where="search",
+                             hint="the budget is larger than the space")
+        return batch
 
     def _grow(self, values: np.ndarray, ok: np.ndarray, top: int = 3) -> None:
         """A sampled pool gains the valid neighbours of the best configurations, so refinement can reach them."""

@@ -55,7 +55,8 @@ from collections.abc import Callable
 
 __all__ = ["ensure", "preexec_fallback", "unwatch", "unwatch_process", "watch", "watch_process"]
 
-# The watchdog's program: read "+pgid"/"-pgid" lines until end-of-file, then kill what is listed.
+# The watchdog's program: fork the watchdog (its pid to stdout) and exit; the watchdog reads "+pgid"/"-pgid" and
+# "+p<pid>"/"-p<pid>" lines (groups, single processes) until end-of-file, then kills what is listed.
 # -I -S keep it small and independent of the user's site-packages and PYTHON* variables.
 _WATCHDOG_CODE = r"""
 import os, signal
@@ -117,9 +118,14 @@ def _start() -> None:
         # this process, which a framework may kill with its children as it exits (a Ray worker does)
         proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", _WATCHDOG_CODE], stdin=read_fd,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
-        said = proc.communicate(timeout=30)[0].strip()
+        try:
+            said = proc.communicate(timeout=30)[0].strip()
+        except subprocess.TimeoutExpired:  # a machine too loaded to start it: no watchdog, the fallback instead
+            proc.kill()
+            proc.communicate()
+            said = b""
         watchdog = int(said) if said.isdigit() else 0
-    except (OSError, subprocess.TimeoutExpired):
+    except OSError:
         pass
     finally:
         os.close(read_fd)
