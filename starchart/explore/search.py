@@ -370,7 +370,7 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
             else:
                 batch = optimizer.ask_batch(min(workers, room)) if workers > 1 else [optimizer.ask()]
             found: dict[int, Measurement] = {}  # of this batch: stored earlier, or measured now
-            todo: dict[str, int] = {}  # configurations to measure (by key) and their pool index
+            todo: dict[str, tuple[int, dict[str, Any]]] = {}  # to measure, by key: pool index, configuration
             for index in batch:
                 if pool.evaluated[index]:  # an initial configuration already learnt from a stored study
                     continue
@@ -391,11 +391,10 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
                 if key in stored:
                     found[index] = stored.pop(key)  # measured by an earlier, interrupted search: not again
                 else:
-                    todo[key] = index
-            configs = [enc.decode(pool.codes[index])[0] for index in todo.values()]
-            for m in evaluate_all(evaluator, configs, workers=workers):  # stored as each one arrives
+                    todo[key] = (index, config)
+            for m in evaluate_all(evaluator, [c for _, c in todo.values()], workers=workers):  # stored on arrival
                 db.add(m)
-                found[todo[config_key(m.config, space.names)]] = m
+                found[todo[config_key(m.config, space.names)][0]] = m
                 optimizer.minimize = evaluator.minimize  # an evaluator may learn its objective from a result
                 if settings["objective"] != evaluator.objective:  # recorded as learnt, so a rerun matches them
                     settings.update(objective=evaluator.objective, minimize=evaluator.minimize)
