@@ -23,10 +23,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from common import report
-
 import search as bench
 import search_options
+from common import report
 
 SETTINGS = [(1, "liar"), (4, "liar"), (4, "exclusion only"), (8, "liar")]
 BUDGETS = (20, 50, 100)

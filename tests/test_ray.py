@@ -105,7 +105,14 @@ def test_killing_the_driver_stops_the_programs_and_the_local_ray_daemons(tmp_pat
     worker exited, the watchdog among them, so the benchmark's own children ran on (a ``sleep 300`` here), and
     the instance's agents (DashboardAgent, RuntimeEnvAgent) outlived the driver for good."""
     from starchart.measure.process import descendants
-    from tests.driver_processes import _alive, _kill_driver, _kill_quietly, _read_pid, _start_driver, _wait_until
+    from tests.driver_processes import (
+        _alive,
+        _kill_driver,
+        _kill_quietly,
+        _read_pid,
+        _start_driver,
+        _wait_until,
+    )
 
     script = "sleep 300 & echo $! > grandchild.pid; echo $$ > child.pid; wait"
     driver = _start_driver(tmp_path, f"""

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from starchart.errors import InputError
-from starchart.explore.search import resume_search, search
+from starchart.explore.search import search
 from starchart.measure import PythonEvaluator
 from starchart.space import Space
 from starchart.store import Store

@@ -330,7 +330,14 @@ def _check_budget(budget: Any) -> int:
 def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial: Any, db: Store,
             progress: bool, options: SearchOptions | None, count: Any, prior: Any,
             recorded: dict[str, Any] | None, workers: int) -> SearchResult:
-    from starchart.runner import Progress, RunPlan, evaluate_all, session_record, study_evaluator, study_space
+    from starchart.runner import (
+        Progress,
+        RunPlan,
+        evaluate_all,
+        session_record,
+        study_evaluator,
+        study_space,
+    )
 
     space = study_space(db, space)
     evaluator = study_evaluator(db, evaluator, space)
