@@ -105,17 +105,10 @@ def test_killing_the_driver_stops_the_programs_and_the_local_ray_daemons(tmp_pat
     worker exited, the watchdog among them, so the benchmark's own children ran on (a ``sleep 300`` here), and
     the instance's agents (DashboardAgent, RuntimeEnvAgent) outlived the driver for good."""
     from starchart.measure.process import descendants
-    from tests.driver_processes import (
-        _alive,
-        _kill_driver,
-        _kill_quietly,
-        _read_pid,
-        _start_driver,
-        _wait_until,
-    )
+    from tests import driver_processes as driving
 
     script = "sleep 300 & echo $! > grandchild.pid; echo $$ > child.pid; wait"
-    driver = _start_driver(tmp_path, f"""
+    driver = driving._start_driver(tmp_path, f"""
         from starchart.measure import CommandEvaluator
         from starchart.runner import run
         from starchart.space import Space
@@ -125,12 +118,14 @@ def test_killing_the_driver_stops_the_programs_and_the_local_ray_daemons(tmp_pat
     child = grandchild = 0
     started: set[int] = set()
     try:
-        child, grandchild = _read_pid(tmp_path / "child.pid"), _read_pid(tmp_path / "grandchild.pid")
+        child, grandchild = driving._read_pid(tmp_path / "child.pid"), driving._read_pid(tmp_path / "grandchild.pid")
         started = descendants(driver.pid)  # the GCS, the raylet and its agents, the worker
         assert len(started) >= 3, started
-        _kill_driver(driver)
-        _wait_until(lambda: not _alive(child) and not _alive(grandchild), "the program and its sleep to die")
-        _wait_until(lambda: not any(_alive(pid) for pid in started), f"Ray's processes {sorted(started)} to end")
+        driving._kill_driver(driver)
+        driving._wait_until(lambda: not driving._alive(child) and not driving._alive(grandchild),
+                            "the program and its sleep to die")
+        driving._wait_until(lambda: not any(driving._alive(pid) for pid in started),
+                            f"Ray's processes {sorted(started)} to end")
     finally:
         driver.kill()
-        _kill_quietly(child, grandchild, *started)
+        driving._kill_quietly(child, grandchild, *started)
