@@ -9,6 +9,13 @@ did, read from the benchmark of record (``benchmarks/results/search.json``; run
 ``python benchmarks/search.py --other-spaces`` first). It also says how many of the
 pooled runs each goal needs and how many the search reached.
 
+The landscape columns say why some runs stay short: a greedy climb that always moves to
+the best configuration differing in one parameter ends in one of few local optima; the
+share of valid starting points whose climb ends within 5 % of the optimum is how often
+plain refinement from a random start would get there, and the largest basin that ends
+short of it is the trap most runs meet, with how many parameters must change at once to
+leave it for anything better (a local search of that radius is the least that escapes).
+
 Run: ``python benchmarks/search_difficulty.py`` (seconds; writes
 ``benchmarks/results/search_difficulty.json``).
 """
@@ -21,6 +28,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from common import RESULTS, report
 
 import search as bench
@@ -41,9 +49,66 @@ def chance_of_hit(size: int, good: int, draws: int) -> float:
     return float(1.0 - miss)
 
 
+def greedy_climbs(frame: pd.DataFrame, names: list[str], values: np.ndarray) -> np.ndarray:
+    """Row index where a best-improvement climb by one-parameter moves ends, from every row.
+
+    ``values`` are minimised, ``inf`` for a failure (never moved to); neighbours are the rows
+    of ``frame`` that differ from a row in exactly one of ``names``.
+
+    >>> frame = pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 1, 0, 1]})
+    >>> greedy_climbs(frame, ["a", "b"], np.array([4.0, 3.0, 2.0, 5.0])).tolist()  # row 1: its neighbours are slower
+    [2, 1, 2, 2]
+    """
+    n = len(frame)
+    target, best = np.arange(n), values.copy()
+    work = frame[names].reset_index(drop=True).assign(_value=values, _row=np.arange(n))
+    for name in names:
+        others = [other for other in names if other != name]
+        ordered = work.sort_values("_value", kind="stable")
+        line_best = ordered.groupby(others, sort=False, dropna=False)["_row"].transform("first") if others \
+            else pd.Series(ordered["_row"].iloc[0], index=ordered.index)
+        line_best = line_best.sort_index().to_numpy()
+        better = values[line_best] < best
+        target[better], best[better] = line_best[better], values[line_best][better]
+    end = np.arange(n)
+    for _ in range(n):  # each step strictly improves, so the walk ends
+        moved = target[end]
+        if np.array_equal(moved, end):
+            break
+        end = moved
+    return end
+
+
+def escape_radius(codes: np.ndarray, values: np.ndarray, row: int) -> int:
+    """The fewest parameters that must change at once from ``row`` to reach a better configuration."""
+    better = values < values[row]
+    if not better.any():
+        return 0
+    return int((codes[better] != codes[row]).sum(axis=1).min())
+
+
+def landscape(ds, names: list[str], quality: np.ndarray) -> dict:
+    """Local optima of one-parameter moves, the share of climbs that end within 5 %, and the largest trap."""
+    frame = ds.frame[names].reset_index(drop=True)
+    values = np.where(quality > 0, 1.0 / np.where(quality > 0, quality, 1.0), np.inf)
+    ends = greedy_climbs(frame, names, values)
+    valid = np.isfinite(values)
+    optima, basin = np.unique(ends[valid], return_counts=True)
+    close = quality[optima] >= bench.WITHIN
+    out = {"local optima (1-param moves)": len(optima),
+           "climbs ending within 5%": float(basin[close].sum() / valid.sum())}
+    if (~close).any():
+        trap = optima[~close][int(np.argmax(basin[~close]))]
+        codes = np.column_stack([pd.factorize(frame[n])[0] for n in names])
+        out.update({"largest trap: quality": float(quality[trap]),
+                    "largest trap: basin": float(basin[~close].max() / valid.sum()),
+                    "largest trap: params to change": escape_radius(codes, values, trap)})
+    return out
+
+
 def space_row(name: str, recorded: dict) -> dict:
     """Counts of near-optimal configurations of one space, chances by luck, and the search's shares."""
-    ds, _space, metric, optimum = bench._space_data(name)
+    ds, space, metric, optimum = bench._space_data(name)
     values = ds.frame[metric].to_numpy(dtype=float)
     quality = np.where(ds.valid.to_numpy(), optimum / values, 0.0)
     size = len(quality)
@@ -53,6 +118,7 @@ def space_row(name: str, recorded: dict) -> dict:
     good_09, good_5 = row["configs q>=0.90"], row["configs within 5%"]
     row["luck q>=0.90 @20"] = chance_of_hit(size, good_09, 20)
     row["luck within 5% @100"] = chance_of_hit(size, good_5, 100)
+    row.update(landscape(ds, list(space.names), quality))
     runs = recorded.get(name)
     if runs:
         at20 = np.array([r["20"] for r in runs.values()])
