@@ -44,6 +44,7 @@ from typing import Any
 from starchart.errors import InputError
 from starchart.measure import watchdog
 from starchart.measure.base import Measurement
+from starchart.measure.capture import OUTPUT_LIMIT, PipeReader
 
 __all__ = [
     "REPEATS_ENV",
@@ -106,6 +107,9 @@ class ProcessResult:
     left_running:
         ``None``, or what happened to the processes it left running in its process group
         (background jobs), which are killed when it exits.
+    output_dropped:
+        ``None``, or how much of an output too long to keep whole was left out of ``stdout`` /
+        ``stderr`` (their beginning and end are kept: :mod:`starchart.measure.capture`).
 
     Examples
     --------
@@ -127,6 +131,7 @@ class ProcessResult:
     signal: str | None = None
     timeout: float | None = None
     left_running: str | None = None
+    output_dropped: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -245,7 +250,7 @@ def run_process(argv: Sequence[str] | str, *, timeout: float | None = None, env:
     with _RUNNING_LOCK:
         _RUNNING.add(proc)
     try:
-        out, err, timed_out, exited_s, held_open = _wait(proc, start, timeout)
+        out, err, timed_out, exited_s, held_open, dropped = _wait(proc, start, timeout)
         # Background jobs it left in its group (``server &``) would run on, disturbing the next measurement.
         left_running = bool(held_open) or (not timed_out and _kill_leftovers(proc.pid))
     except BaseException:  # KeyboardInterrupt: leave no orphans behind
@@ -269,45 +274,63 @@ def run_process(argv: Sequence[str] | str, *, timeout: float | None = None, env:
     elif left_running:
         note = "processes it left running in its process group were killed when it exited"
     return ProcessResult(list(argv), code, _decode(out), _decode(err), wall_s, timed_out=timed_out, signal=sig,
-                         timeout=timeout, left_running=note)
+                         timeout=timeout, left_running=note, output_dropped=dropped)
 
 
 def _wait(proc: subprocess.Popen, start: float,
-          timeout: float | None) -> tuple[bytes, bytes, bool, float | None, str]:
-    """Collect ``proc``'s output until its pipes close, its timeout, or shortly after it exits.
+          timeout: float | None) -> tuple[bytes, bytes, bool, float | None, str, str | None]:
+    """Collect ``proc``'s output until its pipes close and it exits, its timeout, or shortly after it exits.
 
-    Returns ``(stdout, stderr, timed_out, exit time or None, held_open)``. A program that exits while
-    something it started still holds its stdout/stderr (``sleep 60 &``) is not waited for beyond
-    :data:`_HELD_OPEN_S`: its group is killed, and ``held_open`` is ``"killed"``, or ``"escaped"`` when
-    the holder is outside the group (``setsid``) and still runs; its own exit counts for the timeout,
-    so it is not reported as timed out. ``held_open`` is ``""`` otherwise.
+    Returns ``(stdout, stderr, timed_out, exit time or None, held_open, dropped)``. A program that
+    exits while something it started still holds its stdout/stderr (``sleep 60 &``) is not waited
+    for beyond :data:`_HELD_OPEN_S`: its group is killed, and ``held_open`` is ``"killed"``, or
+    ``"escaped"`` when the holder is outside the group (``setsid``) and still runs; its own exit counts
+    for the timeout, so it is not reported as timed out. ``held_open`` is ``""`` otherwise. Output past
+    :data:`~starchart.measure.capture.OUTPUT_LIMIT` per stream keeps its beginning and end
+    (:mod:`~starchart.measure.capture`); ``dropped`` then says how much was left out.
     """
     deadline = None if timeout is None else start + timeout
+    reader = PipeReader(proc)
     exited = None
-    while True:
-        now = time.perf_counter()
-        if exited is not None:
-            wait_s = exited + _HELD_OPEN_S - now
-        elif deadline is not None:
-            wait_s = min(deadline - now, _POLL_S)
-        else:
-            wait_s = _POLL_S
-        try:
-            out, err = proc.communicate(timeout=max(wait_s, 0.0))
-            return out, err, False, exited, ""
-        except subprocess.TimeoutExpired:
-            pass
-        if exited is None and proc.poll() is not None:  # it exited; something else holds the pipes
-            exited = time.perf_counter()
-            continue
-        if exited is not None:
-            _kill_group(proc)
-            out, err, closed = _drain(proc)
-            return out, err, False, exited, "killed" if closed else "escaped"
-        if deadline is not None and time.perf_counter() >= deadline:
-            _kill_group(proc)
-            out, err, _ = _drain(proc)
-            return out, err, True, None, ""
+    try:
+        while True:
+            now = time.perf_counter()
+            if exited is None and proc.poll() is not None:
+                if reader.closed:
+                    return (*_captured(reader), False, None, "", _dropped_note(reader))
+                exited = now
+            if exited is not None:
+                wait_s = exited + _HELD_OPEN_S - now
+                if reader.closed or wait_s <= 0:
+                    if reader.closed:
+                        return (*_captured(reader), False, exited, "", _dropped_note(reader))
+                    _kill_group(proc)
+                    closed = reader.drain(_DRAIN_S)
+                    return (*_captured(reader), False, exited, "killed" if closed else "escaped",
+                            _dropped_note(reader))
+            elif deadline is not None and now >= deadline:
+                _kill_group(proc)
+                reader.drain(_DRAIN_S)
+                proc.wait()
+                return (*_captured(reader), True, None, "", _dropped_note(reader))
+            else:
+                wait_s = _POLL_S if deadline is None else deadline - now
+            reader.read(min(wait_s, _POLL_S))
+    finally:
+        reader.close()
+
+
+def _captured(reader: PipeReader) -> tuple[bytes, bytes]:
+    return reader.stdout.data(), reader.stderr.data()
+
+
+def _dropped_note(reader: PipeReader) -> str | None:
+    """What was left out of an output too long to keep whole, or ``None``."""
+    parts = [f"{name}: {capture.dropped:,} bytes dropped from the middle"
+             for name, capture in (("stdout", reader.stdout), ("stderr", reader.stderr)) if capture.dropped]
+    if not parts:
+        return None
+    return (f"{'; '.join(parts)} (more than {OUTPUT_LIMIT // 2**20} MiB; its first and last lines are kept)")
 
 
 def _kill_leftovers(pgid: int) -> bool:
@@ -432,20 +455,6 @@ def _kill_group(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         proc.kill()  # the group is gone already; make sure the child itself is
-
-
-def _drain(proc: subprocess.Popen) -> tuple[bytes, bytes, bool]:
-    """The rest of the output once the group was killed: ``(stdout, stderr, whether the pipes closed)``."""
-    try:
-        out, err = proc.communicate(timeout=_DRAIN_S)
-        return out, err, True
-    except subprocess.TimeoutExpired as exc:
-        # Something outside the group (its own setsid) still holds the pipes: keep what was read, stop there.
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
-        proc.wait()
-        return exc.output or b"", exc.stderr or b"", False
 
 
 def _decode(data: bytes | None) -> str:
@@ -759,9 +768,9 @@ def run_repeated(argv: Sequence[str] | str, config: Mapping[str, Any], *,
             values.setdefault(key, []).extend(new)
         if not launch_values.get(metric):
             break  # a parser that gives no objective value would loop for nothing
-    # the measurement stands, but the user should know that their program leaves processes behind
-    notes = [r.left_running for r in results if r.left_running]
-    extra_note = {"left_running": notes[0]} if notes else {}
+    # the measurement stands, but the user should know that their program leaves processes behind, or printed
+    # more than was kept
+    extra_note = _notes(results)
     kept = {key: (v[warmup:needed] if len(v) > warmup else v) for key, v in values.items()}
     if not kept.get(metric):
         return Measurement.failure(config, "runtime", f"unparsable output: no value of {metric!r}", run_s=run_s,
@@ -774,10 +783,18 @@ def run_repeated(argv: Sequence[str] | str, config: Mapping[str, Any], *,
                        extra={"launches": len(results), **extra_note}), results
 
 
+def _notes(results: Sequence[ProcessResult]) -> dict[str, str]:
+    """The first note of each kind among the launches (left-running processes, output too long to keep)."""
+    notes: dict[str, str] = {}
+    for result in results:
+        for key in ("left_running", "output_dropped"):
+            if getattr(result, key) and key not in notes:
+                notes[key] = getattr(result, key)
+    return notes
+
+
 def _failure_extra(result: ProcessResult, launches: int) -> dict[str, Any]:
-    extra: dict[str, Any] = {"launches": launches, "stderr_tail": result.stderr_tail()}
-    if result.left_running:
-        extra["left_running"] = result.left_running
+    extra: dict[str, Any] = {"launches": launches, "stderr_tail": result.stderr_tail(), **_notes([result])}
     if result.returncode is not None and not result.timed_out:
         extra["returncode"] = result.returncode
     if result.signal:
