@@ -29,9 +29,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from common import RESULTS, report
-
 import search as bench
+from common import RESULTS, report
 
 CLOSE = {"q>=0.90": 0.90, "within 5%": bench.WITHIN}
 
