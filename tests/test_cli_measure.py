@@ -427,8 +427,11 @@ def test_a_search_explains_its_failures_and_info_shows_its_budget_and_seed(tmp_p
                     "--seed", "4", "--store", store)
     assert result.exit_code == 0, result.output
     assert "runtime: most common reason (2 of 2): exit status 1; stderr: no room" in result.output
-    assert result.output.splitlines()[-2] == "5 evaluations of 5 (seed 4, 2 failed)"
-    assert result.output.splitlines()[-1].startswith("best time ")
+    assert result.output.splitlines()[-3] == "5 evaluations of 5 (seed 4, 2 failed)"
+    assert result.output.splitlines()[-2].startswith("best time ")
+    # every configuration was measured, so the best one's four neighbours were too
+    assert result.output.splitlines()[-1] == ("all 4 configurations that differ from it in one parameter were "
+                                              "measured: a local optimum, no single change improves it")
     info = invoke("info", store)
     assert info.exit_code == 0 and "search: budget 5, seed 4" in info.output
 
@@ -523,7 +526,6 @@ def test_run_and_search_exit_1_when_nothing_gave_a_result(tmp_path):
 def test_ctrl_c_while_the_program_loads_stops_without_a_traceback():
     """Before: Ctrl-C in the first second (while the commands' modules load) printed a KeyboardInterrupt
     traceback. The entry point guards the import."""
-    import signal
     import subprocess
     import sys
     from importlib.metadata import entry_points

@@ -60,6 +60,9 @@ def test_search_store_report_shows_the_search_settings_and_prior(tmp_path):
     starchart.search(evaluator, space, 15, seed=1, store=tmp_path / "cold.db", progress=False)
     cold = write_study_report(tmp_path / "cold.db", tmp_path / "c.html").read_text(encoding="utf-8")
     assert "none (cold start)" in cold
+    # 15 of 60: the report says how much of the best's one-parameter neighbourhood the search measured
+    result = starchart.search(evaluator, space, 15, seed=1, progress=False)
+    assert result.neighbourhood.describe() in cold and "around the best" in cold
 
 
 def test_report_of_several_files_compares_them_as_platforms(tmp_path):

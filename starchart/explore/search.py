@@ -50,6 +50,7 @@ from starchart.dataset import Dataset
 from starchart.errors import InputError, SpaceError
 from starchart.explore.search_encoding import CandidatePool, Encoding
 from starchart.explore.search_engine import SearchOptions, TreeGuidedOptimizer
+from starchart.explore.search_neighbourhood import Neighbourhood, best_neighbourhood
 from starchart.explore.search_prior import prior_dataset, prior_measurements
 from starchart.measure.base import Evaluator, Measurement
 from starchart.space import Space
@@ -88,6 +89,10 @@ class SearchResult:
         The evaluations allowed and the seed used (pass it again to repeat the search).
     measurements:
         The full :class:`~starchart.measure.Measurement` of every evaluation.
+    neighbourhood:
+        The valid configurations one parameter away from the best and how many were measured
+        (:class:`~starchart.explore.search_neighbourhood.Neighbourhood`: ``.local_optimum`` when all
+        were); ``None`` when nothing valid was found.
     """
 
     history: pd.DataFrame
@@ -97,6 +102,7 @@ class SearchResult:
     seed: int
     measurements: list[Measurement]
     params: list[str]
+    neighbourhood: Neighbourhood | None = None
 
     @property
     def best(self) -> Best | None:
@@ -129,7 +135,7 @@ class SearchResult:
                                         "format": "starchart-search"})
 
     def summary(self) -> str:
-        """Two lines for people: what was spent, and the best configuration found.
+        """For people: what was spent, the best configuration found, and whether it is a local optimum.
 
         >>> from starchart.measure import PythonEvaluator
         >>> space = Space({"x": list(range(20))})
@@ -137,6 +143,7 @@ class SearchResult:
         ... # doctest: +ELLIPSIS
         6 evaluations of 6 (seed 0, 0 failed)
         best time ... at evaluation ...: x=...
+        ... of the 19 configurations that differ from it in one parameter were measured; ... were not
         """
         head = f"{len(self.history)} evaluations of {self.budget} (seed {self.seed}, {self.failures} failed)"
         best = self.best
@@ -144,7 +151,8 @@ class SearchResult:
             return f"{head}\nno valid result: every evaluation failed"
         sense = "" if self.minimize else " (maximised)"
         config = ", ".join(f"{k}={v}" for k, v in best.config.items())
-        return f"{head}\nbest {self.objective}{sense} {best.value:.6g} at evaluation {best.step}: {config}"
+        text = f"{head}\nbest {self.objective}{sense} {best.value:.6g} at evaluation {best.step}: {config}"
+        return text if self.neighbourhood is None else f"{text}\n{self.neighbourhood.describe()}"
 
     def __repr__(self) -> str:
         best = self.best
@@ -365,7 +373,7 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
     if done is not None:  # nothing left to measure: the stored search as it was, without refitting its model
         with Progress(RunPlan(todo=[], done=budget, total=budget), evaluator, db, enabled=progress):
             pass  # the bar drawn full, as a resumed run's would end: the user sees the budget was spent
-        return _result(done, space.names, evaluator, budget, seed)
+        return _result(done, space, evaluator, budget, seed)
     diverged = False
     measurements: list[Measurement] = []
     plan = RunPlan(todo=[{}] * budget, done=0, total=budget)
@@ -411,7 +419,7 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
                     optimizer.tell(index, _objective(found[index], evaluator))
                     measurements.append(found[index])
                     bar.advance(found[index])
-    return _result(measurements, space.names, evaluator, budget, seed)
+    return _result(measurements, space, evaluator, budget, seed)
 
 
 def _pool(space: Space, enc: Encoding, seed: int, count: Any) -> tuple[CandidatePool, Any]:
@@ -552,9 +560,9 @@ def _objective(m: Measurement, evaluator: Evaluator) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
 
 
-def _result(measurements: list[Measurement], names: tuple[str, ...], evaluator: Evaluator, budget: int,
+def _result(measurements: list[Measurement], space: Space, evaluator: Evaluator, budget: int,
             seed: int) -> SearchResult:
-    objective, minimize = evaluator.objective, evaluator.minimize
+    objective, minimize, names = evaluator.objective, evaluator.minimize, space.names
     rows, best = [], math.nan
     for step, m in enumerate(measurements, start=1):
         value = _objective(m, evaluator)
@@ -570,4 +578,8 @@ def _result(measurements: list[Measurement], names: tuple[str, ...], evaluator: 
         values = [row[n] for row in rows]
         if any(v is None for v in values):
             history[n] = pd.Series(values, dtype=object)
-    return SearchResult(history, objective, minimize, budget, seed, measurements, list(names))
+    result = SearchResult(history, objective, minimize, budget, seed, measurements, list(names))
+    best = result.best
+    if best is not None:
+        result.neighbourhood = best_neighbourhood(space, best.config, [m.config for m in measurements])
+    return result

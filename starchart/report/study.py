@@ -94,15 +94,17 @@ def measured_order(results: list[tuple[str, dict[str, float]]] | None, metric: s
 def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None = None,
                    minimize: bool = True, search: dict[str, Any] | None = None,
                    traded: list[str] | None = None, limits: Mapping[str, float] | None = None,
-                   sample_size: tuple[dict[str, Any], Any] | None = None) -> list[Section]:
+                   sample_size: tuple[dict[str, Any], Any] | None = None,
+                   space: Any = None) -> list[Section]:
     """The optional sections that apply to ``dataset`` (see the module docstring); ``traded``
     and ``limits``: the power/performance section's metrics and targets (default: found by name);
     ``sample_size``: the settings and space a ``starchart samples`` store recorded
-    (:attr:`LoadedStudy.sample_size`), whose curve is then shown."""
+    (:attr:`LoadedStudy.sample_size`), whose curve is then shown; ``space``: the space a store
+    recorded, with which a search's settings say whether its best is a local optimum."""
     if traded is None:
         traded = traded_metrics(dataset, limits)
     builders: list[Callable[[], list[Section]]] = [
-        lambda: _search(search),
+        lambda: _search(search, dataset, metric, minimize, space),
         lambda: _progress(order, metric, minimize, searched=bool(search)),
         lambda: _accuracy(dataset, metric, sample_size),
         lambda: _power_performance(dataset, traded, limits),
@@ -171,7 +173,8 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     tree = StarchartTree().fit(ok.X[finite], y[finite])
 
     sections = study_sections(dataset, metric, order=measured_order(study.results, metric), minimize=minimize,
-                              search=study.search, traded=traded, limits=limits, sample_size=study.sample_size)
+                              search=study.search, traded=traded, limits=limits, sample_size=study.sample_size,
+                              space=study.space)
     return write_html_report(output, dataset=dataset, tree=tree, metric=metric,
                              title=title or f"starchart report: {name}", extra_sections=sections,
                              minimize=minimize, space=study.space,
@@ -233,17 +236,35 @@ def folder_problem(folder: Path, exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _search(settings: dict[str, Any] | None) -> list[Section]:
+def _search(settings: dict[str, Any] | None, dataset: Dataset, metric: str, minimize: bool,
+            space: Any = None) -> list[Section]:
     if not settings:
         return []
     import pandas as pd
 
     sense = "minimised" if settings.get("minimize", True) else "maximised"
-    table = pd.DataFrame({"setting": ["budget", "seed", "objective", "warm start from"],
-                          "value": [settings.get("budget"), settings.get("seed"),
-                                    f"{settings.get('objective')} ({sense})",
-                                    settings.get("prior") or "none (cold start)"]})
-    return [("Search settings", table)]
+    rows = {"budget": settings.get("budget"), "seed": settings.get("seed"),
+            "objective": f"{settings.get('objective')} ({sense})",
+            "warm start from": settings.get("prior") or "none (cold start)"}
+    around = _best_neighbourhood(dataset, metric, minimize, space)
+    if around is not None:
+        rows["around the best"] = around.describe()
+    return [("Search settings", pd.DataFrame({"setting": list(rows), "value": list(rows.values())}))]
+
+
+def _best_neighbourhood(dataset: Dataset, metric: str, minimize: bool, space: Any) -> Any:
+    """The one-parameter neighbourhood of the best measured configuration, or ``None`` (no space, no value)."""
+    from starchart.explore.search_neighbourhood import best_neighbourhood
+
+    if space is None or metric not in dataset.frame or not set(space.names) <= set(dataset.params):
+        return None
+    values = dataset.frame[metric].where(dataset.valid).astype(float)
+    if not np.isfinite(values).any():
+        return None
+    row = values.idxmin() if minimize else values.idxmax()
+    names = list(space.names)
+    best = dataset.frame.loc[row, names].to_dict()
+    return best_neighbourhood(space, best, dataset.frame[names].to_dict("records"))
 
 
 #: What a search's report must say: its configurations are no uniform sample of the space.
