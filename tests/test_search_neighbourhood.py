@@ -26,7 +26,7 @@ def test_the_neighbourhood_counts_valid_configurations_one_change_away_under_res
     best = {"x": 4, "y": 8, "mode": "a"}
     everything = space.to_frame()
     expected = one_parameter_away(everything, best, list(space.names))
-    measured = [*expected.head(5).to_dict("records"), best, {"x": 1, "y": 1, "mode": "a"}]  # one not a neighbour
+    measured = pd.concat([expected.head(5), pd.DataFrame([best, {"x": 1, "y": 1, "mode": "a"}])])  # one not near
     hood = best_neighbourhood(space, best, measured)
     assert hood == Neighbourhood(size=len(expected), measured=5)
     assert not hood.local_optimum

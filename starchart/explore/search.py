@@ -581,5 +581,5 @@ def _result(measurements: list[Measurement], space: Space, evaluator: Evaluator,
     result = SearchResult(history, objective, minimize, budget, seed, measurements, list(names))
     best = result.best
     if best is not None:
-        result.neighbourhood = best_neighbourhood(space, best.config, [m.config for m in measurements])
+        result.neighbourhood = best_neighbourhood(space, best.config, history[list(names)])
     return result

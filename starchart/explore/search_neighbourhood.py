@@ -9,9 +9,10 @@ neighbours remain unmeasured — the cheapest place to look with a few more eval
 
 Examples
 --------
+>>> import pandas as pd
 >>> from starchart.space import Space
 >>> space = Space({"x": [1, 2, 3], "y": ["a", "b"]})
->>> best_neighbourhood(space, {"x": 2, "y": "a"}, [{"x": 1, "y": "a"}, {"x": 2, "y": "a"}])
+>>> best_neighbourhood(space, {"x": 2, "y": "a"}, pd.DataFrame({"x": [1, 2], "y": ["a", "a"]}))
 Neighbourhood(size=3, measured=1)
 >>> print(Neighbourhood(size=3, measured=3).describe())
 all 3 configurations that differ from it in one parameter were measured: a local optimum, no single change improves it
@@ -19,7 +20,7 @@ all 3 configurations that differ from it in one parameter were measured: a local
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,9 +67,10 @@ class Neighbourhood:
                 f"were measured; {self.size - self.measured} were not")
 
 
-def best_neighbourhood(space: Space, best: Mapping[str, Any], measured: Iterable[Mapping[str, Any]]) -> Neighbourhood:
+def best_neighbourhood(space: Space, best: Mapping[str, Any], measured: pd.DataFrame) -> Neighbourhood:
     """The one-parameter neighbourhood of ``best`` in ``space`` (its restrictions applied), and how
-    many of ``measured`` (configurations, any order, repeats allowed) lie in it."""
+    many of the ``measured`` configurations (a frame with a column per parameter, any order, repeats
+    allowed) lie in it."""
     names = list(space.names)
     rows = [{**{n: best[n] for n in names}, p.name: value} for p in space.parameters for value in p.values]
     frame = pd.DataFrame(rows, columns=names)
@@ -76,5 +78,5 @@ def best_neighbourhood(space: Space, best: Mapping[str, Any], measured: Iterable
         frame[n] = pd.Series([row[n] for row in rows], dtype=object)
     frame = frame[space.contains(frame)]
     keys = set(frame_keys(frame, names)) - {config_key(best, names)}
-    done = {config_key(config, names) for config in measured if all(n in config for n in names)}
+    done = set(frame_keys(measured, names))
     return Neighbourhood(size=len(keys), measured=len(keys & done))

@@ -326,8 +326,8 @@ def _captured(reader: PipeReader) -> tuple[bytes, bytes]:
 
 def _dropped_note(reader: PipeReader) -> str | None:
     """What was left out of an output too long to keep whole, or ``None``."""
-    parts = [f"{name}: {capture.dropped:,} bytes dropped from the middle"
-             for name, capture in (("stdout", reader.stdout), ("stderr", reader.stderr)) if capture.dropped]
+    dropped = {"stdout": reader.stdout.dropped, "stderr": reader.stderr.dropped}
+    parts = [f"{name}: {count:,} bytes dropped from the middle" for name, count in dropped.items() if count]
     if not parts:
         return None
     return (f"{'; '.join(parts)} (more than {OUTPUT_LIMIT // 2**20} MiB; its first and last lines are kept)")

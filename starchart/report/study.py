@@ -264,7 +264,7 @@ def _best_neighbourhood(dataset: Dataset, metric: str, minimize: bool, space: An
     row = values.idxmin() if minimize else values.idxmax()
     names = list(space.names)
     best = dataset.frame.loc[row, names].to_dict()
-    return best_neighbourhood(space, best, dataset.frame[names].to_dict("records"))
+    return best_neighbourhood(space, best, dataset.frame[names])
 
 
 #: What a search's report must say: its configurations are no uniform sample of the space.
