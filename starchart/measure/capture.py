@@ -85,7 +85,7 @@ class BoundedCapture:
         dropped = self._total() - len(head) - len(tail)
         marker = (f"[starchart: {dropped} bytes of output dropped here; "
                   f"the first {len(head)} and the last {len(tail)} are kept]\n").encode()
-        return head + (b"" if head.endswith(b"\n") or not head else b"\n") + marker + tail
+        return head + marker + tail  # the head is cut back to whole lines: the marker starts a line
 
     def _total(self) -> int:
         return len(self._head) + self._dropped + self._tail_bytes

@@ -300,10 +300,10 @@ def _wait(proc: subprocess.Popen, start: float,
                     return (*_captured(reader), False, None, "", _dropped_note(reader))
                 exited = now
             if exited is not None:
+                if reader.closed:
+                    return (*_captured(reader), False, exited, "", _dropped_note(reader))
                 wait_s = exited + _HELD_OPEN_S - now
-                if reader.closed or wait_s <= 0:
-                    if reader.closed:
-                        return (*_captured(reader), False, exited, "", _dropped_note(reader))
+                if wait_s <= 0:  # something it started holds its output: kill the group, keep what it said
                     _kill_group(proc)
                     closed = reader.drain(_DRAIN_S)
                     return (*_captured(reader), False, exited, "killed" if closed else "escaped",
