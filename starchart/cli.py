@@ -47,7 +47,11 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
         if meta.get(key) not in (None, ""):
             out.print(f"  {key.replace('_', ' ')}: {meta[key]}", markup=False)
     if meta.get("search"):
-        out.print(f"  search: {_search_settings(meta['search'])}", markup=False, highlight=False)
+        budget = meta["search"].get("budget")
+        unspent = (f"; {len(ds)} evaluations spent (starchart resume {data} continues it)"
+                   if isinstance(budget, int) and len(ds) < budget else "")  # stopped, e.g. at its time limit
+        out.print(f"  search: {_search_settings(meta['search'])}{unspent}", markup=False, highlight=False,
+                  soft_wrap=True)
     if meta.get("sample_size"):
         study = meta["sample_size"]
         out.print(f"  sample-size study: target {percent(study['target'])} median error, {study['validation']} held out, "

@@ -2,11 +2,12 @@
 
     starchart run SPACE_FILE (--command "prog {x}" | --c-source k.c | --evaluator ev.yaml | --replay DATA)
                   --samples N --store study.db [--seed S] [--workers W] [--ray [ADDRESS]]
-    starchart resume study.db [--samples N] [--workers W] [--ray [ADDRESS]]
+    starchart resume study.db [--samples N] [--workers W] [--ray [ADDRESS]] [--time-limit 2h]
     starchart export study.db -o results.csv|cache.json|results.t4.json [--format ...]
     starchart demo [--out starchart-demo] [--samples 200] [--repeats 5]
     starchart report study.db|DATA [DATA ...] [-o report.html] [--metric M] [--limit METRIC=VALUE ...]
     starchart search SPACE_FILE (evaluator options as for run) --budget N [--seed S] [--store db] [--workers W]
+                     [--time-limit 2h]
     starchart carve KERNEL.cu --kernel K --space S.yaml --cc 9.0 ... | starchart carve DATA --cc 7.5 --json
 
 The evaluator can also be a section of the space file::
@@ -36,7 +37,7 @@ from rich.markup import escape
 
 from starchart.cli_common import (DirectionOption, LimitOption, MetricsOption, app, check_figure_path,
                                   check_output_folder, err, friendly, metric_columns, minimize_for, option_names,
-                                  out, parse_limits, print_failure_reasons, seed_option)
+                                  out, parse_duration, parse_limits, print_failure_reasons, seed_option)
 from starchart.errors import InputError
 
 RayOption = typer.Option(None, "--ray", metavar="[ADDRESS]",
@@ -53,6 +54,8 @@ MetricOption = typer.Option(None, "--metric", help="Name of the measured metric.
 RepeatsOption = typer.Option(None, "--repeats", min=1, help="Measured repeats per configuration.")
 TimeoutOption = typer.Option(None, "--timeout", min=0.0, help="Seconds before a run is killed.")
 WarmupOption = typer.Option(None, "--warmup", min=0, help="Discarded warm-up repeats.")
+TimeLimitOption = typer.Option(None, "--time-limit", metavar="DURATION",
+                               help="Stop a search after this long (3600, 90s, 30m, 2h); resume continues it.")
 
 
 @app.command("run")
@@ -100,6 +103,7 @@ def resume_command(
                                           help="Grow the study to N configurations (default: as planned)."),
     workers: int = WorkersOption,
     ray: Optional[str] = RayOption,
+    time_limit: Optional[str] = TimeLimitOption,
 ) -> None:
     """Continue a study or a search: measure what it still lacks, never re-measuring anything stored."""
     from starchart.runner import run
@@ -139,8 +143,14 @@ def resume_command(
         from starchart.explore.search import resume_search
 
         given = workers if workers != 1 else None  # the default: the workers the search recorded
-        _print_search(_interruptible(lambda: resume_search(store, progress=True, workers=given), store))
+        limit = parse_duration(time_limit)
+        _print_search(_interruptible(lambda: resume_search(store, progress=True, workers=given, time_limit=limit),
+                                     store), store)
         return
+    if time_limit is not None:
+        raise InputError("only a search stops at a time limit; this store holds a "
+                         + ("sample-size study" if sample_size_study else "uniform study"), where="--time-limit",
+                         hint=f"continue it with: starchart resume {store} (Ctrl-C stops it, and it resumes)")
     if sample_size_study:
         if samples is not None or ray is not None:
             raise InputError("the store holds a sample-size study, which grows its own training set",
@@ -687,6 +697,7 @@ def search_command(
     maximize: Optional[bool] = DirectionOption,
     workers: int = typer.Option(1, "--workers", "-w", min=1, help="Configurations measured at a time "
                                 "(proposed in batches; the search stays deterministic for a seed)."),
+    time_limit: Optional[str] = TimeLimitOption,
 ) -> None:
     """Tree-guided search for the best configuration within a budget of evaluations."""
     from starchart.explore.search import search
@@ -694,16 +705,18 @@ def search_command(
     if prior is not None and not prior.is_file():  # named here: the loader's error names only the path
         raise InputError(f"{str(prior)!r} is not a file", where="--prior",
                          hint="give earlier measurements of the same space (a cache file, data file or store)")
+    limit = parse_duration(time_limit)  # a typo is refused before anything is measured
     options = evaluator_options(pattern=pattern, metric=metric, repeats=repeats, warmup=warmup, timeout=timeout)
     space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options,
                                             maximize)
     # the library's errors in the command line's words: "use --budget 81", not "use budget=81"
     with option_names({"budget": "--budget", "seed": "--seed", "prior": "--prior"}):
         _print_search(_interruptible(lambda: search(evaluator, space, budget, seed=seed, store=store,
-                                                    progress=True, prior=prior, workers=workers), store))
+                                                    progress=True, prior=prior, workers=workers,
+                                                    time_limit=limit), store), store)
 
 
-def _print_search(result: Any) -> None:
+def _print_search(result: Any, store: Path | None = None) -> None:
     """Why the failed evaluations of a search failed (as ``run`` says it), then its result on the last line."""
     print_failure_reasons(result.to_dataset())
     history = result.history
@@ -713,5 +726,9 @@ def _print_search(result: Any) -> None:
         out.print(f"  no finite {result.objective}: {valueless} of {len(history)} evaluations ran but gave no finite "
                   f"value (inf, or none)", highlight=False, soft_wrap=True, markup=False)
     out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
+    if result.stopped:  # the budget is not spent: say how to spend the rest
+        how = (f"starchart resume {store} continues it" if store is not None else
+               "it was not stored: run it again with --store FILE to be able to continue it after a stop")
+        err.print(f"{how} (nothing measured is measured again)", markup=False, highlight=False, soft_wrap=True)
     if result.best is None:  # every evaluation is stored, but a script or CI job must see that nothing worked
         raise typer.Exit(1)

@@ -37,6 +37,7 @@ measurements are replayed, not measured again.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +64,9 @@ ENUMERATE_LIMIT = 200_000
 
 #: Columns of a search's history besides the parameters and the objective (no parameter may take their names).
 HISTORY_COLUMNS = ("step", "status", "reason", "best_so_far")
+
+#: The clock a ``time_limit`` is read on (seconds; monotonic, so a changed system clock does not end a search).
+_clock = time.monotonic
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,8 @@ class SearchResult:
         The valid configurations one parameter away from the best and how many were measured
         (:class:`~starchart.explore.search_neighbourhood.Neighbourhood`: ``.local_optimum`` when all
         were); ``None`` when nothing valid was found.
+    stopped:
+        Why the search ended before spending its budget (its ``time_limit`` passed), or ``None``.
     """
 
     history: pd.DataFrame
@@ -103,6 +109,7 @@ class SearchResult:
     measurements: list[Measurement]
     params: list[str]
     neighbourhood: Neighbourhood | None = None
+    stopped: str | None = None
 
     @property
     def best(self) -> Best | None:
@@ -146,6 +153,8 @@ class SearchResult:
         ... of the 19 configurations that differ from it in one parameter were measured; ... were not
         """
         head = f"{len(self.history)} evaluations of {self.budget} (seed {self.seed}, {self.failures} failed)"
+        if self.stopped:
+            head = f"{head}\n{self.stopped}"
         best = self.best
         if best is None:
             return f"{head}\nno valid result: every evaluation failed"
@@ -166,7 +175,7 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
            initial: Iterable[Mapping[str, Any]] | pd.DataFrame | None = None,
            store: Store | str | Path | None = None, progress: bool = False,
            options: SearchOptions | None = None, prior: Dataset | str | Path | None = None,
-           workers: int = 1) -> SearchResult:
+           workers: int = 1, time_limit: float | None = None) -> SearchResult:
     """Search ``space`` for the configuration that optimises ``evaluator``'s objective.
 
     Parameters
@@ -199,6 +208,12 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
         order proposed, so it stays a deterministic function of the seed. On the seven replayed spaces of
         ``benchmarks/search_parallel.py``, 4 workers reach nearly the quality of one at the same budget in
         a quarter of the rounds.
+    time_limit:
+        Seconds of wall time this call may spend: once they have passed, no new configuration is
+        proposed, the evaluations under way finish and are stored, and the result says it stopped
+        early (``.stopped``). The budget stays the search's: with a ``store``, calling :func:`search`
+        again (or :func:`resume_search`) continues it with the same proposals it would have made
+        without the stop. At least one round is measured per call.
     options:
         :class:`~starchart.explore.search_engine.SearchOptions` (for experiments).
     prior:
@@ -248,15 +263,17 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
         if prior is None and recorded and recorded.get("prior"):  # and its warm start, for the same reason
             prior = _stored_prior(recorded["prior"], store)
         return _search(evaluator, space, budget, seed, initial, db, progress, options, count, prior, recorded,
-                       _check_workers(workers))
+                       _check_workers(workers), _check_time_limit(time_limit))
     finally:
         if owns_store:
             db.close()
 
 
-def resume_search(store: str | Path, *, progress: bool = False, workers: int | None = None) -> SearchResult:
+def resume_search(store: str | Path, *, progress: bool = False, workers: int | None = None,
+                  time_limit: float | None = None) -> SearchResult:
     """Continue the search ``store`` holds, with the space, evaluator, budget, seed, warm start and
     workers it recorded (``workers``: another number of them); what it measured is not measured again.
+    ``time_limit``: seconds this call may spend, as for :func:`search`.
 
     Examples
     --------
@@ -273,7 +290,8 @@ def resume_search(store: str | Path, *, progress: bool = False, workers: int | N
 
     recorded, space, evaluator = stored_study(store, "search", "search")
     return search(evaluator, space, int(recorded["budget"]), seed=int(recorded["seed"]), store=store,
-                  progress=progress, workers=int(recorded.get("workers", 1)) if workers is None else workers)
+                  progress=progress, workers=int(recorded.get("workers", 1)) if workers is None else workers,
+                  time_limit=time_limit)
 
 
 def _stored_prior(prior: str, store: Any) -> str:
@@ -328,6 +346,16 @@ def _check_names(space: Space, evaluator: Evaluator) -> None:
                              hint=f"rename the parameter, e.g. to {name + '_'!r}")
 
 
+def _check_time_limit(time_limit: Any) -> float | None:
+    if time_limit is None:
+        return None
+    if (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.integer, np.floating))
+            or not math.isfinite(time_limit) or time_limit <= 0):
+        raise InputError(f"time_limit must be a positive number of seconds, got {time_limit!r}",
+                         where="time_limit", hint="e.g. time_limit=3600 for an hour, or leave it out for no limit")
+    return float(time_limit)
+
+
 def _check_budget(budget: Any) -> int:
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
         raise InputError(f"budget must be a whole number of evaluations ≥ 1, got {budget!r}", where="budget",
@@ -337,7 +365,7 @@ def _check_budget(budget: Any) -> int:
 
 def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial: Any, db: Store,
             progress: bool, options: SearchOptions | None, count: Any, prior: Any,
-            recorded: dict[str, Any] | None, workers: int) -> SearchResult:
+            recorded: dict[str, Any] | None, workers: int, time_limit: float | None = None) -> SearchResult:
     from starchart.runner import (
         Progress,
         RunPlan,
@@ -377,8 +405,14 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
     diverged = False
     measurements: list[Measurement] = []
     plan = RunPlan(todo=[{}] * budget, done=0, total=budget)
+    deadline = None if time_limit is None else _clock() + time_limit
+    measured_any, stopped = False, None  # a call measures at least one round: stored results replay in no time
     with Progress(plan, evaluator, db, enabled=progress, from_store=False) as bar:  # stored results advance it
         while len(measurements) < budget:
+            if deadline is not None and measured_any and _clock() >= deadline:
+                stopped = (f"stopped at its time limit ({time_limit:g} s) with {budget - len(measurements)} "
+                           f"of the budget left")
+                break
             room = budget - len(measurements)
             if first:
                 batch = [first.pop(0) for _ in range(min(workers, room, len(first)))]
@@ -407,6 +441,7 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
                     found[index] = stored.pop(key)  # measured by an earlier, interrupted search: not again
                 else:
                     todo[key] = (index, config)
+            measured_any = measured_any or bool(todo)
             for m in evaluate_all(evaluator, [c for _, c in todo.values()], workers=workers):  # stored on arrival
                 db.add(m)
                 found[todo[config_key(m.config, space.names)][0]] = m
@@ -419,7 +454,9 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
                     optimizer.tell(index, _objective(found[index], evaluator))
                     measurements.append(found[index])
                     bar.advance(found[index])
-    return _result(measurements, space, evaluator, budget, seed)
+    result = _result(measurements, space, evaluator, budget, seed)
+    result.stopped = stopped
+    return result
 
 
 def _pool(space: Space, enc: Encoding, seed: int, count: Any) -> tuple[CandidatePool, Any]:
