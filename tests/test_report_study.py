@@ -63,6 +63,13 @@ def test_search_store_report_shows_the_search_settings_and_prior(tmp_path):
     # 15 of 60: the report says how much of the best's one-parameter neighbourhood the search measured
     result = starchart.search(evaluator, space, 15, seed=1, progress=False)
     assert result.neighbourhood.describe() in cold and "around the best" in cold
+    assert "spent" not in cold  # the whole budget was spent
+    stopped = tmp_path / "stopped.db"
+    with starchart.Store.open(stopped) as db:  # as a search stopped after 4 evaluations leaves its store
+        starchart.search(evaluator, space, 4, seed=1, store=db, progress=False)
+        db.put("search", {**db.get("search"), "budget": 15})
+    part = write_study_report(stopped, tmp_path / "p.html").read_text(encoding="utf-8")
+    assert "15 (4 spent: the search stopped early, and starchart resume continues it)" in part
 
 
 def test_report_of_several_files_compares_them_as_platforms(tmp_path):

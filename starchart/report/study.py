@@ -243,7 +243,10 @@ def _search(settings: dict[str, Any] | None, dataset: Dataset, metric: str, mini
     import pandas as pd
 
     sense = "minimised" if settings.get("minimize", True) else "maximised"
-    rows = {"budget": settings.get("budget"), "seed": settings.get("seed"),
+    budget = settings.get("budget")
+    spent = (f"{budget} ({len(dataset)} spent: the search stopped early, and starchart resume continues it)"
+             if isinstance(budget, int) and len(dataset) < budget else budget)
+    rows = {"budget": spent, "seed": settings.get("seed"),
             "objective": f"{settings.get('objective')} ({sense})",
             "warm start from": settings.get("prior") or "none (cold start)"}
     around = _best_neighbourhood(dataset, metric, minimize, space)
