@@ -254,6 +254,7 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
         raise InputError(f"budget {budget} is more than the {count.estimate} valid configurations of the space",
                          where="budget", hint=f"use budget={count.estimate} to measure the whole space, or less")
     seed = _check_seed(seed)
+    workers, time_limit = _check_workers(workers), _check_time_limit(time_limit)  # before a store file is made
     owns_store = not isinstance(store, Store)
     db = Store.open(store) if owns_store else store
     try:
@@ -263,7 +264,7 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
         if prior is None and recorded and recorded.get("prior"):  # and its warm start, for the same reason
             prior = _stored_prior(recorded["prior"], store)
         return _search(evaluator, space, budget, seed, initial, db, progress, options, count, prior, recorded,
-                       _check_workers(workers), _check_time_limit(time_limit))
+                       workers, time_limit)
     finally:
         if owns_store:
             db.close()
