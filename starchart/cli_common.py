@@ -138,8 +138,8 @@ def seed_option(default: Optional[int], help: str) -> Any:
 def parse_duration(text: str | None, option: str = "--time-limit") -> float | None:
     """Seconds in a duration as people write it: ``3600``, ``90s``, ``30m``, ``2h``, ``1h30m``, ``1.5h``.
 
-    >>> [parse_duration(t) for t in ("3600", "90s", "30m", "1h30m", "1.5h", None)]
-    [3600.0, 90.0, 1800.0, 5400.0, 5400.0, None]
+    >>> [parse_duration(t) for t in ("3600", "90s", "30m", "1h30m", "1h30", "1.5h", None)]
+    [3600.0, 90.0, 1800.0, 5400.0, 5400.0, 5400.0, None]
     >>> parse_duration("soon")
     Traceback (most recent call last):
     ...
@@ -148,10 +148,14 @@ with units: 90s, 30m, 2h, 1h30m)
     """
     if text is None:
         return None
-    parts = re.fullmatch(r"\s*(?:(\d+(?:\.\d*)?)\s*h)?\s*(?:(\d+(?:\.\d*)?)\s*m)?\s*(?:(\d+(?:\.\d*)?)\s*s?)?\s*",
+    parts = re.fullmatch(r"\s*(?:(\d+(?:\.\d*)?)\s*h)?\s*(?:(\d+(?:\.\d*)?)\s*m)?\s*(?:(\d+(?:\.\d*)?)\s*(s?))?\s*",
                          text.lower())
-    seconds = None if parts is None or not any(parts.groups()) else sum(
-        float(value) * unit for value, unit in zip(parts.groups(), (3600, 60, 1)) if value)
+    seconds = None
+    if parts is not None and any(parts.groups()[:3]):
+        hours, minutes, rest, unit = parts.groups()
+        if hours and not minutes and rest and not unit:  # "1h30" as people say it: an hour and a half
+            minutes, rest = rest, None
+        seconds = sum(float(value) * scale for value, scale in zip((hours, minutes, rest), (3600, 60, 1)) if value)
     if seconds is None or seconds <= 0:
         raise InputError(f"{text!r} is not a duration" if seconds is None else f"{text!r} is no time at all",
                          where=option, hint="write seconds (3600) or with units: 90s, 30m, 2h, 1h30m")
