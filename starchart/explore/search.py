@@ -407,7 +407,7 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
     measurements: list[Measurement] = []
     plan = RunPlan(todo=[{}] * budget, done=0, total=budget)
     deadline = None if time_limit is None else _clock() + time_limit
-    measured_any, stopped = False, None  # each call measures one new round at least (replaying stored ones is no progress)
+    measured_any, stopped = False, None  # each call measures one new round at least (a replayed one is none)
     with Progress(plan, evaluator, db, enabled=progress, from_store=False) as bar:  # stored results advance it
         while len(measurements) < budget:
             if deadline is not None and measured_any and _clock() >= deadline:
