@@ -180,6 +180,20 @@ def test_space_sample_on_stdout_is_plain_csv(tmp_path):
     assert "valid configurations: 4 of 6" in result.stderr
 
 
+def test_tree_and_space_take_samples_spelt_as_run_spells_it(tmp_path):
+    """`starchart run --samples N` measures N; `tree` and `space` took only `--sample` and refused `--samples`."""
+    data = dataset_path("pnpoly/RTX_3090.json.gz")
+    as_run = run("tree", data, "--samples", "50", "--seed", "1")
+    assert as_run.exit_code == 0, as_run.output
+    assert "50 samples" in as_run.output
+    assert as_run.output == run("tree", data, "--sample", "50", "--seed", "1").output
+    path = tmp_path / "space.yaml"
+    path.write_text("parameters:\n  x: [1, 2, 4]\n  y: [a, b]\n")
+    listed = run("space", path, "--samples", "2", "--seed", "2")
+    assert listed.exit_code == 0, listed.output
+    assert len(listed.stdout.splitlines()) == 3
+
+
 def test_space_sample_errors_name_the_option_to_change(tmp_path):
     path = tmp_path / "space.yaml"
     path.write_text("parameters:\n  x: [1, 2, 4]\nrestrictions:\n  - x > 1\n")
