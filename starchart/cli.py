@@ -25,7 +25,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from starchart.cli_common import (DirectionOption, MetricsOption, app, check_output_folder, err, load_data,
-                                  minimize_for, out, print_failure_reasons, seed_option)
+                                  minimize_for, option_names, out, print_failure_reasons, seed_option)
 from starchart.cli_common import friendly as _friendly
 from starchart.errors import InputError, StarchartError
 from starchart.text import percent
@@ -184,20 +184,10 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
     if not np.isfinite(threshold):  # --threshold's min=0 lets inf and nan through
         raise InputError(f"the threshold must be a finite number, got {threshold}", where="--threshold",
                          hint="use 0 (the paper's default) or a small SSE drop")
-    if prune is not None:
-        from starchart.pruning import fit_pruned
+    from starchart.pruning import fit_stated_tree
 
-        if prune not in ("1se", "relative"):
-            raise InputError(f"unknown pruning rule {prune!r}", where="--prune", hint="use 1se or relative")
-        if len(y) < 10:
-            raise InputError(f"pruning is sized by 10-fold cross-validation, which needs 10 valid samples, "
-                             f"got {len(y)}", where="--prune", hint="fit on more (--sample N) or leave out --prune")
-        if prune == "relative" and not (y != 0).any():  # the library's refusal named "rule" and a rule 'min'
-            raise InputError(f"every {metric} is 0, so a relative error is undefined", where="--prune",
-                             hint="use --prune 1se, which sizes the tree by squared error")
-        fitted, table = fit_pruned(X, y, cv=10, seed=0, rule=prune, **params)
-    else:
-        fitted, table = StarchartTree(**params).fit(X, y), None
+    with option_names({"prune": "--prune"}):
+        fitted, said, _ = fit_stated_tree(X, y, prune=prune, metric=metric, **params)
     if fmt is TreeFormat.json:
         _emit(fitted.to_json(), output)
     elif fmt is TreeFormat.dot:
@@ -208,7 +198,7 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
         _emit(dot_to_svg(fitted.to_dot()), output)
     else:
         minimize = minimize_for(maximize, metric, ds.meta)
-        text = _tree_summary(fitted, metric, int(finite.sum()), str(data), _cv_line(X, y, params, table), minimize,
+        text = _tree_summary(fitted, metric, int(finite.sum()), str(data), said, minimize,
                              left_out=int((~finite).sum()))
         if forest is not None:  # after the single tree's summary, before its drawing
             header, drawing = text.split("\n\n", 1)
@@ -232,26 +222,6 @@ def _check_seed(seed: Optional[int], sample: Optional[int]) -> None:
     if seed is not None and sample is None:
         raise InputError("it seeds --sample, which is not given", where="--seed",
                          hint="add --sample N to draw N configurations with this seed, or leave out --seed")
-
-
-def _cv_line(X: Any, y: Any, params: dict[str, Any], table: Any) -> str:
-    """"predicts unseen configurations within X % median error", from cross-validation.
-
-    Unpruned: 5-fold CV of the same tree parameters. Pruned: the CP table's cross-validated
-    median relative error at the chosen size (slightly optimistic: the same folds chose it).
-    """
-    from starchart.pruning import cross_validated_error, describe_error
-
-    try:
-        if table is not None:
-            error = float(table["xrel"].iloc[table.attrs["selected"]])
-            # the source only where there is an error to source (not after "error not available")
-            return describe_error(error) + (" (10-fold CP table)" if np.isfinite(error) else "")
-        folds = min(5, max(len(y), 2))  # leave-one-out on 2-4 samples
-        return (describe_error(cross_validated_error(X, y, folds=folds, seed=0, **params))
-                + f" ({folds}-fold CV)")
-    except StarchartError as exc:  # e.g. every response is 0: a relative error means nothing
-        return f"cross-validated error not available: {exc.message}"
 
 
 def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str = "",

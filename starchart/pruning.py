@@ -14,7 +14,9 @@ Cross-validation then picks the size, as R's ``rpart`` does:
   cross-validated median relative error;
 - :func:`fit_pruned` — grow, cross-validate and prune by the 1-SE rule in one call;
 - :func:`cross_validated_error` — the k-fold *median relative error* of a tree
-  configuration, the number the CLI prints under every tree.
+  configuration, the number the CLI prints under every tree;
+- :func:`fit_stated_tree` — the tree a user is shown (full or pruned) with the sentence
+  stating that error, as ``starchart tree`` and ``starchart report`` print it.
 
 Like rpart, ``rel error`` and ``xerror`` are SSEs relative to the root SSE of the
 whole sample, ``CP`` is ``α / root SSE``, the tree of a row is optimal for CPs from
@@ -58,7 +60,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from starchart.errors import InputError
+from starchart.errors import InputError, StarchartError
 from starchart.tree import StarchartTree, _rng, _validate_xy, check_tree_options
 from starchart.tree_growth import TreeArrays
 
@@ -425,6 +427,57 @@ def cross_validated_error(X: pd.DataFrame, y: Any, folds: int = 5, seed: int | N
         raise InputError("every response is 0: a relative error is undefined", where="y",
                          hint="validate a metric that is not zero")
     return float(np.median(np.abs(predicted[usable] - y_arr[usable]) / np.abs(y_arr[usable])))
+
+
+#: how a CP table's row was chosen, in the words the tree's error line ends with
+RULE_WORDS = {"1se": "pruned by the 1-SE rule", "relative": "pruned to the lowest relative error",
+              "min": "pruned to the lowest cross-validated error"}
+
+
+def fit_stated_tree(X: pd.DataFrame, y: Any, *, prune: Rule | None = None, cv: int = 10, folds: int = 5,
+                    metric: str = "the response", **tree_params: Any
+                    ) -> tuple[StarchartTree, str, pd.DataFrame | None]:
+    """Fit the tree a user is shown, and the sentence that says how well it predicts unseen configurations.
+
+    Without ``prune`` it is the full tree of ``tree_params`` (threshold, min_samples_split,
+    max_depth), stated with the ``folds``-fold cross-validated error of the same settings
+    (leave-one-out under ``folds`` samples). With ``prune`` (``"1se"``, ``"relative"``,
+    ``"min"``: :func:`choose_cp`) it is :func:`fit_pruned` with ``cv`` folds, stated with the CP
+    table's cross-validated median relative error at the chosen size (slightly optimistic: the
+    same folds chose the size). Returns the tree, the sentence (or why there is none, e.g. every
+    value is 0) and the CP table (``None`` unpruned). ``metric`` names the response in errors.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> X = pd.DataFrame({"tpp": np.tile([1, 2, 4, 8], 30)})
+    >>> y = 8.0 / X["tpp"] * np.linspace(0.95, 1.05, 120)
+    >>> tree, said, table = fit_stated_tree(X, y, prune="1se")
+    >>> tree.n_leaves_, said
+    (4, 'predicts unseen configurations within 2.6 % median error (10-fold CP table, pruned by the 1-SE rule)')
+    """
+    if prune is not None and prune not in RULE_WORDS:
+        raise InputError(f"unknown pruning rule {prune!r}", where="prune", hint="use 1se or relative")
+    X, y_arr = _validate_xy(X, y)
+    if prune is None:
+        tree = StarchartTree(**check_tree_options(tree_params, where="fit_stated_tree")).fit(X, y_arr)
+        k = min(folds, max(len(y_arr), 2))  # leave-one-out on 2-4 samples
+        try:
+            said = describe_error(cross_validated_error(X, y_arr, folds=k, seed=0, **tree_params)) + f" ({k}-fold CV)"
+        except StarchartError as exc:  # e.g. every value is 0: a relative error means nothing
+            said = f"cross-validated error not available: {exc.message}"
+        return tree, said, None
+    if len(y_arr) < cv:
+        raise InputError(f"pruning is sized by {cv}-fold cross-validation, which needs {cv} valid samples, "
+                         f"got {len(y_arr)}", where="prune", hint="fit on more configurations, or do not prune")
+    if prune == "relative" and not (y_arr != 0).any():  # choose_cp's refusal names "rule", and rules the CLI lacks
+        raise InputError(f"every {metric} is 0, so a relative error is undefined", where="prune",
+                         hint="use prune='1se', which sizes the tree by squared error")
+    tree, table = fit_pruned(X, y_arr, cv=cv, seed=0, rule=prune, **tree_params)
+    error = float(table["xrel"].iloc[table.attrs["selected"]])
+    # the source only where there is an error to source (not after "error not available")
+    said = describe_error(error) + (f" ({cv}-fold CP table, {RULE_WORDS[prune]})" if np.isfinite(error) else "")
+    return tree, said, table
 
 
 def describe_error(error: float) -> str:

@@ -191,3 +191,32 @@ def test_analyses_come_before_the_text_tree(tmp_path):
     headings = _headings(write_study_report(tmp_path / "s.db", tmp_path / "r.html"))
     assert headings[-1] == "The tree as text"
     assert headings.index("Progress: values in the order measured") < headings.index("The tree as text")
+
+
+def _fitted_line(path):
+    return re.search(r"Tree fitted on [^<]*", path.read_text(encoding="utf-8")).group(0)
+
+
+def test_report_tree_is_sized_as_starchart_tree_sizes_it(tmp_path):
+    """The report always drew the full tree (93 leaves on kmeans, hundreds on larger files); --prune and
+    --max-depth size it as `starchart tree` does, and the page says how and how well it predicts."""
+    data = str(dataset_path("starchart_kmeans/kmeans_hd7970.csv"))
+    full = _fitted_line(write_study_report(data, tmp_path / "full.html", metric="runtime"))
+    assert "93 leaves" in full and "(5-fold CV)" in full
+    pruned = CliRunner().invoke(app, ["report", data, "-m", "runtime", "--prune", "1se", "-o", f"{tmp_path}/p/"])
+    assert pruned.exit_code == 0, pruned.output
+    line = _fitted_line(tmp_path / "p" / "report.html")
+    leaves = int(re.search(r"(\d+) leaves", line).group(1))
+    assert leaves < 93 and "(10-fold CP table, pruned by the 1-SE rule)" in line
+    tree = CliRunner().invoke(app, ["tree", data, "-m", "runtime", "--prune", "1se"])
+    assert f"{leaves} leaves" in tree.output  # the same tree as the command line shows
+    shallow = _fitted_line(write_study_report(data, tmp_path / "d.html", metric="runtime", max_depth=2))
+    assert "4 leaves, depth 2" in shallow and "max_depth 2" in shallow
+
+
+def test_report_refuses_a_bad_pruning_rule_by_its_option(tmp_path):
+    result = CliRunner().invoke(app, ["report", str(dataset_path("starchart_kmeans/kmeans_hd7970.csv")),
+                                      "--prune", "best", "-o", str(tmp_path / "r.html")])
+    assert result.exit_code == 2
+    assert "--prune: unknown pruning rule 'best'" in result.output
+    assert not (tmp_path / "r.html").exists()

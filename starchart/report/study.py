@@ -31,7 +31,7 @@ import numpy as np
 from starchart.dataset import Dataset
 from starchart.direction import lower_is_better
 from starchart.errors import InputError, StarchartError
-from starchart.tree import StarchartTree
+from starchart.pruning import fit_stated_tree
 
 if TYPE_CHECKING:
     from starchart.space import Space
@@ -118,7 +118,9 @@ def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None =
 
 def write_study_report(source: str | Path | Sequence[str | Path], output: str | Path | None = None, *,
                        metric: str | None = None, title: str | None = None, minimize: bool | None = None,
-                       metrics: list[str] | None = None, limits: Mapping[str, float] | None = None) -> Path:
+                       metrics: list[str] | None = None, limits: Mapping[str, float] | None = None,
+                       prune: str | None = None, max_depth: int | None = None,
+                       min_samples_split: int = 10) -> Path:
     """Write the HTML report of a store or measurement file; returns its path.
 
     Several sources (``PATH`` or ``LABEL=PATH``) are one space measured on several
@@ -133,7 +135,10 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     to what the data records, else to what the metric's name says
     (:func:`starchart.direction.lower_is_better`); ``metrics`` names a CSV's measured
     columns when it does not say them itself; ``limits`` (``{metric: target}``) are the
-    power/performance section's targets (default: what the best quarter of the designs reach).
+    power/performance section's targets (default: what the best quarter of the designs reach);
+    ``prune`` (``"1se"`` or ``"relative"``), ``max_depth`` and ``min_samples_split`` size the
+    tree as ``starchart tree`` does (:func:`~starchart.pruning.fit_stated_tree`; default: the
+    full Starchart tree, which on thousands of configurations has hundreds of leaves).
     """
     from starchart.explore.platforms import load_platforms, split_label
 
@@ -170,7 +175,8 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     from starchart.report.html import check_writable, write_html_report
 
     check_writable(output)  # before the tree and the sections: minutes on a large study
-    tree = StarchartTree().fit(ok.X[finite], y[finite])
+    tree, accuracy, _ = fit_stated_tree(ok.X[finite], y[finite], prune=prune, metric=metric,  # type: ignore[arg-type]
+                                        max_depth=max_depth, min_samples_split=min_samples_split)
 
     sections = study_sections(dataset, metric, order=measured_order(study.results, metric), minimize=minimize,
                               search=study.search, traded=traded, limits=limits, sample_size=study.sample_size,
@@ -179,20 +185,7 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
                              title=title or f"starchart report: {name}", extra_sections=sections,
                              minimize=minimize, space=study.space,
                              caution=SEARCH_CAUTION_SHORT if study.search else None,
-                             accuracy=tree_accuracy(ok.X[finite], y[finite]))
-
-
-def tree_accuracy(X: Any, y: np.ndarray, folds: int = 5) -> str:
-    """How well a tree of the report's settings predicts configurations it was not fitted on, in the words
-    every tree the CLI prints ends with: ``predicts unseen configurations within 12.3 % median error
-    (5-fold CV)`` (leave-one-out under 5 samples), or why that is not available (every value 0)."""
-    from starchart.pruning import cross_validated_error, describe_error
-
-    folds = min(folds, len(y))
-    try:
-        return describe_error(cross_validated_error(X, y, folds=folds, seed=0)) + f" ({folds}-fold CV)"
-    except StarchartError as exc:  # e.g. every value is 0: a relative error means nothing
-        return f"cross-validated error not available: {exc.message}"
+                             accuracy=accuracy)
 
 
 def too_few_valid(dataset: Dataset, metric: str, valid: int, source: str | Path) -> InputError:
