@@ -145,8 +145,6 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
          output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
          ) -> None:
     """Fit a Starchart tree to measured configurations and show it."""
-    from starchart.tree import StarchartTree
-
     _check_seed(seed, sample)
     if forest is not None and fmt is not TreeFormat.text:
         raise InputError("a forest is summarised in text only (it cannot be drawn as one tree)", where="--forest",
