@@ -79,6 +79,16 @@ def interval(values: np.ndarray) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def _difference(differences: np.ndarray, digits: int) -> str:
+    """A difference's 95 % interval, ``+0.006…+0.088``, starred when it excludes 0 (a lead that is real).
+
+    >>> _difference(np.linspace(0.01, 0.05, 101), 2), _difference(np.linspace(-0.01, 0.05, 101), 2)
+    ('+0.01…+0.05 *', '-0.01…+0.05')
+    """
+    low, high = interval(differences)
+    return f"{low:+.{digits}f}…{high:+.{digits}f}" + (" *" if low > 0 or high < 0 else "")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", type=Path, default=RESULTS / "search.json", help="search.py's results file")
@@ -117,13 +127,9 @@ def _rows(table: dict[str, dict[int, np.ndarray]], spaces: str, rng: np.random.G
                 "within 5%": round(float((q >= WITHIN).mean()), 3),
                 "within 5% CI": "{:.2f}–{:.2f}".format(*interval(shares)),
             }
-            if method != OURS:
-                low, high = interval(ours_medians - medians)
-                row["ours − it (median) CI"] = f"{low:+.3f}…{high:+.3f}" + (" *" if low > 0 or high < 0 else "")
-                low, high = interval(ours_shares - shares)
-                row["ours − it (within 5%) CI"] = f"{low:+.2f}…{high:+.2f}" + (" *" if low > 0 or high < 0 else "")
-            else:
-                row["ours − it (median) CI"] = row["ours − it (within 5%) CI"] = ""
+            ours = method == OURS
+            row["ours − it (median) CI"] = "" if ours else _difference(ours_medians - medians, 3)
+            row["ours − it (within 5%) CI"] = "" if ours else _difference(ours_shares - shares, 2)
             rows.append(row)
     return rows
 
