@@ -116,7 +116,7 @@ def test_nbody_reference_matches_a_direct_sum():
         for j in range(30):
             d = bodies[j, :3] - bodies[i, :3]
             direct[i] += bodies[j, 3] * d / (d @ d + 0.01) ** 1.5
-    assert np.allclose(kernels.nbody_accelerations(bodies, chunk=7)[:, :3], direct)
+    assert np.allclose(kernels.nbody_accelerations(bodies)[:, :3], direct)
 
 
 def test_hotspot_reference_matches_rodinia_loops():

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -44,6 +45,12 @@ import starchart
 from starchart.errors import StarchartError
 from starchart.measure import Measurement, PythonEvaluator
 from starchart.store import Store
+
+
+#: How often the script restarts itself after a configuration broke the CUDA context
+#: (an illegal address leaves it unusable; the store keeps everything measured before).
+MAX_RESTARTS = 5
+_RESTARTS = "STARCHART_MEASURE_RESTARTS"
 
 
 def compile_one(job: tuple[str, str, tuple[str, ...]]) -> bool:
@@ -124,7 +131,7 @@ def _run_and_export(name: str, space: Any, evaluator: Any, args: argparse.Namesp
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("kernels", nargs="*", default=sorted(kernels.KERNELS), choices=sorted(kernels.KERNELS),
+    parser.add_argument("kernels", nargs="*",
                         metavar="KERNEL", help="kernels to measure (default: all six)")
     parser.add_argument("--samples", type=int, default=400)
     parser.add_argument("--seed", type=int, default=0)
@@ -137,6 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpu", action="store_true",
                         help="dry run without a GPU: the CUDA sources run on the CPU (g++), small inputs")
     args = parser.parse_args(argv)
+    # checked here: argparse (3.11) refuses an empty or default list of a positional with choices
+    args.kernels = args.kernels or sorted(kernels.KERNELS)
+    unknown = sorted(set(args.kernels) - set(kernels.KERNELS))
+    if unknown:
+        parser.error(f"unknown kernel(s) {', '.join(unknown)}: choose from {', '.join(sorted(kernels.KERNELS))}")
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     for name in args.kernels:
@@ -144,6 +156,13 @@ def main(argv: list[str] | None = None) -> int:
             data = measure(name, args)
         except StarchartError as exc:  # no CuPy, no GPU, NVML missing: one line, not a traceback
             print(f"error: {exc}", file=sys.stderr)
+            restarts = int(os.environ.get(_RESTARTS, "0"))
+            if "CUDA context failed" in str(exc) and restarts < MAX_RESTARTS:
+                # a kernel broke the context; what was measured is stored, a new process resumes
+                print(f"restarting ({restarts + 1} of {MAX_RESTARTS}) to resume in a fresh CUDA context",
+                      file=sys.stderr, flush=True)
+                os.environ[_RESTARTS] = str(restarts + 1)
+                os.execv(sys.executable, [sys.executable, *sys.argv])
             return 2
         ok = data.frame[data.valid.to_numpy()]
         best = ok.loc[ok["time"].idxmin()] if len(ok) else None

@@ -20,8 +20,10 @@ A configuration's failure is recorded, never raised:
   ``extra["compiler_log"]``);
 - ``"runtime"``: the launch failed (too many threads or resources per block, an
   illegal memory access...): the CUDA error text is the reason. Errors that
-  leave the CUDA context unusable (illegal address, device-side assert) make
-  every later configuration fail with a note saying so: restart the process;
+  leave the CUDA context unusable (illegal address, device-side assert) are
+  recorded for the configuration that caused them; every later :meth:`evaluate`
+  raises a :class:`~starchart.errors.StarchartError` (nothing is stored for those
+  configurations), so a run stops and a resumed run in a new process measures them;
 - ``"wrong-answer"``: the outputs differ from ``answer`` or from what
   ``reference`` computed.
 
@@ -732,6 +734,11 @@ class CudaEvaluator(Evaluator):
     def evaluate(self, config: Mapping[str, Any]) -> Measurement:
         """Measure one configuration (opening the GPU first if :meth:`prepare` was not called)."""
         self._ensure_ready()  # a missing CuPy or GPU is the user's problem to fix, not a failed configuration
+        if self._fatal is not None:
+            # Raised, not recorded: a stored failure would be a configuration's result, and a
+            # resumed run would skip it; nothing is stored, so the next process measures it.
+            raise StarchartError(f"the CUDA context failed on an earlier configuration ({self._fatal})",
+                                 hint="restart the process: a resumed run measures the configurations left")
         return super().evaluate(config)
 
     # -- one configuration
@@ -777,10 +784,6 @@ class CudaEvaluator(Evaluator):
         return check_answer(self.arguments, result, where="reference(...)")
 
     def _measure(self, config: dict[str, Any]) -> Measurement:
-        if self._fatal is not None:
-            return Measurement.failure(config, "runtime", f"not run: the CUDA context failed on an earlier "
-                                       f"configuration ({self._fatal}); restart the process to continue",
-                                       extra={"fatal": True})
         session = self._session
         grid, block = self.geometry(config)
         shared_mem = shared_memory_size(self.smem_args, config)
