@@ -179,8 +179,8 @@ def kmeans(scale: str = "gpu", *, n_points: int | None = None, n_features: int =
     features = rng.standard_normal((n, n_features)).astype(np.float32)
     arguments = [features.ravel(), np.full(n * n_features, np.nan, np.float32), np.int32(n), np.int32(n_features)]
     answer = [None, np.ascontiguousarray(features.T).ravel(), None, None]
-    return CudaEvaluator(_source("kmeans"), "kmeans_swap", arguments, problem_size=(1, n),
-                         block_size_names=("tpp", "ppb", None), grid_div_x=[], grid_div_y=["ppb"],
+    return CudaEvaluator(_source("kmeans"), "kmeans_swap", arguments, problem_size=(n, 1),
+                         block_size_names=("tpp", "ppb", None), grid_div_x=["ppb"], grid_div_y=[],
                          answer=answer, **options)
 
 

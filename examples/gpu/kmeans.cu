@@ -18,7 +18,7 @@
 #endif
 
 extern "C" __global__ void kmeans_swap(const float* input, float* output, int npoints, int nfeatures) {
-    const int point = blockIdx.y * ppb + threadIdx.y;
+    const int point = blockIdx.x * ppb + threadIdx.y;  // blocks along x: a grid's y side stops at 65,535
     if (point >= npoints) return;
     const int lane = threadIdx.x;
 #if consec
