@@ -4,6 +4,7 @@
 #   bash examples/gpu/h200_session.sh measure SECONDS KERNEL...   # the sampled spaces (measure_h200.py)
 #   bash examples/gpu/h200_session.sh throughput SECONDS KERNEL... # throughput over input sizes (MSP inputs)
 #   bash examples/gpu/h200_session.sh search SECONDS KERNEL...     # the tree-guided search, live (search_h200.py)
+#   bash examples/gpu/h200_session.sh inputs SECONDS KERNEL...     # bfs, matrix at several input sizes (inputs_h200.py)
 #   bash examples/gpu/h200_session.sh xapp SECONDS                # the XAPP corpus's CUDA side
 #   bash examples/gpu/h200_session.sh smoke SECONDS               # the machine, and CudaEvaluator's own check
 #
@@ -40,11 +41,15 @@ case $phase in
     timeout -s INT -k 20 "$seconds" python3 examples/gpu/search_h200.py "$@" --out "$work" \
       2>&1 | tee -a "$work/search.log"
     ;;
+  inputs)
+    timeout -s INT -k 20 "$seconds" python3 examples/gpu/inputs_h200.py "$@" --out "$work" \
+      2>&1 | tee -a "$work/inputs.log"
+    ;;
   xapp)
     timeout -s INT -k 20 "$seconds" python3 -m starchart.xapp.measure_corpus corpus --side gpu --host-kind h200 \
       --out "$work/xapp-gpu-h200.json" --no-progress 2>&1 | tee -a "$work/xapp.log"
     ;;
-  *) echo "unknown phase $phase: smoke, measure, throughput, search or xapp" >&2; exit 2 ;;
+  *) echo "unknown phase $phase: smoke, measure, throughput, search, inputs or xapp" >&2; exit 2 ;;
 esac
 status=${PIPESTATUS[0]}
 rm -f "$work"/*.db-shm
