@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     results: dict[str, Any] = {
-        "environment": environment(extra_packages=["cupy", "cupy-cuda12x", "cupy-cuda11x", "nvidia-ml-py"]),
+        "environment": environment(extra_packages=["cupy", "cupy-cuda13x", "cupy-cuda12x", "cupy-cuda11x", "nvidia-ml-py"]),
         "settings": {"repeats": args.repeats, "power": args.power, "power_duration_s": args.power_duration},
         "measurements": [],
     }
