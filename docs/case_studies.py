@@ -171,6 +171,9 @@ def top_split(tree) -> str:
 
 
 def coverage_line(c: dict[str, Any], where: str) -> str:
+    if not c["inside"]:  # no subspace qualified: a precision of 0 / 0 says nothing
+        return (f"{where}: no subspace qualifies, so no design is inside one; {c['meeting']} designs meet "
+                "both targets.")
     return (f"{where}: {c['inside']} designs inside the subspaces, {pct(c['precision'], 0)} of them meet both "
             f"targets; they hold {pct(c['recall'], 0)} of the {c['meeting']} designs that do.")
 

@@ -153,3 +153,38 @@ def test_the_measuring_script_stores_resumes_and_exports_in_a_cpu_dry_run(tmp_pa
     for export in ("bfs.csv", "bfs.json"):
         exported = load(tmp_path / export)
         assert len(exported) == 3 and (exported.y("time") > 0).all(), export
+
+
+@needs_cxx
+def test_the_throughput_script_measures_every_size_in_a_cpu_dry_run(tmp_path, capsys):
+    import throughput_h200
+
+    from starchart import load
+
+    assert throughput_h200.main(["hotspot", "--cpu", "--repeats", "1", "--out", str(tmp_path)]) == 0
+    curve = load(tmp_path / "hotspot-throughput.db")
+    assert sorted(curve.frame["n"]) == throughput_h200.CPU_SIZES["hotspot"] and curve.valid.all()
+    assert "MSP" in capsys.readouterr().out
+    # every configuration the GPU curves use fits every GPU size (the kernels check no bounds)
+    for name, config in throughput_h200.CONFIGS.items():
+        assert kernels.space(name).is_valid(config), name
+
+
+@needs_cxx
+def test_the_input_and_search_scripts_run_in_a_cpu_dry_run(tmp_path, capsys):
+    import inputs_h200
+    import pandas as pd
+    import search_h200
+
+    from starchart import load
+
+    assert inputs_h200.main(["bfs", "--cpu", "--samples", "2", "--repeats", "1", "--out", str(tmp_path)]) == 0
+    crossed = load(tmp_path / "bfs-inputs.db").frame
+    assert crossed.groupby("n").size().to_dict() == {n: 2 for n in inputs_h200.CPU_SIZES["bfs"]}
+    # the same two configurations at every size: the design input_sensitivity pairs on
+    params = [p for p in crossed.columns if p in TABLE_I["bfs"]]
+    assert crossed.groupby(params).size().eq(len(inputs_h200.CPU_SIZES["bfs"])).all()
+    assert search_h200.main(["bfs", "--cpu", "--budget", "6", "--out", str(tmp_path)]) == 0
+    history = pd.read_csv(tmp_path / "bfs-search-s0.csv")
+    assert len(history) == 6 and history["best_so_far"].is_monotonic_decreasing
+    assert "bfs" in capsys.readouterr().out

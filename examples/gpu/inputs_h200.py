@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
                 at_size = kernels.KERNELS[name]("gpu", **{throughput_h200.SIZE_KEYWORD[name]: size})
                 todo = [{k: v for k, v in c.items() if k != "n"} for c in configs if c["n"] == size]
                 failures, seconds = measure_h200.precompile(at_size, todo, args.jobs)
-                print(f"{name} n={size}: compiled {len(todo)} configurations in {seconds:.0f} s", flush=True)
+                print(f"{name} n={size}: compiled {len(todo)} configurations in {seconds:.0f} s "
+                      f"({failures} do not compile)", flush=True)
         evaluator = throughput_h200.sized_evaluator(name, cpu=args.cpu, repeats=args.repeats)
         data = starchart.run(space, evaluator, configs=configs, store=store, progress=False)
         with Store.open(store, read_only=True) as done:

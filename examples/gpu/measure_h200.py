@@ -46,7 +46,6 @@ from starchart.errors import StarchartError
 from starchart.measure import Measurement, PythonEvaluator
 from starchart.store import Store
 
-
 #: How often the script restarts itself after a configuration broke the CUDA context
 #: (an illegal address leaves it unusable; the store keeps everything measured before).
 MAX_RESTARTS = 5
