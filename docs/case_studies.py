@@ -69,6 +69,15 @@ def save(fig: Figure, name: str) -> str:
     return f"figures/{name}"
 
 
+def style_axes(ax: Any, xlabel: str, ylabel: str, title: str) -> None:
+    """Labels, a left-aligned title, no top/right spines and a small legend: the pages' line plots."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, loc="left", fontsize=10)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.legend(fontsize=7, frameon=False)
+
+
 def pct(x: float, digits: int = 1) -> str:
     return f"{100 * x:.{digits}f} %"
 
@@ -113,11 +122,8 @@ def sample_size_study() -> tuple[list[str], dict[str, Any]]:
     ticks = [20, 40, 80, 160, 320, 640, 1280, 2560]
     ax.set_xticks(ticks, [str(t) for t in ticks])
     ax.minorticks_off()
-    ax.set_xlabel("training samples (validation: 200 more)")
-    ax.set_ylabel("median relative error on the validation set (%)")
-    ax.set_title("Accuracy vs training samples, stopping at each case's target (seed 0)", loc="left", fontsize=10)
-    ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(fontsize=7, frameon=False)
+    style_axes(ax, "training samples (validation: 200 more)", "median relative error on the validation set (%)",
+               "Accuracy vs training samples, stopping at each case's target (seed 0)")
     fig.tight_layout()
     all_fig = save(fig, "case_sample_size.png")
     label, result = first

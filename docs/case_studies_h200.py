@@ -113,11 +113,8 @@ def sample_size_section() -> tuple[list[str], dict[str, Any]]:
     ax.set_xscale("log")
     ax.set_xticks([20, 40, 80, 160, 300], ["20", "40", "80", "160", "300"])
     ax.minorticks_off()
-    ax.set_xlabel("training samples (validation: 100 more of the 400 measured)")
-    ax.set_ylabel("median relative error (%)")
-    ax.set_title("H200: prediction error vs training samples (paper Fig. 4)", loc="left", fontsize=10)
-    ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(fontsize=7, frameon=False)
+    cs.style_axes(ax, "training samples (validation: 100 more of the 400 measured)", "median relative error (%)",
+                  "H200: prediction error vs training samples (paper Fig. 4)")
     figure = save(fig, "sample_size")
     md = ["## 2. Accuracy against training samples (paper Fig. 4)", "",
           "`choose_sample_size(Space.from_dataset(ds), ReplayEvaluator(ds, metrics=[metric]), validation=100, "
@@ -308,12 +305,9 @@ def throughput_section() -> tuple[list[str], dict[str, Any]]:
                      "MSP (10 %)": f"{msp.size:,}", "target ÷ MSP": msp.target / msp.size,
                      "configuration": config_text(CONFIGS[name])})
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("input size (nodes, grid or matrix side, points)")
-    ax.set_ylabel("throughput ÷ the kernel's peak")
     ax.axhline(0.9, color="grey", lw=0.8, ls="--")
-    ax.set_title("H200: throughput against input size (dashed: the 10 % MSP threshold)", loc="left", fontsize=10)
-    ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(fontsize=7, frameon=False)
+    cs.style_axes(ax, "input size (nodes, grid or matrix side, points)", "throughput ÷ the kernel's peak",
+                  "H200: throughput against input size (dashed: the 10 % MSP threshold)")
     figure = save(fig, "throughput")
     md = ["## 7. Throughput against input size: minimum saturation points", "",
           "One configuration per kernel measured at every input size (`python examples/gpu/throughput_h200.py`), "

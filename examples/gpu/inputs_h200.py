@@ -59,10 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=16, help="processes that compile ahead (1: none)")
     parser.add_argument("--cpu", action="store_true", help="dry run without a GPU (CPU sizes, wall clock)")
     args = parser.parse_args(argv)
-    args.kernels = args.kernels or sorted(SIZES)
-    unknown = sorted(set(args.kernels) - set(SIZES))
-    if unknown:
-        parser.error(f"unknown kernel(s) {', '.join(unknown)}: choose from {', '.join(sorted(SIZES))}")
+    args.kernels = kernels.chosen(parser, args.kernels, SIZES)
     args.out.mkdir(parents=True, exist_ok=True)
     for name in args.kernels:
         sizes = CPU_SIZES[name] if args.cpu else SIZES[name]

@@ -18,8 +18,9 @@ for checking the kernels on the CPU (``cpu_check.py``) without a GPU.
 
 from __future__ import annotations
 
+import argparse
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,22 @@ from starchart.measure.cuda import CudaEvaluator
 from starchart.space import Space
 
 HERE = Path(__file__).resolve().parent
+
+
+def chosen(parser: argparse.ArgumentParser, names: list[str], known: Iterable[str]) -> list[str]:
+    """The kernels a script's positional arguments name (all of ``known`` when none); unknown ones are refused.
+
+    Checked here, not by argparse's ``choices``: Python 3.11 refuses an empty or default list
+    of a positional with choices.
+
+    >>> chosen(argparse.ArgumentParser(), [], ["kmeans", "bfs"])
+    ['bfs', 'kmeans']
+    """
+    known = sorted(known)
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        parser.error(f"unknown kernel(s) {', '.join(unknown)}: choose from {', '.join(known)}")
+    return list(names) or known
 
 
 def space(name: str) -> Space:

@@ -143,11 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpu", action="store_true",
                         help="dry run without a GPU: the CUDA sources run on the CPU (g++), small inputs")
     args = parser.parse_args(argv)
-    # checked here: argparse (3.11) refuses an empty or default list of a positional with choices
-    args.kernels = args.kernels or sorted(kernels.KERNELS)
-    unknown = sorted(set(args.kernels) - set(kernels.KERNELS))
-    if unknown:
-        parser.error(f"unknown kernel(s) {', '.join(unknown)}: choose from {', '.join(sorted(kernels.KERNELS))}")
+    args.kernels = kernels.chosen(parser, args.kernels, kernels.KERNELS)
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     for name in args.kernels:

@@ -76,11 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("data/h200"))
     parser.add_argument("--cpu", action="store_true", help="dry run without a GPU (CPU-size inputs, wall clock)")
     args = parser.parse_args(argv)
-    # checked here: argparse (3.11) refuses an empty or default list of a positional with choices
-    args.kernels = args.kernels or sorted(kernels.KERNELS)
-    unknown = sorted(set(args.kernels) - set(kernels.KERNELS))
-    if unknown:
-        parser.error(f"unknown kernel(s) {', '.join(unknown)}: choose from {', '.join(sorted(kernels.KERNELS))}")
+    args.kernels = kernels.chosen(parser, args.kernels, kernels.KERNELS)
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"{'kernel':<14} {'space':>6} {'evals':>5} {'failed':>6} {'best@20':>9} {'best@50':>9} {'best':>9} "
           f"{'at step':>7} {'uniform best (n)':>18} {'search reaches it at':>20}", flush=True)

@@ -116,11 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--cpu", action="store_true", help="dry run without a GPU (CPU sizes, wall-clock times)")
     args = parser.parse_args(argv)
-    # checked here: argparse (3.11) refuses an empty or default list of a positional with choices
-    args.kernels = args.kernels or sorted(SIZES)
-    unknown = sorted(set(args.kernels) - set(SIZES))
-    if unknown:
-        parser.error(f"unknown kernel(s) {', '.join(unknown)}: choose from {', '.join(sorted(SIZES))}")
+    args.kernels = kernels.chosen(parser, args.kernels, SIZES)
     args.out.mkdir(parents=True, exist_ok=True)
     lines = []
     for name in args.kernels:

@@ -429,3 +429,16 @@ def test_a_corpus_program_that_times_out_is_killed_with_what_it_started(tmp_path
         time.sleep(0.1)
     else:
         raise AssertionError(f"process {pid} still runs")
+
+
+def test_every_linkers_missing_library_message_is_recognised():
+    """The ziglang wheel's linker words it differently from ld and lld: it was called a bug in starchart."""
+    from starchart.xapp.dynamic.build import _NO_LIBRARY
+
+    messages = {"/usr/bin/ld: cannot find -lscale: No such file or directory": "-lscale",
+                "ld.lld: error: unable to find library -lscale": "-lscale",
+                "error: unable to find dynamic system library 'scale' using strategy 'paths_first'. searched paths:":
+                    "-lscale"}
+    for message, library in messages.items():
+        (found,) = _NO_LIBRARY.findall(message)
+        assert (found[0] or found[1] or f"-l{found[2]}") == library, message

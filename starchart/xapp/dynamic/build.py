@@ -74,7 +74,10 @@ def runtime_object() -> Path:
 #: The linker's "undefined reference to `name'" (GNU ld; lld writes "undefined symbol: name").
 _UNDEFINED = re.compile(r"undefined (?:reference to [`']([^'`]+)'|symbol: (\S+))")
 #: The linker's "cannot find -lfoo" (GNU ld) or "unable to find library -lfoo" (lld).
-_NO_LIBRARY = re.compile(r"cannot find (-l[^\s:]+)|unable to find library (-l[^\s:]+)")
+# ld / lld ("cannot find -lNAME", "unable to find library -lNAME") and the ziglang wheel's
+# linker ("unable to find dynamic system library 'NAME' using strategy ...")
+_NO_LIBRARY = re.compile(r"cannot find (-l[^\s:]+)|unable to find library (-l[^\s:]+)"
+                         r"|unable to find (?:dynamic |static )?system library '([^']+)'")
 
 
 def _clang(argv: list[str], what: str, source: str | Path | None = None) -> None:
@@ -87,7 +90,7 @@ def _clang(argv: list[str], what: str, source: str | Path | None = None) -> None
                              where=source, hint="put the definitions it needs in this file (e.g. #include "
                                                 "\"helpers.c\"); for a library give libs=['-lNAME'], and its "
                                                 "folder when it is not a system one: libs=['-LDIR', '-lNAME']")
-        unfound = sorted({a or b for a, b in _NO_LIBRARY.findall(proc.stderr)})
+        unfound = sorted({a or b or f"-l{name}" for a, b, name in _NO_LIBRARY.findall(proc.stderr)})
         if unfound:  # a misspelt or missing -l was also called a bug in starchart
             raise InputError(f"the linker found no library {', '.join(unfound)}", where=source,
                              hint="check the name (-lNAME links libNAME.so or libNAME.a), and give the folder "
