@@ -16,8 +16,9 @@ Usage (on the GPU machine, from the repository root)::
     python examples/gpu/measure_h200.py [KERNEL ...] [--samples 400] [--out data/h200]
         [--power kmeans] [--power-duration 1.0] [--jobs 16]
 
-Needs CuPy and nvidia-ml-py (``pip install ".[cuda]"``). Not run yet: no GPU has been lent
-to this project so far; ``tests/test_gpu_examples.py`` checks the kernels on the CPU.
+Needs CuPy and nvidia-ml-py (``pip install ".[cuda]"``). Run on an NVIDIA H200 on 2026-11-23:
+its results are in ``data/h200/`` (see the README there); ``tests/test_gpu_examples.py`` checks the
+kernels on the CPU.
 
 ``--cpu`` is a dry run of this whole script on a machine without a GPU: each configuration's
 CUDA source runs on the CPU (:mod:`cpu_check`, g++, small inputs), is checked against the same
