@@ -32,12 +32,14 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from starchart.measure import Measurement
 from starchart.measure.cuda import CudaEvaluator, compare_outputs
 
 HEADER = Path(__file__).resolve().parent / "cuda_on_cpu.h"
@@ -97,3 +99,20 @@ def check_on_cpu(evaluator: CudaEvaluator, config: Mapping[str, Any]) -> str | N
     if expected is None:
         return None
     return compare_outputs(outputs, expected, rtol=evaluator.rtol, atol=evaluator.atol)
+
+
+def measure_on_cpu(evaluator: CudaEvaluator, config: Mapping[str, Any], repeats: int) -> Measurement | list[float]:
+    """Check ``config`` on the CPU, then time ``repeats`` runs (wall clock, ms): the GPU scripts' dry run.
+
+    A wrong answer is returned as a failed :class:`~starchart.measure.Measurement`; the times are
+    meaningless as GPU figures (each GPU thread is a CPU thread).
+    """
+    wrong = check_on_cpu(evaluator, config)  # builds once (cached), then checks
+    if wrong:
+        return Measurement.failure(dict(config), "wrong-answer", wrong)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run_on_cpu(evaluator, config)
+        times.append(1e3 * (time.perf_counter() - start))
+    return times

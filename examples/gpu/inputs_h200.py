@@ -67,14 +67,16 @@ def main(argv: list[str] | None = None) -> int:
         base = kernels.cpu_space(name) if args.cpu else kernels.space(name)
         space = Space({**base.tune_params, "n": sizes}, list(base.restrictions))
         store = args.out / f"{name}-inputs.db"
+        built = {}
         if not args.cpu and args.jobs > 1:  # the grid is a define, so each size compiles its own binaries
             for size in sizes:
-                at_size = kernels.KERNELS[name]("gpu", **{throughput_h200.SIZE_KEYWORD[name]: size})
+                built[size] = kernels.KERNELS[name]("gpu", repeats=args.repeats,
+                                                    **{throughput_h200.SIZE_KEYWORD[name]: size})
                 todo = [{k: v for k, v in c.items() if k != "n"} for c in configs if c["n"] == size]
-                failures, seconds = measure_h200.precompile(at_size, todo, args.jobs)
+                failures, seconds = measure_h200.precompile(built[size], todo, args.jobs)
                 print(f"{name} n={size}: compiled {len(todo)} configurations in {seconds:.0f} s "
                       f"({failures} do not compile)", flush=True)
-        evaluator = throughput_h200.sized_evaluator(name, cpu=args.cpu, repeats=args.repeats)
+        evaluator = throughput_h200.sized_evaluator(name, cpu=args.cpu, repeats=args.repeats, built=built)
         data = starchart.run(space, evaluator, configs=configs, store=store, progress=False)
         with Store.open(store, read_only=True) as done:
             done.export(args.out / f"{name}-inputs.csv")

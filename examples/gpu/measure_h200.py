@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run from a sourc
 import kernels
 
 import starchart
+from starchart.configs import plain_config
 from starchart.errors import StarchartError
 from starchart.measure import Measurement, PythonEvaluator
 from starchart.store import Store
@@ -85,15 +86,7 @@ def cpu_evaluator(name: str, repeats: int) -> PythonEvaluator:
     cuda = kernels.KERNELS[name]("cpu")
 
     def run(config: dict[str, Any]) -> Measurement | list[float]:
-        wrong = cpu_check.check_on_cpu(cuda, config)  # builds once (cached), then checks
-        if wrong:
-            return Measurement.failure(config, "wrong-answer", wrong)
-        times = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            cpu_check.run_on_cpu(cuda, config)
-            times.append(1e3 * (time.perf_counter() - start))
-        return times
+        return cpu_check.measure_on_cpu(cuda, config, repeats)
 
     return PythonEvaluator(run, metrics="time")
 
@@ -164,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         best = ok.loc[ok["time"].idxmin()] if len(ok) else None
         rows.append((name, len(ok), len(data) - len(ok),
                      f"{best['time']:.4g} ms" if best is not None else "-",
-                     dict(zip(data.params, best[data.params].tolist())) if best is not None else "-"))
+                     plain_config(best[data.params]) if best is not None else "-"))
     print(f"\n{'kernel':<14} {'ok':>5} {'failed':>6}  best")
     for name, ok, failed, best, config in rows:
         print(f"{name:<14} {ok:>5} {failed:>6}  {best} {config}")

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -65,41 +64,31 @@ CONFIGS: dict[str, dict[str, Any]] = {
 }
 
 
-def sized_evaluator(name: str, *, cpu: bool, repeats: int) -> PythonEvaluator:
-    """An evaluator of ``CONFIGS[name]`` plus a size parameter ``n``: the kernel's inputs are built per size.
+def sized_evaluator(name: str, *, cpu: bool, repeats: int, built: Mapping[int, Any] | None = None) -> PythonEvaluator:
+    """An evaluator of the kernel's tuning parameters plus a size parameter ``n``: inputs are built per size.
 
-    One size's inputs live at a time: moving to another size releases the previous one.
+    One size's inputs live at a time: moving to another size releases the previous one. ``built``
+    holds evaluators already built for some sizes (``inputs_h200.py`` builds them to compile ahead);
+    they are used instead of building those sizes' inputs and references again.
     """
-    build: Callable[[int], Any]
-    if cpu:
-        import cpu_check
-
-        def build(size: int) -> Any:
-            return kernels.KERNELS[name]("cpu", **{SIZE_KEYWORD[name]: size})
-    else:
-        def build(size: int) -> Any:
-            return kernels.KERNELS[name]("gpu", repeats=repeats, **{SIZE_KEYWORD[name]: size})
+    pending = dict(built or {})
+    scale = "cpu" if cpu else "gpu"
+    options = {} if cpu else {"repeats": repeats}
     current: dict[int, Any] = {}
 
     def run(config: dict[str, Any]) -> Measurement | list[float]:
         size = int(config["n"])
         if size not in current:
             for old in current.values():
-                if hasattr(old, "close"):
-                    old.close()
+                old.close()
             current.clear()
-            current[size] = build(size)
+            current[size] = pending.pop(size, None) or kernels.KERNELS[name](
+                scale, **{SIZE_KEYWORD[name]: size}, **options)
         setting = {k: v for k, v in config.items() if k != "n"}
         if cpu:
-            wrong = cpu_check.check_on_cpu(current[size], setting)
-            if wrong:
-                return Measurement.failure(config, "wrong-answer", wrong)
-            times = []
-            for _ in range(repeats):
-                start = time.perf_counter()
-                cpu_check.run_on_cpu(current[size], setting)
-                times.append(1e3 * (time.perf_counter() - start))
-            return times
+            import cpu_check
+
+            return cpu_check.measure_on_cpu(current[size], setting, repeats)
         measured = current[size].evaluate(setting)
         if not measured.ok:
             return Measurement.failure(config, measured.status, measured.reason)
