@@ -81,7 +81,8 @@ def spaces_section() -> tuple[list[str], dict[str, Any]]:
     md = ["## 1. The measured spaces", "",
           "400 configurations of each kernel's space drawn uniformly (seed 0) and measured on the H200 by "
           "`python examples/gpu/measure_h200.py` (`data/h200/NAME.csv`): each checked against its CPU reference, "
-          "then timed (median of 10 launches after a warm-up). The spread between the worst and the best "
+          "then timed (the mean of 10 launches after a warm-up; each launch is in the stores). The spread "
+          "between the worst and the best "
           "configuration is what tuning is worth; the paper's Table I spaces (C2070 and HD 7970) were larger "
           "(e.g. bfs 98,816 points there, 16,384 here: Hopper's 1,024-thread limit and our ranges, see "
           "`examples/gpu/README.md`). `nbody`'s space holds the input size `n_bodies` (Table I's *n*), so its "
