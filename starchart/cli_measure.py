@@ -737,7 +737,7 @@ def _print_search(result: Any, store: Path | None = None) -> None:
     if valueless:
         out.print(f"  no finite {result.objective}: {valueless} of {len(history)} evaluations ran but gave no finite "
                   f"value (inf, or none)", highlight=False, soft_wrap=True, markup=False)
-    out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
+    out.print(result.summary(reasons=False), highlight=False, soft_wrap=True, markup=False)
     if result.stopped:  # the budget is not spent: say how to spend the rest
         how = (f"starchart resume {store} continues it" if store is not None else
                "it was not stored: run it again with --store FILE to be able to continue it after a stop")

@@ -187,3 +187,18 @@ def test_a_space_with_no_valid_configuration_found_by_drawing_is_a_search_error(
     space.max_draws = 100_000
     with pytest.raises(InputError, match="too few valid configurations to find by random draws"):
         search(PythonEvaluator(lambda c: 1.0), space, 5, seed=0)
+
+
+def test_a_search_where_everything_failed_says_what_failed_most_and_the_cli_says_it_once(tmp_path):
+    """Before: the summary said only 'every evaluation failed'; a user of the Python API had to dig in
+    ``history`` to learn that the function took the wrong arguments."""
+    space = Space({"x": list(range(8))})
+    result = search(PythonEvaluator(lambda x, y: 1.0), space, 4, seed=0)  # takes the config dict, not x=, y=
+    assert "failed; most often (4 of 4) runtime: TypeError: " in result.summary()
+    assert result.summary().endswith("<lambda>() missing 1 required positional argument: 'y'"), result.summary()
+    assert "most often" not in result.summary(reasons=False)
+    (tmp_path / "space.yaml").write_text("parameters:\n  x: [1, 2, 3]\n")
+    out = CliRunner().invoke(app, ["search", str(tmp_path / "space.yaml"), "--budget", "3", "--seed", "1",
+                                   "--command", f"{sys.executable} -c \"raise SystemExit('no device')\""])
+    assert out.exit_code == 1, out.output
+    assert out.output.count("no device") == 1, out.output  # the failure reasons above the summary, not twice

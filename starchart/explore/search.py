@@ -56,6 +56,7 @@ from starchart.explore.search_prior import prior_dataset, prior_measurements
 from starchart.measure.base import Evaluator, Measurement
 from starchart.space import Space
 from starchart.store import Store, with_earlier
+from starchart.text import shorten
 
 __all__ = ["Best", "SearchResult", "resume_search", "search"]
 
@@ -141,8 +142,9 @@ class SearchResult:
                                   meta={"objective": self.objective, "minimize": self.minimize,
                                         "format": "starchart-search"})
 
-    def summary(self) -> str:
-        """For people: what was spent, the best configuration found, and whether it is a local optimum.
+    def summary(self, reasons: bool = True) -> str:
+        """For people: what was spent, the best configuration found, and whether it is a local optimum;
+        when nothing worked, the commonest failure (``reasons=False``: not, for a caller that lists them).
 
         >>> from starchart.measure import PythonEvaluator
         >>> space = Space({"x": list(range(20))})
@@ -157,11 +159,21 @@ class SearchResult:
             head = f"{head}\n{self.stopped}"
         best = self.best
         if best is None:
-            return f"{head}\nno valid result: every evaluation failed"
+            return f"{head}\nno valid result: every evaluation failed{self._commonest_failure() if reasons else ''}"
         sense = "" if self.minimize else " (maximised)"
         config = ", ".join(f"{k}={v}" for k, v in best.config.items())
         text = f"{head}\nbest {self.objective}{sense} {best.value:.6g} at evaluation {best.step}: {config}"
         return text if self.neighbourhood is None else f"{text}\n{self.neighbourhood.describe()}"
+
+    def _commonest_failure(self) -> str:
+        """``"; most often (28 of 30) runtime: …"``: what to fix first when nothing worked ("" if no reason)."""
+        failed = self.history[self.history["status"] != "ok"]
+        reasons = (failed["status"].astype(str) + ": " + failed["reason"].fillna("").astype(str).str.strip())
+        reasons = reasons[failed["reason"].fillna("").astype(str).str.strip() != ""]
+        if reasons.empty:
+            return ""
+        counts = reasons.value_counts()
+        return f"; most often ({int(counts.iloc[0])} of {len(self.history)}) {shorten(counts.index[0], 200, collapse=True)}"
 
     def __repr__(self) -> str:
         best = self.best
