@@ -31,7 +31,11 @@ SPACES = ("convolution A100", "convolution A4000", "convolution A6000")
 def model_view(task: tuple[str, int, int]) -> dict:
     """One replayed search; where it ended short, the final model's ranks of the open configurations within 5 %."""
     from starchart.explore.search_encoding import CandidatePool
-    from starchart.explore.search_engine import SearchOptions, TreeGuidedOptimizer, expected_improvement
+    from starchart.explore.search_engine import (
+        SearchOptions,
+        TreeGuidedOptimizer,
+        expected_improvement,
+    )
     from starchart.explore.search_model import TreeEnsemble
 
     name, seed, budget = task
@@ -58,7 +62,7 @@ def model_view(task: tuple[str, int, int]) -> dict:
     by_improvement = np.argsort(np.argsort(-improvement, kind="stable"), kind="stable") + 1
     good = np.isin(unmeasured, np.flatnonzero(values <= optimum / bench.WITHIN))
     best = measured[ok][int(np.argmin(y))]
-    row.update({"open": int(len(unmeasured)), "rank by mean": int(by_mean[good].min()),
+    row.update({"open": len(unmeasured), "rank by mean": int(by_mean[good].min()),
                 "rank by expected improvement": int(by_improvement[good].min()),
                 "parameters from the best found": int((codes[values <= optimum / bench.WITHIN] != codes[best])
                                                       .sum(axis=1).min())})
