@@ -18,9 +18,14 @@ def test_a_run_short_of_five_percent_reports_ranks_among_the_configurations_it_l
     row = blind_spot.model_view(("convolution A100", 0, 20))
     assert row["quality"] < 1 / 1.05  # 20 evaluations on a space with one configuration within 5 %
     assert row["open"] == 4362 - 20  # every configuration of the space but the ones measured
-    assert 1 <= row["rank by mean"] <= row["open"] and 1 <= row["rank by expected improvement"] <= row["open"]
+    for rank in ("rank by mean", "rank by expected improvement", "Gaussian process: rank by mean"):
+        assert 1 <= row[rank] <= row["open"], rank
     assert row["parameters from the best found"] >= 1  # the best found is not within 5 %
     assert blind_spot.model_view(("convolution A100", 0, 20)) == row  # a function of the seed
+
+
+def test_ranks_count_from_one_for_the_smallest_score():
+    assert blind_spot.ranks(np.array([0.3, -1.0, 0.3, 2.0])).tolist() == [2, 1, 3, 4]
 
 
 def test_a_run_that_reached_five_percent_has_no_ranks():
