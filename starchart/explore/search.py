@@ -166,14 +166,12 @@ class SearchResult:
         return text if self.neighbourhood is None else f"{text}\n{self.neighbourhood.describe()}"
 
     def _commonest_failure(self) -> str:
-        """``"; most often (28 of 30) runtime: …"``: what to fix first when nothing worked ("" if no reason)."""
-        failed = self.history[self.history["status"] != "ok"]
-        reasons = (failed["status"].astype(str) + ": " + failed["reason"].fillna("").astype(str).str.strip())
-        reasons = reasons[failed["reason"].fillna("").astype(str).str.strip() != ""]
-        if reasons.empty:
-            return ""
-        counts = reasons.value_counts()
-        return f"; most often ({int(counts.iloc[0])} of {len(self.history)}) {shorten(counts.index[0], 200, collapse=True)}"
+        """``"; most often (28 of 30) runtime: …"``: the commonest reason of the commonest failure status,
+        what to fix first when nothing worked ("" when no failure gave a reason)."""
+        for status, reasons in self.to_dataset().failure_reasons(top=1).items():  # largest status first
+            for reason, n in reasons:
+                return f"; most often ({n} of {len(self.history)}) {status}: {shorten(reason, 200, collapse=True)}"
+        return ""
 
     def __repr__(self) -> str:
         best = self.best
