@@ -10,6 +10,7 @@ from starchart.xapp.dynamic import measure
 from starchart.xapp.dynamic.crosscheck import (
     clang_profile,
     crosscheck,
+    missing_profile_runtime,
     parse_lcov,
     profile_tools,
 )
@@ -25,7 +26,7 @@ def _why_not() -> str | None:
         return "no clang"
     if profile_tools() is None:
         return "llvm-profdata/llvm-cov not found next to clang or on PATH"
-    return None
+    return missing_profile_runtime()
 
 
 pytestmark = pytest.mark.skipif(_why_not() is not None, reason=str(_why_not()))

@@ -77,6 +77,25 @@ def profile_tools() -> tuple[Path, Path] | None:
     return None
 
 
+def missing_profile_runtime() -> str | None:
+    """Why clang cannot link a profiling program here, or None when its profile runtime is installed.
+
+    clang finds ``libclang_rt.profile`` under its resource folder; Debian ships it apart from
+    clang (``libclang-rt-NN-dev``), so a clang that compiles may still fail to link with
+    ``-fprofile-instr-generate``.
+
+    >>> missing_profile_runtime() is None or "libclang_rt.profile" in missing_profile_runtime()
+    True
+    """
+    proc = subprocess.run([*clang_command(), "-print-resource-dir"], capture_output=True, text=True, check=False)
+    resource = Path(proc.stdout.strip()) if proc.returncode == 0 and proc.stdout.strip() else None
+    if resource is not None and any((resource / "lib").glob("**/libclang_rt.profile*")):
+        return None
+    major = resource.name.split(".")[0] if resource is not None else "NN"
+    return (f"clang's profile runtime libclang_rt.profile is not under {resource or 'its resource folder'} "
+            f"(Debian: apt-get install libclang-rt-{major}-dev)")
+
+
 def clang_profile(path: str | Path, args: Sequence[object] = (), *, defines: dict[str, object] | None = None,
                   include_dirs: tuple[str | Path, ...] = (), libs: Sequence[str] = ("-lm",),
                   timeout: float | None = 600.0, cwd: str | Path | None = None) -> ClangProfile:
@@ -85,7 +104,8 @@ def clang_profile(path: str | Path, args: Sequence[object] = (), *, defines: dic
     Raises
     ------
     StarchartError
-        ``llvm-profdata``/``llvm-cov`` or the profile runtime are missing.
+        ``llvm-profdata``/``llvm-cov`` or the profile runtime are missing
+        (:func:`missing_profile_runtime` says which).
     InputError
         The program fails (as for :func:`~starchart.xapp.dynamic.measure`).
     """
@@ -94,6 +114,9 @@ def clang_profile(path: str | Path, args: Sequence[object] = (), *, defines: dic
         raise StarchartError("llvm-profdata and llvm-cov were not found next to clang or on PATH",
                              hint="install LLVM's tools (Debian: the llvm package of clang's version)")
     profdata, cov = tools
+    runtime = missing_profile_runtime()
+    if runtime is not None:
+        raise StarchartError(runtime, hint="install clang's compiler-rt profile library, or skip the cross-check")
     source = Path(path).resolve()
     with tempfile.TemporaryDirectory(prefix="starchart-xapp-prof-") as tmp:
         work = Path(tmp)
