@@ -27,7 +27,6 @@ True
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import tempfile
