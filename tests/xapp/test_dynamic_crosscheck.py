@@ -29,7 +29,8 @@ def _why_not() -> str | None:
     return missing_profile_runtime()
 
 
-pytestmark = pytest.mark.skipif(_why_not() is not None, reason=str(_why_not()))
+WHY_NOT = _why_not()  # asked once: each answer runs clang
+pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=str(WHY_NOT))
 
 
 @pytest.mark.parametrize("case, args", [

@@ -83,7 +83,8 @@ def missing_profile_runtime() -> str | None:
     clang (``libclang-rt-NN-dev``), so a clang that compiles may still fail to link with
     ``-fprofile-instr-generate``.
 
-    >>> missing_profile_runtime() is None or "libclang_rt.profile" in missing_profile_runtime()
+    >>> why = missing_profile_runtime()
+    >>> why is None or "libclang_rt.profile" in why
     True
     """
     proc = subprocess.run([*clang_command(), "-print-resource-dir"], capture_output=True, text=True, check=False)
