@@ -80,6 +80,8 @@ OTHER_SPACES = {
     "wmma AD4000 (energy)": ("energy/AD4000_wmma_complex_gemm_opt_16bit_1x4096x4096x4096.json.gz", "ps_energy"),
     "kmeans HD7970 (runtime)": ("starchart_kmeans/kmeans_hd7970.csv", "runtime"),
     "kmeans HD7970 (wattage)": ("starchart_kmeans/kmeans_hd7970.csv", "wattage"),
+    # Measured here (a CPU, not a GPU): every configuration of the demo's matrix multiply; see data/README.md.
+    "matmul EPYC CPU (time)": (Path(__file__).resolve().parent / "data" / "matmul_epyc_gcc.csv.gz", "time"),
 }
 QUICK_SPACES = ["convolution A100", "gemm RTX 3090", "pnpoly RTX 3090"]
 KT_STRATEGIES = ["genetic_algorithm", "bayes_opt", "diff_evo", "pso", "random_sample"]
@@ -102,7 +104,7 @@ def _space_data(name: str) -> tuple[Any, Any, str, float]:
     from starchart import Space
 
     path, metric = OTHER_SPACES[name] if name in OTHER_SPACES else (SPACES[name], "time")
-    ds = starchart.load(dataset(path))
+    ds = starchart.load(path if isinstance(path, Path) else dataset(path))
     optimum = float(np.nanmin(ds.frame.loc[ds.valid, metric]))
     return ds, Space.from_dataset(ds), metric, optimum
 
@@ -141,11 +143,17 @@ def run_uniform(name: str, budgets: list[int], seed: int) -> dict[int, float]:
 
 
 def _kt_cache(name: str, work: Path) -> Path:
+    """A Kernel Tuner cache of the space: the file itself, or (a space not stored as one) written from its data
+    with its metric as the objective, failed configurations carrying Kernel Tuner's error strings."""
     path = work / (name.replace(" ", "_").replace("(", "").replace(")", "") + ".json")
     if not path.exists():
         tmp = path.with_suffix(".tmp")
-        with gzip.open(dataset(SPACES[name]), "rb") as src, open(tmp, "wb") as dst:
-            shutil.copyfileobj(src, dst)
+        if name in SPACES:
+            with gzip.open(dataset(SPACES[name]), "rb") as src, open(tmp, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        else:
+            ds, _, metric, _ = _space_data(name)
+            ds.to_kernel_tuner(tmp, objective=metric)
         tmp.replace(path)
     return path
 
@@ -160,11 +168,12 @@ def _kt_data(cache: str) -> tuple[dict, set]:
 
 
 def kt_trajectory(name: str, strategy: str, budget: int, seed: int, work: Path) -> list[tuple[str, float]]:
-    """Kernel Tuner's distinct evaluations in order: (key, time or NaN for a failure)."""
+    """Kernel Tuner's distinct evaluations in order: (key, the space's metric or NaN for a failure)."""
     from constraint import FunctionConstraint
     from kernel_tuner import tune_kernel
 
     cache = _kt_cache(name, work)
+    metric = _space_data(name)[2]
     data, present = _kt_data(str(cache))
     names = data["tune_params_keys"]
     size = data["problem_size"]
@@ -178,7 +187,7 @@ def kt_trajectory(name: str, strategy: str, budget: int, seed: int, work: Path) 
                 data["kernel_name"], "", tuple(size) if isinstance(size, list) else size, [], data["tune_params"],
                 restrictions=[FunctionConstraint(lambda *values: values in present)], cache=str(cache),
                 simulation_mode=True, strategy=strategy, strategy_options={"max_fevals": budget},
-                quiet=True, objective="time", objective_higher_is_better=False)
+                quiet=True, objective=metric, objective_higher_is_better=False)
         finally:
             sys.stdout = stdout
     seen, trajectory = set(), []
@@ -187,8 +196,8 @@ def kt_trajectory(name: str, strategy: str, budget: int, seed: int, work: Path) 
         if key in seen:
             continue
         seen.add(key)
-        failed = "__error__" in r or not isinstance(r.get("time"), (int, float))
-        trajectory.append((key, float("nan") if failed else float(r["time"])))
+        failed = "__error__" in r or not isinstance(r.get(metric), (int, float))
+        trajectory.append((key, float("nan") if failed else float(r[metric])))
     return trajectory
 
 
@@ -314,7 +323,7 @@ def _runs_file(work: Path, quick: bool, method: str) -> Path:
     return work / f"runs{'_quick' if quick else ''}_{method}_{_code_version(method)}.json"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _code_version(method: str) -> str:
     """A short fingerprint of what decides ``method``'s results: our sources, or Kernel Tuner's version."""
     import hashlib
@@ -349,6 +358,28 @@ def save_runs(work: Path, quick: bool, runs: dict, methods: set[str]) -> None:
         tmp.replace(_runs_file(work, quick, method))
 
 
+def measure_runs(runs: dict, pairs: list[tuple[str, str]], budgets: list[int], seeds: int, work: Path, quick: bool,
+                 jobs: int) -> None:
+    """Add to ``runs`` every (method, space) pair's runs it lacks, ``jobs`` at a time, saving as they arrive."""
+    tasks = [(m, s, seed, budgets, str(work)) for m, s in pairs for seed in range(seeds)
+             if not all(str(b) in runs.get(m, {}).get(s, {}).get(str(seed), {}) for b in budgets)]
+    for space in sorted({s for m, s in pairs if m in KT_STRATEGIES}):  # write once, before the workers race for it
+        _kt_cache(space, work)
+    methods = {m for m, _ in pairs}
+    started = time.perf_counter()
+    print(f"{len(tasks)} runs to do ({len(pairs)} method-space pairs × {seeds} seeds, minus those stored; "
+          f"budgets {budgets})", flush=True)
+    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    results = pool.map(one_task, tasks) if pool else map(one_task, tasks)
+    for i, (method, space, seed, result) in enumerate(results, start=1):
+        runs.setdefault(method, {}).setdefault(space, {})[str(seed)] = result
+        if i % 10 == 0 or i == len(tasks):
+            save_runs(work, quick, runs, set(runs) & methods)
+            print(f"  {i}/{len(tasks)} runs, {time.perf_counter() - started:.0f} s", flush=True)
+    if pool:
+        pool.shutdown()
+
+
 def print_table(title: str, rows: list[dict[str, Any]]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -369,7 +400,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--work", default=None, help="folder for decompressed caches and per-run results")
     parser.add_argument("--other-spaces", action="store_true",
-                        help="also run starchart and uniform on four spaces outside the issue's seven")
+                        help="also run starchart and uniform on the five spaces outside the issue's seven "
+                             "(every method: benchmarks/search_held_out.py)")
     parser.add_argument("--only-run", action="store_true",
                         help="measure the missing runs of --methods and stop (summarise later, all methods at once)")
     args = parser.parse_args()
@@ -387,23 +419,7 @@ def main() -> None:
     others = list(OTHER_SPACES) if args.other_spaces else []
     pairs = [(m, s) for m in methods for s in spaces] + [(m, s) for m in methods if m in ("starchart", "uniform")
                                                          for s in others]
-    tasks = [(m, s, seed, budgets, str(work)) for m, s in pairs for seed in range(seeds)
-             if not all(str(b) in runs.get(m, {}).get(s, {}).get(str(seed), {}) for b in budgets)]
-    for space in spaces:  # decompress once, before the workers race for it
-        if any(m in KT_STRATEGIES for m in methods):
-            _kt_cache(space, work)
-    started = time.perf_counter()
-    print(f"{len(tasks)} runs to do ({len(pairs)} method-space pairs × {seeds} seeds, minus those stored; "
-          f"budgets {budgets})", flush=True)
-    pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
-    results = pool.map(one_task, tasks) if pool else map(one_task, tasks)
-    for i, (method, space, seed, result) in enumerate(results, start=1):
-        runs.setdefault(method, {}).setdefault(space, {})[str(seed)] = result
-        if i % 10 == 0 or i == len(tasks):
-            save_runs(work, quick, runs, set(runs) & set(methods))
-            print(f"  {i}/{len(tasks)} runs, {time.perf_counter() - started:.0f} s", flush=True)
-    if pool:
-        pool.shutdown()
+    measure_runs(runs, pairs, budgets, seeds, work, quick, args.jobs)
     if args.only_run:
         return
 
