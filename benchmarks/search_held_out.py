@@ -3,7 +3,7 @@
 ``benchmarks/search.py`` compares the methods on the issue's seven spaces, on which
 the search's settings were chosen. This script runs the same methods, with the same
 rules (failures charged, one budget's run per seed, quality = optimum ÷ best found),
-on the five spaces of ``search.OTHER_SPACES`` that no setting was chosen on:
+on the five spaces of ``search.HELD_OUT_SPACES`` that no setting was chosen on:
 
 - KTT convolution on an RTX 2080 Ti (time) — another tuner's file and kernel;
 - the AD4000 wmma kernel's energy (``ps_energy``) — another objective;
@@ -32,11 +32,11 @@ from pathlib import Path
 from common import report
 from search import (
     BUDGETS,
+    HELD_OUT_SPACES,
     KT_PER_BUDGET,
     KT_STRATEGIES,
     METHODS,
     OPTUNA_METHODS,
-    OTHER_SPACES,
     WITHIN,
     check_prefix,
     load_runs,
@@ -67,7 +67,7 @@ def main() -> None:
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         sys.exit(f"unknown methods {unknown}; choose from {METHODS}")
-    spaces, budgets, seeds = list(OTHER_SPACES), BUDGETS, args.seeds
+    spaces, budgets, seeds = list(HELD_OUT_SPACES), BUDGETS, args.seeds
     work = Path(args.work or Path(os.environ.get("TMPDIR", "/tmp")) / "starchart-search-bench")
     work.mkdir(parents=True, exist_ok=True)
     runs = load_runs(work, False, methods)
@@ -92,8 +92,8 @@ def main() -> None:
                    f"median ({len(common)} all ran)": c["median (all runs)"],
                    f"within 5% ({len(common)} all ran)": c["within 5% (all runs)"]}
                   for r, c in zip(rows, same)]
-    extra = {"notes": NOTES, "spaces": {s: [str(OTHER_SPACES[s][0]).split("benchmarks/")[-1], OTHER_SPACES[s][1]]
-                                        for s in spaces},
+    files = {s: [str(path).split("benchmarks/")[-1], metric] for s, (path, metric) in HELD_OUT_SPACES.items()}
+    extra = {"notes": NOTES, "spaces": files,
              "left_out": [{"method": m, "space": s, "why": why} for (m, s), why in LEFT_OUT.items()],
              "spaces_every_method_ran": common, "budgets": budgets, "seeds": seeds,
              "quality": "optimum / best value found of the space's metric (0 if every evaluation failed)",
