@@ -10,7 +10,7 @@ into a resumable store, then writes ``data/matmul_<cpu>_gcc.csv.gz`` (parameters
 the times are wall-clock.
 
 Run: ``python benchmarks/measure_matmul_cpu.py [--store PATH] [--out PATH] [--workers N]``
-(about 35 minutes on 2 cores of an AMD EPYC; re-running resumes the store).
+(17 minutes on an idle 2-core AMD EPYC; re-running resumes the store).
 """
 
 from __future__ import annotations

@@ -383,6 +383,22 @@ def measure_runs(runs: dict, pairs: list[tuple[str, str]], budgets: list[int], s
         pool.shutdown()
 
 
+def parse_methods(text: str) -> list[str]:
+    """The ``--methods`` list, or exit naming the unknown ones."""
+    methods = [m for m in text.split(",") if m]
+    unknown = sorted(set(methods) - set(METHODS))
+    if unknown:
+        sys.exit(f"unknown methods {unknown}; choose from {METHODS}")
+    return methods
+
+
+def work_folder(given: str | None) -> Path:
+    """``--work``, by default one folder under $TMPDIR shared by the search benchmarks (their runs resume there)."""
+    work = Path(given or Path(os.environ.get("TMPDIR", "/tmp")) / "starchart-search-bench")
+    work.mkdir(parents=True, exist_ok=True)
+    return work
+
+
 def print_table(title: str, rows: list[dict[str, Any]]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -412,12 +428,8 @@ def main() -> None:
     spaces = QUICK_SPACES if quick else list(SPACES)
     budgets = [20, 50, 100] if quick else BUDGETS
     seeds = args.seeds or (5 if quick else 30)
-    methods = [m for m in args.methods.split(",") if m]
-    unknown = sorted(set(methods) - set(METHODS))
-    if unknown:
-        sys.exit(f"unknown methods {unknown}; choose from {METHODS}")
-    work = Path(args.work or Path(os.environ.get("TMPDIR", "/tmp")) / "starchart-search-bench")
-    work.mkdir(parents=True, exist_ok=True)
+    methods = parse_methods(args.methods)
+    work = work_folder(args.work)
     runs = load_runs(work, quick, methods)
     others = list(OTHER_SPACES) if args.other_spaces else []
     pairs = [(m, s) for m in methods for s in spaces] + [(m, s) for m in methods if m in ("starchart", "uniform")

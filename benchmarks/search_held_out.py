@@ -25,9 +25,6 @@ Run: ``python benchmarks/search_held_out.py [--seeds N] [--jobs N]`` (results:
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-from pathlib import Path
 
 from common import report
 from search import (
@@ -41,7 +38,9 @@ from search import (
     check_prefix,
     load_runs,
     measure_runs,
+    parse_methods,
     summarise,
+    work_folder,
 )
 
 # Runs not made, and why: at 400 evaluations of kmeans' 500 configurations Optuna's sampler mostly re-proposes
@@ -63,13 +62,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--work", default=None, help="folder for Kernel Tuner caches and per-run results")
     args = parser.parse_args()
-    methods = [m for m in args.methods.split(",") if m]
-    unknown = sorted(set(methods) - set(METHODS))
-    if unknown:
-        sys.exit(f"unknown methods {unknown}; choose from {METHODS}")
+    methods = parse_methods(args.methods)
     spaces, budgets, seeds = list(HELD_OUT_SPACES), BUDGETS, args.seeds
-    work = Path(args.work or Path(os.environ.get("TMPDIR", "/tmp")) / "starchart-search-bench")
-    work.mkdir(parents=True, exist_ok=True)
+    work = work_folder(args.work)
     runs = load_runs(work, False, methods)
     pairs = [(m, s) for m in methods for s in spaces if (m, s) not in LEFT_OUT]
     measure_runs(runs, pairs, budgets, seeds, work, False, args.jobs)
