@@ -1,5 +1,6 @@
-"""The held-out spaces of ``benchmarks/search_held_out.py``: the CPU space measured here, and Kernel Tuner on
-caches written from datasets that are not Kernel Tuner caches (another metric than ``time``, another file)."""
+"""The held-out spaces of ``benchmarks/search_held_out.py``: the CPU space measured here, the kernels measured on
+an H200 (``--set h200``), and Kernel Tuner on caches written from datasets that are not Kernel Tuner caches
+(another metric than ``time``, another file)."""
 
 from __future__ import annotations
 
@@ -36,8 +37,20 @@ def test_the_cpu_space_holds_every_configuration_of_the_demo_space_once():
     assert times.min() > 0 and times.max() / times.min() > 10  # the spread the demo's docstring promises
 
 
+def test_each_h200_space_is_the_400_configurations_measured_on_the_h200():
+    assert len(search_bench.H200_SPACES) == 5 and max(search_bench.H200_BUDGETS) <= 100
+    for name, (path, metric) in search_bench.H200_SPACES.items():
+        ds, space, found_metric, optimum = search_bench._space_data(name)
+        assert found_metric == metric == "time"
+        assert space.size() == len(ds) == 400, name  # the search's space is exactly the measured sample
+        # a budget of 100 leaves three quarters of the space unmeasured: the search must still choose
+        assert max(search_bench.H200_BUDGETS) <= space.size() / 4
+        assert optimum == pytest.approx(ds.ok().y(metric).min())
+
+
 @pytest.mark.parametrize("name, file", [(CPU_SPACE, None),
-                                        ("kmeans HD7970 (wattage)", "starchart_kmeans/kmeans_hd7970.csv")])
+                                        ("kmeans HD7970 (wattage)", "starchart_kmeans/kmeans_hd7970.csv"),
+                                        ("matrix H200 (time)", None)])
 def test_kernel_tuner_reads_the_space_metric_from_a_cache_written_for_a_held_out_space(tmp_path, name, file):
     pytest.importorskip("kernel_tuner")
     if file:
