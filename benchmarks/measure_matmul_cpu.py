@@ -1,16 +1,22 @@
 """Measure every configuration of the demo's matrix multiply on this CPU: a held-out search space.
 
 The demo kernel (``starchart/demo/matmul.c``, 256 × 256 doubles) has 15,468 valid
-configurations (tile sizes, loop order, unroll, transposed B). This script measures
-all of them with the demo's evaluator (``gcc -O3``, checksum checked against the
-naive loop nest), 3 timed runs after 1 warm-up per configuration, two at a time,
-into a resumable store, then writes ``data/matmul_<cpu>_gcc.csv.gz`` (parameters,
+configurations (tile sizes, loop order, unroll, transposed B). This script compiles
+all of them first (``gcc -O3``, ``--build-workers`` at a time, into the evaluator's
+binary cache), then measures them one at a time with the demo's evaluator (checksum
+checked against the naive loop nest), 3 timed runs after 1 warm-up per configuration,
+into a resumable store, and writes ``data/matmul_<cpu>_gcc.csv.gz`` (parameters,
 ``time`` in ms = the mean of the 3 runs, status, reason) for
-``benchmarks/search_held_out.py``. Keep the machine otherwise idle while it runs:
+``benchmarks/search_held_out.py``. Keep the machine otherwise idle while it measures:
 the times are wall-clock.
 
+One at a time, because two kernels running at once on this 2-core machine slow each
+other by up to 2× and by amounts that depend on the pair (the best configuration:
+1.42 ms alone, 2.58 ms beside another), which a first file, measured two at a time,
+recorded as if it were the kernel's own time.
+
 Run: ``python benchmarks/measure_matmul_cpu.py [--store PATH] [--out PATH] [--workers N]``
-(17 minutes on an idle 2-core AMD EPYC; re-running resumes the store).
+(39 minutes on an idle 2-core AMD EPYC: 16 compiling, 23 measuring; re-running resumes the store).
 """
 
 from __future__ import annotations
@@ -31,14 +37,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--store", default="matmul_cpu.db", help="resumable store (default: ./matmul_cpu.db)")
     parser.add_argument("--out", default=str(DATA / f"matmul_{cpu}_gcc.csv.gz"), help="CSV written at the end")
-    parser.add_argument("--workers", type=int, default=2, help="configurations measured at a time (default 2)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="configurations measured at a time (default 1: kernels running side by side slow "
+                             "each other)")
+    parser.add_argument("--build-workers", type=int, default=2, help="compilations at a time before measuring")
     args = parser.parse_args()
     space = demo_space()
-    dataset = run(space, demo_evaluator(repeats=3, warmup=1), samples=space.size(), store=args.store, seed=0,
-                  workers=args.workers)
+    evaluator = demo_evaluator(repeats=3, warmup=1)
+    build_all(evaluator, space, args.build_workers)
+    dataset = run(space, evaluator, samples=space.size(), store=args.store, seed=0, workers=args.workers)
     dataset.to_csv(args.out)
     counts = dataset.frame["status"].value_counts().to_dict()
     print(f"{len(dataset)} configurations ({counts}); wrote {args.out}")
+
+
+def build_all(evaluator, space, workers: int) -> None:
+    """Compile every configuration into the evaluator's binary cache (cached ones are found, not rebuilt), so
+    that no compiler runs beside the measurements."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from rich.progress import track
+
+    configs = [row for chunk in space.enumerate() for row in chunk.to_dict("records")]
+    with ThreadPoolExecutor(workers) as pool:
+        for _ in track(pool.map(evaluator.build, configs), total=len(configs), description="compiling"):
+            pass
 
 
 if __name__ == "__main__":
