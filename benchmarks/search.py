@@ -86,7 +86,7 @@ OTHER_SPACES = {
 # harnesses for trying settings (search_options.py and the scripts built on it) never see it.
 HELD_OUT_SPACES = {**OTHER_SPACES,
                    "matmul EPYC CPU (time)": (Path(__file__).resolve().parent / "data" / "matmul_epyc_gcc.csv.gz", "time")}
-# The paper's kernels measured on an H200 after the search was frozen (data/h200/README.md): each space is the
+# The paper's kernels measured on an H200 after the search's proposals last changed (data/h200/README.md): each space is the
 # 400 configurations drawn uniformly from the kernel's space and measured (its optimum: the best of those),
 # so budgets stop at 100. nbody is not among them: its space holds the input size, so its fastest times are its
 # smallest inputs. Kept apart from the other sets: search_held_out.py --set h200 runs them.

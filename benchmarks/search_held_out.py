@@ -13,7 +13,7 @@ on the five spaces of ``search.HELD_OUT_SPACES`` that no setting was chosen on:
   settings were frozen.
 
 With ``--set h200`` it runs them on five of the paper's kernels measured on an NVIDIA H200
-after the search was frozen (``search.H200_SPACES``: bfs, hotspot, kmeans, matrix and
+after the search's proposals last changed (``search.H200_SPACES``: bfs, hotspot, kmeans, matrix and
 streamcluster, time; ``data/h200``): another GPU generation and other kernels. Each of
 those spaces is the 400 configurations sampled uniformly and measured, so the budgets
 stop at 100 (a quarter of the space) and the optimum is the best of the 400.
@@ -67,7 +67,8 @@ _OPTUNA_SPARSE = ("Optuna TPE on 400 configurations sampled from over 16,000 com
 H200_LEFT_OUT = {("optuna_tpe", "bfs H200 (time)"): _OPTUNA_SPARSE,
                  ("optuna_tpe", "matrix H200 (time)"): _OPTUNA_SPARSE}
 H200_NOTES = ("None of these spaces was used to choose the search's settings, nor watched while they were "
-              "chosen: they were measured after the last change to the search. Each space is the 400 "
+              "chosen: they were measured (2026-11-23, 06:17-06:48 UTC) after the last change to how the search "
+              "proposes (03:47 UTC that day). Each space is the 400 "
               "configurations of the kernel's space drawn uniformly and measured on the H200 (data/h200); the "
               "optimum is the best of them.")
 NOTES = ("None of these spaces was used to choose the search's settings. The four GPU spaces were watched "
