@@ -56,12 +56,13 @@ def build_all(evaluator, space, workers: int) -> None:
     that no compiler runs beside the measurements."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from rich.progress import track
+    from starchart.progress_bar import stderr_progress
 
     configs = [row for chunk in space.enumerate() for row in chunk.to_dict("records")]
-    with ThreadPoolExecutor(workers) as pool:
-        for _ in track(pool.map(evaluator.build, configs), total=len(configs), description="compiling"):
-            pass
+    with ThreadPoolExecutor(workers) as pool, stderr_progress() as bar:
+        task = bar.add_task("compiling", total=len(configs))
+        for _ in pool.map(evaluator.build, configs):
+            bar.advance(task)
 
 
 if __name__ == "__main__":

@@ -86,14 +86,16 @@ OTHER_SPACES = {
 # harnesses for trying settings (search_options.py and the scripts built on it) never see it.
 HELD_OUT_SPACES = {**OTHER_SPACES,
                    "matmul EPYC CPU (time)": (Path(__file__).resolve().parent / "data" / "matmul_epyc_gcc.csv.gz", "time")}
-# The paper's kernels measured on an H200 after the search's proposals last changed (data/h200/README.md): each space is the
-# 400 configurations drawn uniformly from the kernel's space and measured (its optimum: the best of those),
+# The paper's kernels measured on an H200 after the search's proposals last changed (data/h200/README.md): each
+# space is the 400 configurations drawn uniformly from the kernel's space and measured (its optimum: the best of those),
 # so budgets stop at 100. nbody is not among them: its space holds the input size, so its fastest times are its
 # smallest inputs. Kept apart from the other sets: search_held_out.py --set h200 runs them.
 _H200 = Path(__file__).resolve().parent.parent / "data" / "h200"
 H200_SPACES = {f"{kernel} H200 (time)": (_H200 / f"{kernel}.csv", "time")
                for kernel in ("bfs", "hotspot", "kmeans", "matrix", "streamcluster")}
 H200_BUDGETS = [20, 50, 100]
+# Every space stored as (file, metric); the seven are Kernel Tuner caches of time.
+_FILES = {**HELD_OUT_SPACES, **H200_SPACES}
 QUICK_SPACES = ["convolution A100", "gemm RTX 3090", "pnpoly RTX 3090"]
 KT_STRATEGIES = ["genetic_algorithm", "bayes_opt", "diff_evo", "pso", "random_sample"]
 # Seeding random and numpy.random does not make these repeatable (scipy's own generators), so that a run at
@@ -114,8 +116,7 @@ def _space_data(name: str) -> tuple[Any, Any, str, float]:
     import starchart
     from starchart import Space
 
-    files = {**HELD_OUT_SPACES, **H200_SPACES}
-    path, metric = files[name] if name in files else (SPACES[name], "time")
+    path, metric = _FILES[name] if name in _FILES else (SPACES[name], "time")
     ds = starchart.load(path if isinstance(path, Path) else dataset(path))
     optimum = float(np.nanmin(ds.frame.loc[ds.valid, metric]))
     return ds, Space.from_dataset(ds), metric, optimum

@@ -31,6 +31,7 @@ Run: ``python benchmarks/search_held_out.py [--set h200] [--seeds N] [--jobs N]`
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 
 from common import report
@@ -76,9 +77,26 @@ NOTES = ("None of these spaces was used to choose the search's settings. The fou
          "was measured after the last change to the search.")
 
 
+@dataclass(frozen=True)
+class SpaceSet:
+    """One ``--set``: its spaces (name: (file, metric)), budgets, runs not made and why, notes, results name."""
+
+    files: dict
+    budgets: list[int]
+    left_out: dict
+    notes: str
+    result: str
+    title: str
+
+
+SETS = {"held-out": SpaceSet(HELD_OUT_SPACES, BUDGETS, LEFT_OUT, NOTES, "search_held_out", "held-out spaces"),
+        "h200": SpaceSet(H200_SPACES, H200_BUDGETS, H200_LEFT_OUT, H200_NOTES, "search_held_out_h200",
+                         "five kernels on an H200")}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--set", choices=["held-out", "h200"], default="held-out",
+    parser.add_argument("--set", choices=list(SETS), default="held-out",
                         help="the five held-out spaces (default) or five kernels measured on an H200")
     parser.add_argument("--seeds", type=int, default=30, help="runs per method, space and budget (default 30)")
     parser.add_argument("--methods", default=",".join(METHODS))
@@ -86,10 +104,9 @@ def main() -> None:
     parser.add_argument("--work", default=None, help="folder for Kernel Tuner caches and per-run results")
     args = parser.parse_args()
     methods = parse_methods(args.methods)
-    h200 = args.set == "h200"
-    files = H200_SPACES if h200 else HELD_OUT_SPACES
-    left_out = H200_LEFT_OUT if h200 else LEFT_OUT
-    spaces, budgets, seeds = list(files), H200_BUDGETS if h200 else BUDGETS, args.seeds
+    chosen = SETS[args.set]
+    left_out = chosen.left_out
+    spaces, budgets, seeds = list(chosen.files), chosen.budgets, args.seeds
     work = work_folder(args.work)
     runs = load_runs(work, False, methods)
     pairs = [(m, s) for m in methods for s in spaces if (m, s) not in left_out]
@@ -116,8 +133,8 @@ def main() -> None:
     root = Path(__file__).resolve().parent.parent
     # A file of this repository by its path from the root, one of ../shared/datasets by its path there.
     named = {s: [str(path.relative_to(root)) if isinstance(path, Path) else path, metric]
-             for s, (path, metric) in files.items()}
-    extra = {"notes": H200_NOTES if h200 else NOTES, "spaces": named,
+             for s, (path, metric) in chosen.files.items()}
+    extra = {"notes": chosen.notes, "spaces": named,
              "left_out": [{"method": m, "space": s, "why": why} for (m, s), why in left_out.items()],
              "spaces_every_method_ran": common, "budgets": budgets, "seeds": seeds,
              "quality": "optimum / best value found of the space's metric (0 if every evaluation failed)",
@@ -127,9 +144,7 @@ def main() -> None:
              "runs": {m: {s: {k: {b: round(runs[m][s][k][b], 5) for b in map(str, budgets)}
                               for k in map(str, range(seeds))} for s in spaces if (m, s) not in left_out}
                       for m in methods}}
-    where = "five kernels on an H200" if h200 else "held-out spaces"
-    report("search_held_out_h200" if h200 else "search_held_out",
-           f"Search quality on {where} (median over {seeds} seeds; failures charged)",
+    report(chosen.result, f"Search quality on {chosen.title} (median over {seeds} seeds; failures charged)",
            table, extra=extra)
     bad = [c for c in prefix_checks if not c["identical"]]
     if bad:
