@@ -24,7 +24,7 @@ from typing import Any
 
 
 from common import dataset, quick_path, report
-from starchart.io.files import read_json
+from starchart._util.files import read_json
 from starchart.space import Space
 
 GEMM_RESTRICTIONS = [

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from starchart.demo import demo_evaluator, demo_space
 from starchart.measure.environment import environment
-from starchart.runner import run
+from starchart.study.runner import run
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -56,7 +56,7 @@ def build_all(evaluator, space, workers: int) -> None:
     that no compiler runs beside the measurements."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from starchart.progress_bar import stderr_progress
+    from starchart._util.progress import stderr_progress
 
     configs = [row for chunk in space.enumerate() for row in chunk.to_dict("records")]
     with ThreadPoolExecutor(workers) as pool, stderr_progress() as bar:

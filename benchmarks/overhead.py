@@ -26,9 +26,9 @@ from typing import Any
 
 from common import DATASETS, report
 from starchart.measure import CommandEvaluator, PythonEvaluator, ReplayEvaluator
-from starchart.runner import run
+from starchart.study.runner import run
 from starchart.space import Space
-from starchart.store import Store
+from starchart.study.store import Store
 
 
 def _timed_run(space: Space, evaluator: Any, samples: int, folder: Path, name: str,

@@ -114,9 +114,9 @@ def generate(folder: Path, sizes: dict[str, int]) -> dict[str, Any]:
     import pandas as pd
 
     from starchart.measure import Measurement, PythonEvaluator
-    from starchart.runner import session_record
+    from starchart.study.runner import session_record
     from starchart.space import Space
-    from starchart.store import Store
+    from starchart.study.store import Store
 
     rng = np.random.default_rng(SEED)
     (folder / "scale_kernel.py").write_text(KERNEL_MODULE)
@@ -257,9 +257,9 @@ def _quiet_cli(argv: list[str]) -> int:
 
 def child(case: str, folder: Path, arg: str) -> dict[str, Any]:
     """Run one case; returns its seconds, peak memory above the start, and what to compare."""
-    import starchart.cli  # imported before timing
+    import starchart.cli.data  # imported before timing
     from starchart.space import Space
-    from starchart.store import Store
+    from starchart.study.store import Store
 
     out: dict[str, Any] = {}
     if case == "add":  # Store.add per result while a fresh store grows to int(arg)

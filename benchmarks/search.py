@@ -4,7 +4,7 @@ Every method gets the same budget of evaluations on the same exhaustively measur
 spaces, failures charged: a configuration that failed on the GPU costs an
 evaluation and yields nothing.
 
-- ``starchart``: :func:`starchart.explore.search` with a
+- ``starchart``: :func:`starchart.strategies.search` with a
   :class:`~starchart.measure.ReplayEvaluator` over ``Space.from_dataset`` (every
   cached configuration, failed ones included). One run per budget and seed (the
   search sizes its uniform exploration from the budget).

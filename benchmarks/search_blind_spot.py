@@ -38,13 +38,13 @@ def ranks(score: np.ndarray) -> np.ndarray:
 
 def model_view(task: tuple[str, int, int]) -> dict:
     """One replayed search; where it ended short, the final model's ranks of the open configurations within 5 %."""
-    from starchart.explore.search_encoding import CandidatePool
-    from starchart.explore.search_engine import (
+    from starchart.strategies.encoding import CandidatePool
+    from starchart.strategies.engine import (
         SearchOptions,
         TreeGuidedOptimizer,
         expected_improvement,
     )
-    from starchart.explore.search_model import TreeEnsemble
+    from starchart.strategies.model import TreeEnsemble
 
     name, seed, budget = task
     enc, codes, values, optimum = harness._space(name)

@@ -2,9 +2,9 @@
 
 ``benchmarks/search.py`` is the benchmark of record (the public ``search`` API, Kernel
 Tuner's strategies, 30 seeds; hours). This script is for developing the search: it
-drives :class:`~starchart.explore.search_engine.TreeGuidedOptimizer` directly on the
+drives :class:`~starchart.strategies.engine.TreeGuidedOptimizer` directly on the
 eleven replayed spaces of ``search.py`` (its seven and the four it keeps apart) with
-any :class:`~starchart.explore.search_engine.SearchOptions`, and prints per budget the
+any :class:`~starchart.strategies.engine.SearchOptions`, and prints per budget the
 median quality and the share within 5 % of the optimum, for the seven and for the
 other four separately (10 seeds × 4 budgets take about 2.5 minutes on 2 cores). Failed
 configurations are charged, as in ``search.py``.
@@ -36,7 +36,7 @@ import search as bench
 @functools.lru_cache(maxsize=None)
 def _space(name: str) -> tuple:
     """Codes of every configuration of a replayed space, its objective (NaN: failed) and optimum."""
-    from starchart.explore.search_encoding import Encoding
+    from starchart.strategies.encoding import Encoding
 
     ds, space, metric, optimum = bench._space_data(name)
     enc = Encoding.from_space(space)
@@ -48,8 +48,8 @@ def _space(name: str) -> tuple:
 
 def run_one(task: tuple[str, int, int, dict]) -> tuple[str, int, int, float]:
     """One search of ``budget`` evaluations: its quality (optimum ÷ best found; 0 if all failed)."""
-    from starchart.explore.search_encoding import CandidatePool
-    from starchart.explore.search_engine import SearchOptions, TreeGuidedOptimizer
+    from starchart.strategies.encoding import CandidatePool
+    from starchart.strategies.engine import SearchOptions, TreeGuidedOptimizer
 
     name, seed, budget, options = task
     enc, codes, values, optimum = _space(name)

@@ -1,7 +1,7 @@
 """Benchmark: the tree-guided search with several workers — quality at a budget, and in how many rounds.
 
 ``search(..., workers=W)`` proposes W configurations per round (a *constant liar* batch:
-:meth:`~starchart.explore.search_engine.TreeGuidedOptimizer.ask_batch`) and learns them in the
+:meth:`~starchart.strategies.engine.TreeGuidedOptimizer.ask_batch`) and learns them in the
 order proposed. This runs the engine alone, as ``search_options.py`` does, on the replayed spaces
 of ``search.py`` (its seven and the four it keeps apart), failures charged, for W = 1, 4, 8 at
 budgets of 20, 50 and 100 evaluations: the median quality (optimum ÷ best found) and the share of
@@ -33,8 +33,8 @@ BUDGETS = (20, 50, 100)
 
 def run_one(task: tuple[str, int, int, int, str]) -> tuple[str, int, int, int, str, float]:
     """One search of ``budget`` evaluations in batches of ``workers``: its quality."""
-    from starchart.explore.search_encoding import CandidatePool
-    from starchart.explore.search_engine import TreeGuidedOptimizer
+    from starchart.strategies.encoding import CandidatePool
+    from starchart.strategies.engine import TreeGuidedOptimizer
 
     name, seed, budget, workers, batch_kind = task
     enc, codes, values, optimum = search_options._space(name)

@@ -4,7 +4,7 @@ The convolution space was measured exhaustively on an A100, an RTX A4000 and an
 RTX A6000 (``../shared/datasets/convolution``). For each GPU as the target and
 each other GPU as the prior, this runs the search engine (as ``search(…, prior=…)``
 does: the prior's valid configurations, read by
-:func:`~starchart.explore.search_prior.prior_measurements`) and the same engine
+:func:`~starchart.strategies.prior.prior_measurements`) and the same engine
 without a prior, over ``--seeds`` seeds at budgets 20, 50 and 100, failures
 charged, and prints the median quality (optimum ÷ best found) and the share of
 runs within 5 % of the optimum.
@@ -34,7 +34,7 @@ GPUS = ("convolution A100", "convolution A4000", "convolution A6000")
 @functools.cache
 def _prior(target: str, source: str) -> tuple[np.ndarray, np.ndarray]:
     """The source GPU's valid measurements, coded in the target space's encoding."""
-    from starchart.explore.search_prior import prior_measurements
+    from starchart.strategies.prior import prior_measurements
 
     enc = search_options._space(target)[0]
     ds, _space, metric, _optimum = bench._space_data(source)
@@ -43,8 +43,8 @@ def _prior(target: str, source: str) -> tuple[np.ndarray, np.ndarray]:
 
 def run_one(task: tuple[str, str | None, int, int]) -> tuple[str, str | None, int, float]:
     """One search of ``budget`` evaluations on ``target`` (with ``source``'s data, or none)."""
-    from starchart.explore.search_encoding import CandidatePool
-    from starchart.explore.search_engine import TreeGuidedOptimizer
+    from starchart.strategies.encoding import CandidatePool
+    from starchart.strategies.engine import TreeGuidedOptimizer
 
     target, source, seed, budget = task
     enc, codes, values, optimum = search_options._space(target)

@@ -8,7 +8,7 @@ unmeasured configurations it predicts fastest; the score is the quality (optimum
 best) of the best of those ``n + 5`` measurements. Models:
 
 - ``trees``: the search's own ensemble (16 bagged Starchart trees on value codes and
-  pair products: :class:`~starchart.explore.search_model.TreeEnsemble`);
+  pair products: :class:`~starchart.strategies.model.TreeEnsemble`);
 - ``additive``: ridge regression on one-hot codes (every parameter value its own
   effect, no interactions; α by leave-one-out);
 - ``gp``: a Gaussian process (Matérn 5/2 with a length scale per parameter on codes
@@ -49,7 +49,7 @@ def predictions(model: str, codes: np.ndarray, n_levels: np.ndarray, features: t
                 rng: np.random.Generator) -> np.ndarray:
     """Predicted log time of every ``rest`` row by ``model`` fitted to rows ``train``."""
     if model == "trees":
-        from starchart.explore.search_model import TreeEnsemble
+        from starchart.strategies.model import TreeEnsemble
 
         rows, levels, categorical = features
         ensemble = TreeEnsemble(16, 0.8, 2)
@@ -75,7 +75,7 @@ def predictions(model: str, codes: np.ndarray, n_levels: np.ndarray, features: t
 
 def run_one(task: tuple[str, int, int]) -> tuple[str, int, int, dict[str, float]]:
     """Qualities of every model's n + 5 measurements for one space, sample size and seed."""
-    from starchart.explore.search_features import ProductFeatures
+    from starchart.strategies.features import ProductFeatures
 
     name, n, seed = task
     enc, codes, values, optimum = search_options._space(name)

@@ -36,10 +36,10 @@ sys.path.insert(0, str(ROOT))
 import starchart  # noqa: E402
 from benchmarks.common import dataset, report  # noqa: E402
 from starchart import Space  # noqa: E402
-from starchart.explore.inputs import PerInputEvaluator, input_sensitivity  # noqa: E402
-from starchart.explore.platforms import compare_platforms  # noqa: E402
-from starchart.explore.sample_size import choose_sample_size  # noqa: E402
-from starchart.explore.tradeoff import tradeoff  # noqa: E402
+from starchart.analyses.inputs import PerInputEvaluator, input_sensitivity  # noqa: E402
+from starchart.analyses.platforms import compare_platforms  # noqa: E402
+from starchart.analyses.sample_size import choose_sample_size  # noqa: E402
+from starchart.analyses.tradeoff import tradeoff  # noqa: E402
 from starchart.measure import ReplayEvaluator  # noqa: E402
 from starchart.report.plots import plot_tree  # noqa: E402
 
@@ -171,7 +171,7 @@ def subspace_table(result, limit: int = 8) -> pd.DataFrame:
 
 
 def top_split(tree) -> str:
-    from starchart.report.text import split_labels
+    from starchart.tree import split_labels
 
     return split_labels(tree, tree.root_)[0] if not tree.root_.is_leaf else "(no split)"
 
@@ -405,7 +405,7 @@ def input_study(configs_per_size: int) -> tuple[list[str], dict[str, Any]]:
         return md + ["Skipped: gcc is not installed on this machine.", ""], {}
     from starchart.demo import DEMO_REFERENCE, DEMO_RESTRICTIONS, DEMO_TUNE_PARAMS, KERNEL_SOURCE, demo_space
     from starchart.measure.c import CEvaluator
-    from starchart.runner import run
+    from starchart.study.runner import run
 
     sizes = [64, 128, 256, 512]
 

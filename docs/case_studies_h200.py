@@ -39,7 +39,7 @@ import starchart
 from starchart import Space
 from starchart.measure import ReplayEvaluator
 from starchart.msp import find_msp
-from starchart.pruning import fit_stated_tree
+from starchart.tree import fit_stated_tree
 from starchart.report.plots import plot_tree
 
 DATA = ROOT / "data" / "h200"

@@ -16,7 +16,7 @@ The public API:
 
 >>> import starchart
 >>> starchart.tradeoff.__module__, starchart.compare_platforms.__module__
-('starchart.explore.tradeoff', 'starchart.explore.platforms')
+('starchart.analyses.tradeoff', 'starchart.analyses.platforms')
 """
 
 import importlib
@@ -26,14 +26,14 @@ from starchart.errors import InputError, SpaceError, StarchartError
 
 # Every other name loads on first use (pandas, numba, matplotlib behind them), so that `import starchart`
 # and the `starchart` program start quickly: `starchart --help` does not wait for numba.
-_LAZY = {"Dataset": "starchart.dataset", "StarchartForest": "starchart.ensemble", "search": "starchart.explore.search",
-         "load": "starchart.io.load", "cross_validated_error": "starchart.pruning", "fit_pruned": "starchart.pruning",
-         "prune": "starchart.pruning", "run": "starchart.runner", "Space": "starchart.space", "Store": "starchart.store",
-         "StarchartTree": "starchart.tree",
-         "choose_sample_size": "starchart.explore.sample_size", "tradeoff": "starchart.explore.tradeoff",
-         "merge_platforms": "starchart.explore.platforms", "compare_platforms": "starchart.explore.platforms",
-         "input_sensitivity": "starchart.explore.inputs", "StarchartStrategy": "starchart.explore.kernel_tuner_strategy",
-         "StarchartSampler": "starchart.explore.optuna_sampler"}
+_LAZY = {"Dataset": "starchart.dataset", "StarchartForest": "starchart.tree._forest", "search": "starchart.strategies.search",
+         "load": "starchart.io.load", "cross_validated_error": "starchart.tree._pruning", "fit_pruned": "starchart.tree._pruning",
+         "prune": "starchart.tree._pruning", "run": "starchart.study.runner", "Space": "starchart.space", "Store": "starchart.study.store",
+         "StarchartTree": "starchart.tree._tree",
+         "choose_sample_size": "starchart.analyses.sample_size", "tradeoff": "starchart.analyses.tradeoff",
+         "merge_platforms": "starchart.analyses.platforms", "compare_platforms": "starchart.analyses.platforms",
+         "input_sensitivity": "starchart.analyses.inputs", "StarchartStrategy": "starchart.integrations.kernel_tuner_strategy",
+         "StarchartSampler": "starchart.integrations.optuna_sampler"}
 
 __all__ = ["InputError", "SpaceError", "StarchartError", *_LAZY]
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from starchart.direction import is_rate_name
+from starchart._util.direction import is_rate_name
 from starchart.errors import InputError
 
 #: The status of a configuration: measured fine, or why it has no valid measurement.

@@ -53,7 +53,7 @@ from starchart.constraints import (
     compile_restriction,
 )
 from starchart.errors import InputError, SpaceError
-from starchart.io.files import parse_json, read_json, read_text
+from starchart._util.files import parse_json, read_json, read_text
 
 __all__ = ["Parameter", "SizeEstimate", "Space", "powers_of_two", "value_range"]
 

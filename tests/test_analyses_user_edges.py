@@ -14,14 +14,14 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-import starchart.explore.inputs as inputs_module
+import starchart.analyses.inputs as inputs_module
 from starchart import Dataset, Space, load
 from starchart.cli import app
 from starchart.errors import InputError
-from starchart.explore.inputs import add_throughput, input_sensitivity, interaction_test
-from starchart.explore.platforms import compare_platforms, merge_platforms
-from starchart.explore.sample_size import choose_sample_size
-from starchart.explore.tradeoff import tradeoff
+from starchart.analyses.inputs import add_throughput, input_sensitivity, interaction_test
+from starchart.analyses.platforms import compare_platforms, merge_platforms
+from starchart.analyses.sample_size import choose_sample_size
+from starchart.analyses.tradeoff import tradeoff
 from starchart.measure import PythonEvaluator
 from shared_data import dataset_path
 

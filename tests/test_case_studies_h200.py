@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT / "examples" / "gpu"))
 import case_studies_h200 as page
 
 from starchart import load
-from starchart.store import Store
+from starchart.study.store import Store
 
 
 @pytest.mark.parametrize("name", page.KERNELS)

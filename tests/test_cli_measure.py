@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 import starchart
 from starchart.cli import app, expand_optional_values
-from starchart.store import Store
+from starchart.study.store import Store
 
 runner = CliRunner()
 
@@ -199,7 +199,7 @@ def test_carve_data_without_counters_says_so_before_asking_for_launch_sizes():
 
 
 def test_an_interrupted_demo_says_to_run_the_demo_again(tmp_path, capsys):
-    from starchart.cli_measure import _measure
+    from starchart.cli.measure import _measure
 
     def stopped():
         raise KeyboardInterrupt

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from starchart.cli import app
-from starchart.store import Store
+from starchart.study.store import Store
 from shared_data import dataset_path
 
 runner = CliRunner()

@@ -60,7 +60,7 @@ def test_run_search_and_export_keep_brackets_in_store_paths_and_metric_names(dat
 
 
 def test_the_progress_bar_shows_a_bracketed_objective_as_written(capsys):
-    from starchart.runner import run
+    from starchart.study.runner import run
     from starchart.space import Space
 
     # the bar renders its fields as markup: "t[/ms]" crashed the run at its first result

@@ -8,7 +8,7 @@ import pytest
 from shared_data import dataset_path
 
 from starchart import StarchartTree
-from starchart.ensemble import StarchartForest
+from starchart.tree import StarchartForest
 from starchart.errors import InputError, NotFittedError
 
 

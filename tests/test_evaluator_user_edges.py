@@ -15,7 +15,7 @@ from starchart.cli import app
 from starchart.errors import InputError
 from starchart.measure import CEvaluator, CommandEvaluator, PythonEvaluator, evaluator_from_dict
 from starchart.space import Space
-from starchart.store import Store
+from starchart.study.store import Store
 
 runner = CliRunner()
 
@@ -81,7 +81,7 @@ def test_a_missing_cuda_source_file_is_not_taken_for_code(tmp_path):
 
 
 def test_inline_cuda_code_in_a_file_is_kept_and_launch_errors_come_before_the_gpu(tmp_path):
-    from starchart.cli_measure import _resolve_paths
+    from starchart.cli.measure import _resolve_paths
 
     code = 'extern "C" __global__ void foo(float *c) { c[0] = 1; }\n'
     assert _resolve_paths({"kind": "cuda", "source": code}, tmp_path)["source"] == code  # was a path
@@ -202,7 +202,7 @@ def test_python_results_of_every_shape_are_measured_or_refused_clearly():
 
 
 def test_a_rate_function_is_described_alike_before_and_after_its_first_result(tmp_path):
-    from starchart.runner import run
+    from starchart.study.runner import run
 
     evaluator = PythonEvaluator(_rate)
     before = evaluator.describe()
@@ -304,7 +304,7 @@ def test_an_unusable_binary_cache_or_a_compiler_with_flags_is_a_set_up_error(tmp
 
 
 def test_a_relative_cache_dir_in_a_file_is_the_files(tmp_path, monkeypatch):
-    from starchart.cli_measure import _resolve_paths
+    from starchart.cli.measure import _resolve_paths
 
     resolved = _resolve_paths({"kind": "c", "source": "k.c", "cache_dir": "cache"}, tmp_path)
     assert resolved["cache_dir"] == str(tmp_path / "cache")  # was: taken from wherever the command ran
@@ -350,7 +350,7 @@ def test_a_store_reads_a_learnt_python_objective_from_its_measurements(tmp_path)
     loaded = starchart.load(store)
     assert loaded.default_metric == "GFLOP/s"
     assert "minimize" not in loaded.meta or loaded.meta["minimize"] is None
-    from starchart.direction import lower_is_better
+    from starchart._util.direction import lower_is_better
     assert not lower_is_better("GFLOP/s", loaded.meta)
 
 

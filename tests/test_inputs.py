@@ -12,10 +12,10 @@ from matplotlib.figure import Figure
 
 from starchart import Dataset, Space
 from starchart.errors import InputError
-from starchart.explore.inputs import (PerInputEvaluator, add_throughput, input_sensitivity, interaction_test,
+from starchart.analyses.inputs import (PerInputEvaluator, add_throughput, input_sensitivity, interaction_test,
                                       plot_input_sensitivity)
 from starchart.measure import PythonEvaluator
-from starchart.runner import run
+from starchart.study.runner import run
 
 
 def stencil_like(seed: int = 0) -> Dataset:

@@ -25,7 +25,7 @@ from starchart.cli import app
 from starchart.errors import InputError
 from starchart.measure import Measurement, PythonEvaluator
 from starchart.measure.c import CEvaluator
-from starchart.store import Store
+from starchart.study.store import Store
 
 cli = CliRunner()
 

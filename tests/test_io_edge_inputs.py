@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from starchart import load
 from starchart.cli import app
 from starchart.errors import InputError
-from starchart.io.files import read_text
+from starchart._util.files import read_text
 from starchart.io.kernel_tuner import UnfinishedCacheWarning
 from shared_data import dataset_path
 

@@ -181,7 +181,7 @@ def test_store_to_cache_to_kernel_tuner_simulation_and_back(tmp_path):
     from starchart import run
     from starchart.measure import PythonEvaluator
     from starchart.space import Space
-    from starchart.store import Store
+    from starchart.study.store import Store
 
     space = Space({"a": [1, 2, 4, 8], "b": ["x", "y"]})
     run(space, PythonEvaluator(objective_fn), samples=8, store=tmp_path / "study.db", seed=1, progress=False)
@@ -230,7 +230,7 @@ def configs(results):
 def test_strategy_with_numpy_tune_params(typed_cache):
     """tune_params given as numpy arrays crashed inside Kernel Tuner's CostFunc (AttributeError: 'numpy.ndarray'
     object has no attribute 'index'), although the strategy only proposes configurations of the space."""
-    from starchart.explore.kernel_tuner_strategy import StarchartStrategy
+    from starchart.integrations.kernel_tuner_strategy import StarchartStrategy
 
     as_arrays = {k: (np.array(v) if k != "flag" else v) for k, v in TYPED.items()}
     results, _ = simulate(typed_cache, StarchartStrategy(seed=1), {"max_fevals": 12}, tune_params=as_arrays)
@@ -240,7 +240,7 @@ def test_strategy_with_numpy_tune_params(typed_cache):
 
 def test_strategy_class_itself_is_a_strategy(typed_cache):
     """strategy=StarchartStrategy (the class) failed: TypeError: tune() missing 1 required positional argument."""
-    from starchart.explore.kernel_tuner_strategy import StarchartStrategy
+    from starchart.integrations.kernel_tuner_strategy import StarchartStrategy
 
     by_class, _ = simulate(typed_cache, StarchartStrategy, {"max_fevals": 6, "seed": 2})
     by_instance, _ = simulate(typed_cache, StarchartStrategy(seed=2), {"max_fevals": 6})
@@ -250,7 +250,7 @@ def test_strategy_class_itself_is_a_strategy(typed_cache):
 
 @pytest.mark.parametrize("typo, guess", [("maxfevals", "max_fevals"), ("Seed", "seed"), ("intial", "initial")])
 def test_misspelt_strategy_option_suggests_the_right_one(typed_cache, typo, guess):
-    from starchart.explore.kernel_tuner_strategy import StarchartStrategy
+    from starchart.integrations.kernel_tuner_strategy import StarchartStrategy
 
     with pytest.raises(ValueError, match="Unrecognized option") as err:
         simulate(typed_cache, StarchartStrategy(seed=1), {typo: 5})
@@ -261,7 +261,7 @@ def test_misspelt_strategy_option_suggests_the_right_one(typed_cache, typo, gues
 @pytest.mark.parametrize("fevals", [2.5, True])
 def test_max_fevals_must_be_whole(typed_cache, fevals):
     """max_fevals=2.5 evaluated 3 configurations without a word."""
-    from starchart.explore.kernel_tuner_strategy import StarchartStrategy
+    from starchart.integrations.kernel_tuner_strategy import StarchartStrategy
 
     with pytest.raises(InputError, match="max_fevals must be a whole number") as err:
         simulate(typed_cache, StarchartStrategy(seed=1), {"max_fevals": fevals})
@@ -271,7 +271,7 @@ def test_max_fevals_must_be_whole(typed_cache, fevals):
 
 
 def test_several_objectives_warn_that_only_the_first_is_searched(typed_cache):
-    from starchart.explore.kernel_tuner_strategy import StarchartStrategy
+    from starchart.integrations.kernel_tuner_strategy import StarchartStrategy
 
     with pytest.warns(UserWarning, match="optimises one objective: it searches for the best 'time'"):
         simulate(typed_cache, StarchartStrategy(seed=1), {"max_fevals": 4},
@@ -283,7 +283,7 @@ def test_several_objectives_warn_that_only_the_first_is_searched(typed_cache):
 
 
 def test_budget_larger_than_restricted_space_evaluates_it_all_once(typed_cache):
-    from starchart.explore.kernel_tuner_strategy import StarchartStrategy
+    from starchart.integrations.kernel_tuner_strategy import StarchartStrategy
 
     results, env = simulate(typed_cache, StarchartStrategy(seed=1), {"max_fevals": 1000},
                             restrictions=["mode == 'fast'", "bs >= 64"])
@@ -309,7 +309,7 @@ def test_live_c_tuning_with_the_strategy_then_starchart_reads_the_cache(tmp_path
     """A real Kernel Tuner 1.5 run (lang="C" on the CPU) with the starchart strategy writes its own cache
     (objective list, "__error__" for the configuration whose compiler says "uses too much shared data");
     starchart reads it, and a replay of our rewrite agrees on the best."""
-    from starchart.explore.kernel_tuner_strategy import StarchartStrategy
+    from starchart.integrations.kernel_tuner_strategy import StarchartStrategy
 
     monkeypatch.chdir(tmp_path)  # Kernel Tuner's C backend writes its temporary sources to the working directory
     n = np.int32(64)
@@ -335,6 +335,6 @@ def test_live_c_tuning_with_the_strategy_then_starchart_reads_the_cache(tmp_path
 
 def test_the_strategy_is_importable_from_the_package_as_the_readme_says():
     from starchart import StarchartStrategy
-    from starchart.explore.kernel_tuner_strategy import StarchartStrategy as defined
+    from starchart.integrations.kernel_tuner_strategy import StarchartStrategy as defined
 
     assert StarchartStrategy is defined

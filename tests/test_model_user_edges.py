@@ -13,9 +13,9 @@ import pytest
 from shared_data import dataset_path
 
 from starchart import StarchartTree
-from starchart.ensemble import StarchartForest
+from starchart.tree import StarchartForest
 from starchart.errors import InputError
-from starchart.pruning import choose_cp, cross_validated_error, fit_pruned, prune
+from starchart.tree import choose_cp, cross_validated_error, fit_pruned, prune
 
 
 @pytest.fixture(scope="module")
@@ -252,7 +252,7 @@ def test_bad_seeds_name_their_parameter(kmeans, seed):
 
 def test_all_zero_response_has_no_nan_percent_error():
     """The CLI printed "within nan % median error" under a pruned tree of an all-zero metric."""
-    from starchart.pruning import describe_error
+    from starchart.tree import describe_error
 
     X = pd.DataFrame({"a": np.arange(30)})
     tree, table = fit_pruned(X, np.zeros(30), cv=10, seed=0)
@@ -264,7 +264,7 @@ def test_all_zero_response_has_no_nan_percent_error():
 
 def test_split_labels_name_only_the_levels_that_reach_the_node():
     # naive is split off first; the second split on algo must not list it on either side
-    from starchart.report.text import split_labels
+    from starchart.tree import split_labels
 
     rows = [{"algo": a, "n": n} for a in ("naive", "blocked", "tiled") for n in range(12)]
     times = {"naive": 100.0, "blocked": 10.0, "tiled": 1.0}

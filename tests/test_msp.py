@@ -33,7 +33,7 @@ from starchart.msp import (
     uniform_search,
 )
 from starchart.space import Space
-from starchart.store import Store
+from starchart.study.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -547,7 +547,7 @@ def test_measurement_best_is_accepted():
 def test_cli_msp_command(tmp_path):
     from typer.testing import CliRunner
 
-    import starchart.msp.cli  # noqa: F401  (registers the command)
+    import starchart.cli.msp  # noqa: F401  (registers the command)
     from starchart.cli import app
 
     study = tmp_path / "study.yaml"

@@ -21,7 +21,7 @@ from starchart.io.load import load
 from starchart.measure import PythonEvaluator
 from starchart.msp import throughput_curve, tune_at_msp
 from starchart.space import Space
-from starchart.store import Store
+from starchart.study.store import Store
 
 
 @pytest.fixture(autouse=True)
@@ -213,7 +213,7 @@ def test_cli_ctrl_c_keeps_the_measurements_and_the_same_command_resumes(tmp_path
     study, log, marker = _command_study(tmp_path)
     marker.touch()
     args = ["msp", str(study), "--sizes", "16..4096*4", "--default", "B=1", "--store", str(tmp_path / "m.db")]
-    child = subprocess.Popen([sys.executable, "-m", "starchart.cli", *args], env=child_env(), cwd=tmp_path,
+    child = subprocess.Popen([sys.executable, "-m", "starchart", *args], env=child_env(), cwd=tmp_path,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
     while time.time() < deadline and not (log.exists() and "1024 1" in log.read_text()):
@@ -230,7 +230,7 @@ def test_cli_ctrl_c_keeps_the_measurements_and_the_same_command_resumes(tmp_path
         assert sorted(m.config["n"] for m in db.measurements()) == [16, 64, 256]   # the curve so far
     marker.unlink()
     before = log.read_text().splitlines()
-    result = subprocess.run([sys.executable, "-m", "starchart.cli", *args], env=child_env(), cwd=tmp_path,
+    result = subprocess.run([sys.executable, "-m", "starchart", *args], env=child_env(), cwd=tmp_path,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     rerun = log.read_text().splitlines()[len(before):]
@@ -238,7 +238,7 @@ def test_cli_ctrl_c_keeps_the_measurements_and_the_same_command_resumes(tmp_path
     with Store.open(tmp_path / "m.db") as db:
         stored = len(db)
     assert len(before) + len(rerun) == stored + 1   # every run is stored, but the one Ctrl-C stopped
-    again = subprocess.run([sys.executable, "-m", "starchart.cli", *args], env=child_env(), cwd=tmp_path,
+    again = subprocess.run([sys.executable, "-m", "starchart", *args], env=child_env(), cwd=tmp_path,
                            capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and log.read_text().splitlines()[len(before) + len(rerun):] == []
     assert again.stdout == result.stdout.replace(_speedup_line(result.stdout), _speedup_line(again.stdout))

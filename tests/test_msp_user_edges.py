@@ -14,7 +14,7 @@ from starchart.cli import app
 from starchart.errors import InputError
 from starchart.measure import PythonEvaluator
 from starchart.msp import find_msp, throughput_curve, tune_at_msp
-from starchart.msp.cli import parse_config, parse_sizes
+from starchart.cli.msp import parse_config, parse_sizes
 from starchart.space import Space
 
 

@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 import starchart
 from starchart import Dataset
 from starchart.errors import InputError
-from starchart.explore.platforms import compare_platforms, merge_platforms, relative_performance
+from starchart.analyses.platforms import compare_platforms, merge_platforms, relative_performance
 
 from shared_data import dataset_path
 
@@ -187,7 +187,7 @@ def test_a_rate_is_maximised_by_default_and_a_filtered_merge_compares_the_platfo
 def test_split_label():
     from pathlib import Path
 
-    from starchart.explore.platforms import split_label
+    from starchart.analyses.platforms import split_label
 
     assert split_label("A100=a.json") == ("A100", Path("a.json"))
     assert split_label("a.json") == (None, Path("a.json"))

@@ -11,7 +11,7 @@ from shared_data import dataset_path
 
 from starchart import StarchartTree
 from starchart.errors import InputError
-from starchart.pruning import (
+from starchart.tree._pruning import (
     CP_COLUMNS,
     choose_cp,
     collapse_alphas,
@@ -218,7 +218,7 @@ def test_cross_validated_error(kmeans):
     assert 0 < error < 0.5
     assert describe_error(error).startswith("predicts unseen configurations within ")
     # any estimator with get_params/fit/predict can be validated the same way
-    from starchart.ensemble import StarchartForest
+    from starchart.tree import StarchartForest
     forest_error = cross_validated_error(X, y, folds=5, seed=0,
                                          model=StarchartForest(n_estimators=10, random_state=0))
     assert 0 < forest_error < 0.5

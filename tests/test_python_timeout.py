@@ -14,9 +14,9 @@ from starchart.cli import app
 from starchart.errors import InputError
 from starchart.measure import PythonEvaluator, evaluator_from_dict
 from starchart.measure.deadline import CallTimedOut, call_with_timeout
-from starchart.runner import run
+from starchart.study.runner import run
 from starchart.space import Space
-from starchart.store import Store
+from starchart.study.store import Store
 
 
 def sleeps_at_two(config: dict) -> float:

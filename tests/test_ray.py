@@ -8,7 +8,7 @@ import pytest
 
 from starchart.errors import InputError
 from starchart.measure import CEvaluator, PythonEvaluator
-from starchart.runner import run
+from starchart.study.runner import run
 from starchart.space import Space
 
 SOURCE = r"""
@@ -110,7 +110,7 @@ def test_killing_the_driver_stops_the_programs_and_the_local_ray_daemons(tmp_pat
     script = "sleep 300 & echo $! > grandchild.pid; echo $$ > child.pid; wait"
     driver = driving._start_driver(tmp_path, f"""
         from starchart.measure import CommandEvaluator
-        from starchart.runner import run
+        from starchart.study.runner import run
         from starchart.space import Space
         run(Space({{"x": [1]}}), CommandEvaluator({script!r}, shell=True, timeout=600), samples=1, seed=1,
             store="study.db", ray="local", progress=False)

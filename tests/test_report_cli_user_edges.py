@@ -16,7 +16,7 @@ from starchart.dataset import Dataset
 from starchart.report.html import figure_svg
 from starchart.report.plots import plot_leaf_distributions, plot_measurements, plot_progress, plot_tree
 from starchart.report.study import write_study_report
-from starchart.store import Store
+from starchart.study.store import Store
 
 runner = CliRunner()
 

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 import starchart
 from starchart.cli import app
-from starchart.explore.platforms import merge_platforms
+from starchart.analyses.platforms import merge_platforms
 from starchart.measure import PythonEvaluator
 from starchart.report.study import write_study_report
 from shared_data import dataset_path
@@ -143,7 +143,7 @@ def test_output_below_a_file_names_the_file_in_the_way(tmp_path):
 def test_report_of_a_sample_size_store_shows_its_curve(tmp_path):
     """`starchart samples --store` keeps a few hundred designs, fewer than the 400 the data-file replay
     needs: the report of such a store had no accuracy section at all, the one thing the study is about."""
-    from starchart.explore.sample_size import choose_sample_size
+    from starchart.analyses.sample_size import choose_sample_size
     from starchart.measure.replay import ReplayEvaluator
 
     kmeans = starchart.load(dataset_path("starchart_kmeans/kmeans_hd7970.csv"))

@@ -19,9 +19,9 @@ from child_env import child_env
 
 from starchart.errors import InputError
 from starchart.measure import CommandEvaluator, Measurement, PythonEvaluator
-from starchart.runner import plan_run, run
+from starchart.study.runner import plan_run, run
 from starchart.space import Space
-from starchart.store import Store
+from starchart.study.store import Store
 
 
 def _rows(path: Path) -> list[dict]:
@@ -97,7 +97,7 @@ def test_sys_exit_in_a_measured_function_is_a_failure_of_that_configuration_only
 
 
 def test_a_search_store_with_function_restrictions_says_to_pass_the_space_to_search(tmp_path):
-    from starchart.runner import study_space
+    from starchart.study.runner import study_space
 
     with Store.open(tmp_path / "s.db") as store:
         store.put("space", {"parameters": {"x": [1, 2]}, "restrictions": ["<lambda>"], "unsaved_restrictions": True})
@@ -207,7 +207,7 @@ def test_starting_ray_keeps_the_callers_sigterm_handler(tmp_path):
     """ray.init made SIGTERM exit at once: `starchart run --ray` then died without stopping its workers'
     programs or saying how to continue. (Before the tests that share a Ray instance: it starts its own.)"""
     ray = pytest.importorskip("ray")
-    from starchart.distributed import ray_evaluate
+    from starchart.study.distributed import ray_evaluate
 
     if ray.is_initialized():
         pytest.skip("needs to start Ray itself")
@@ -290,7 +290,7 @@ def test_an_evaluator_ray_cannot_send_is_a_clear_error(tmp_path, cluster):
 def test_stopping_a_ray_run_kills_the_programs_its_workers_run(tmp_path, cluster):
     """Ctrl-C (or an error) while Ray workers wait for programs left those programs running: killing the
     actor (or, here, leaving it to finish on a cluster that stays up) does not reach them."""
-    from starchart.distributed import ray_evaluate
+    from starchart.study.distributed import ray_evaluate
 
     marker = f"starchart-ray-stop-test-{os.getpid()}"
     evaluator = CommandEvaluator(f"if [ {{x}} -gt 1 ]; then sleep 60; fi; echo {marker} {{x}}", shell=True)

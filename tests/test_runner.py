@@ -14,9 +14,9 @@ from child_env import child_env
 
 from starchart.errors import InputError
 from starchart.measure import Measurement, PythonEvaluator
-from starchart.runner import run
+from starchart.study.runner import run
 from starchart.space import Space
-from starchart.store import Store
+from starchart.study.store import Store
 
 SPACE = Space({"x": list(range(12)), "y": [1, 2, 4, 8]}, ["x * y <= 40"])
 
@@ -90,7 +90,7 @@ def test_a_store_refuses_measurements_of_another_evaluator(tmp_path):
 def test_a_study_of_another_kind_names_its_own_way_to_continue(tmp_path):
     """continue_with replaces the refusal's `starchart resume` hint (an MSP study is continued by its own
     command), but not the more specific one of another version of a source."""
-    from starchart.runner import study_evaluator, study_space
+    from starchart.study.runner import study_evaluator, study_space
 
     with Store.open(tmp_path / "s.db") as db:
         study_space(db, SPACE)
@@ -163,7 +163,7 @@ def test_study_errors_are_clear(tmp_path):
 KILLED_RUN = textwrap.dedent("""
     import sys, time
     from starchart.measure import PythonEvaluator
-    from starchart.runner import run
+    from starchart.study.runner import run
     from starchart.space import Space
 
     def slow(config):
@@ -259,7 +259,7 @@ def test_every_failure_kind_is_recorded_and_the_run_completes(tmp_path):
 
 def test_a_changed_c_source_is_refused_and_an_old_store_without_a_folder_is_accepted(tmp_path):
     from starchart.measure import CEvaluator, CommandEvaluator
-    from starchart.runner import check_same_evaluator
+    from starchart.study.runner import check_same_evaluator
 
     source = tmp_path / "k.c"
     source.write_text('#include <stdio.h>\nint main(void) { printf("time: 1\\n"); return 0; }\n')
@@ -318,7 +318,7 @@ def test_ctrl_c_stops_the_programs_of_every_worker(tmp_path):
     space.write_text("parameters:\n  x: [1, 2, 3, 4]\n")
     marker = f"starchart-ctrl-c-test-{os.getpid()}"
     command = f"sh -c 'sleep 60; echo time: {{x}} {marker}'"
-    child = subprocess.Popen([sys.executable, "-m", "starchart.cli", "run", str(space), "--command", command,
+    child = subprocess.Popen([sys.executable, "-m", "starchart", "run", str(space), "--command", command,
                               "--pattern", r"time: (\S+)", "--samples", "4", "--workers", "2",
                               "--store", str(tmp_path / "s.db")], env=child_env(), stderr=subprocess.PIPE, text=True)
     programs = ["pgrep", "-f", f"^sh -c sleep 60.*{marker}"]  # the workers' programs, not starchart itself

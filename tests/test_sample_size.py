@@ -10,11 +10,11 @@ from matplotlib.figure import Figure
 
 import starchart
 from starchart import Space, StarchartTree
-from starchart.configs import config_key, frame_configs
+from starchart._util.configs import config_key, frame_configs
 from starchart.errors import InputError
-from starchart.explore.sample_size import choose_sample_size, relative_errors, resume_sample_size, training_sizes
+from starchart.analyses.sample_size import choose_sample_size, relative_errors, resume_sample_size, training_sizes
 from starchart.measure import CommandEvaluator, PythonEvaluator, ReplayEvaluator
-from starchart.store import Store
+from starchart.study.store import Store
 
 from shared_data import dataset_path
 

@@ -16,14 +16,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from starchart.configs import config_key
+from starchart._util.configs import config_key
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
 from starchart.io import csv as csv_io
 from starchart.io import kernel_tuner
 from starchart.measure import Measurement
 from starchart.measure.base import mean_of
-from starchart.store import Store
+from starchart.study.store import Store
 
 
 def _measurements(n: int, seed: int = 1) -> list[Measurement]:
@@ -307,7 +307,7 @@ def test_mean_of_is_what_the_dataset_holds(tmp_path):
 def test_frame_keys_are_the_config_keys():
     """Keys built a column at a time are the per-row keys: 32 and 32.0, -0.0, NaN, booleans, text with quotes
     and non-ASCII, categoricals, a column of mixed Python objects (1, 1.0 and True differ), a subset of names."""
-    from starchart.configs import frame_keys
+    from starchart._util.configs import frame_keys
 
     rng = np.random.default_rng(3)
     n = 500
@@ -328,7 +328,7 @@ def test_frame_keys_are_the_config_keys():
 
 def _resumable(tmp_path, n: int, learn: bool):
     from starchart.measure import PythonEvaluator
-    from starchart.runner import run
+    from starchart.study.runner import run
     from starchart.space import Space
 
     space = Space({"x": list(range(60)), "y": list(range(60)), "z": ["a", "b"]})
@@ -349,7 +349,7 @@ def _resumable(tmp_path, n: int, learn: bool):
 def test_resume_reads_the_best_from_the_stored_summaries(tmp_path, monkeypatch, learn):
     """The progress bar of a resumed run starts from the study's failures and best, as when it decoded every
     stored measurement; it no longer does (200,000 results: 1.3 s before the first new measurement)."""
-    from starchart.runner import Progress, RunPlan
+    from starchart.study.runner import Progress, RunPlan
 
     path, _, evaluator = _resumable(tmp_path, 400, learn)
     with Store.open(path) as store:

@@ -14,14 +14,14 @@ import pytest
 from shared_data import dataset_path
 
 from starchart.errors import InputError
-from starchart.explore.search import search
-from starchart.explore.search_engine import SearchOptions
+from starchart.strategies.search import search
+from starchart.strategies.engine import SearchOptions
 from starchart.io.load import load
 from starchart.measure import PythonEvaluator, ReplayEvaluator
 from starchart.space import Space
-from starchart.store import Store
+from starchart.study.store import Store
 
-search_module = importlib.import_module("starchart.explore.search")  # the module, not the function
+search_module = importlib.import_module("starchart.strategies.search")  # the module, not the function
 
 SPACE = Space({"x": list(range(16)), "y": list(range(12)), "mode": ["a", "b", "c"]}, ["x + y < 24"])
 
@@ -276,7 +276,7 @@ def test_kernel_tuner_runs_our_strategy_in_simulation_mode(convolution, tmp_path
     from constraint import FunctionConstraint
 
     from starchart.explore import kernel_tuner_strategy
-    from starchart.explore.kernel_tuner_strategy import StarchartStrategy
+    from starchart.integrations.kernel_tuner_strategy import StarchartStrategy
 
     cache = tmp_path / "convolution_A100.json"
     with gzip.open(dataset_path("convolution/A100.json.gz"), "rb") as src, open(cache, "wb") as dst:
@@ -319,7 +319,7 @@ def test_kernel_tuner_strategy_checks_x0_seed_and_initial(tmp_path):
     seed or initial surfaced as numpy's or int()'s error, not naming the option."""
     kernel_tuner = pytest.importorskip("kernel_tuner")
     from starchart.dataset import Dataset
-    from starchart.explore.kernel_tuner_strategy import StarchartStrategy
+    from starchart.integrations.kernel_tuner_strategy import StarchartStrategy
 
     rows = [{"a": a, "b": b, "c": c, "time": float(a * {"x": 1, "y": 2}[b] + c)}
             for a in (1, 2, 4, 8) for b in ("x", "y") for c in (0.5, 1.5)]

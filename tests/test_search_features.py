@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from starchart.explore.search_encoding import CandidatePool, Encoding
-from starchart.explore.search_engine import TreeGuidedOptimizer
-from starchart.explore.search_features import MAX_PAIRED, ProductFeatures
+from starchart.strategies.encoding import CandidatePool, Encoding
+from starchart.strategies.engine import TreeGuidedOptimizer
+from starchart.strategies.features import MAX_PAIRED, ProductFeatures
 
 
 def test_only_positive_numeric_parameters_with_three_values_are_paired():

@@ -9,8 +9,8 @@ from shared_data import dataset_path
 
 import starchart
 from starchart import Space
-from starchart.configs import config_key
-from starchart.explore.search_neighbourhood import Neighbourhood, best_neighbourhood
+from starchart._util.configs import config_key
+from starchart.strategies.neighbourhood import Neighbourhood, best_neighbourhood
 from starchart.measure import PythonEvaluator, ReplayEvaluator
 
 

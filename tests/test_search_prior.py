@@ -9,13 +9,13 @@ from shared_data import dataset_path
 
 from starchart.dataset import Dataset
 from starchart.errors import InputError
-from starchart.explore.search import search
-from starchart.explore.search_encoding import Encoding
-from starchart.explore.search_prior import MIN_PRIOR_ROWS, PRIOR_BINS, PriorFeature, prior_measurements
+from starchart.strategies.search import search
+from starchart.strategies.encoding import Encoding
+from starchart.strategies.prior import MIN_PRIOR_ROWS, PRIOR_BINS, PriorFeature, prior_measurements
 from starchart.io.load import load
 from starchart.measure import PythonEvaluator, ReplayEvaluator
 from starchart.space import Space
-from starchart.store import Store
+from starchart.study.store import Store
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,7 @@ def test_a_prior_file_path_and_the_command_line(a4000, tmp_path):
 def test_a_search_warm_started_from_a_relative_path_resumes_from_another_folder(a4000, tmp_path, monkeypatch):
     import shutil
 
-    from starchart.explore.search import resume_search
+    from starchart.strategies.search import resume_search
 
     (tmp_path / "run").mkdir()
     shutil.copy(dataset_path("convolution/A100.json.gz"), tmp_path / "run" / "A100.json.gz")
@@ -92,8 +92,8 @@ def prior_frame(**columns):
 
 def test_a_maximised_objective_reads_the_prior_the_same_way():
     """Throughput to maximise: the prior's largest values are band 0, and the search finds the top."""
-    from starchart.explore.search_encoding import CandidatePool
-    from starchart.explore.search_engine import TreeGuidedOptimizer
+    from starchart.strategies.encoding import CandidatePool
+    from starchart.strategies.engine import TreeGuidedOptimizer
 
     prior = prior_frame(gflops=lambda grid: 100.0 / bowl(grid))  # bowl works on columns too
     enc = Encoding.from_space(SPACE)

@@ -12,12 +12,12 @@ from typer.testing import CliRunner
 
 from starchart.cli import app
 from starchart.errors import InputError
-from starchart.explore.search import resume_search, search
+from starchart.strategies.search import resume_search, search
 from starchart.measure import PythonEvaluator
 from starchart.space import Space
-from starchart.store import Store
+from starchart.study.store import Store
 
-search_module = importlib.import_module("starchart.explore.search")  # the package's `search` is the function
+search_module = importlib.import_module("starchart.strategies.search")  # the package's `search` is the function
 SPACE = Space({"x": list(range(12)), "y": list(range(10))})
 
 

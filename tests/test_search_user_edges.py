@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 from starchart.cli import app
 from starchart.dataset import Dataset
 from starchart.errors import InputError
-from starchart.explore.search import resume_search, search
+from starchart.strategies.search import resume_search, search
 from starchart.measure import PythonEvaluator
 from starchart.space import Space
-from starchart.store import Store
+from starchart.study.store import Store
 
 BOWL = Space({"x": list(range(20)), "y": list(range(20))})
 

@@ -14,7 +14,7 @@ from child_env import child_env
 import starchart
 from starchart.errors import InputError
 from starchart.measure import Measurement
-from starchart.store import Store
+from starchart.study.store import Store
 
 
 def _fill(store: Store) -> None:
@@ -62,7 +62,7 @@ def test_duplicate_configuration_keeps_first_and_counts(tmp_path):
 
 WRITER = textwrap.dedent("""
     import sys
-    from starchart.store import Store
+    from starchart.study.store import Store
     from starchart.measure import Measurement
     path, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     with Store.open(path) as store:
@@ -244,7 +244,7 @@ def test_a_measurement_whose_repeats_sum_past_the_largest_float_is_stored(tmp_pa
 
 
 def test_with_earlier_keeps_each_different_setting_once_compared_as_stored():
-    from starchart.store import as_stored, with_earlier
+    from starchart.study.store import as_stored, with_earlier
 
     first = with_earlier({"sizes": (16, 64), "seed": 1}, None)
     assert first == {"sizes": (16, 64), "seed": 1}

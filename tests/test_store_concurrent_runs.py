@@ -21,7 +21,7 @@ from child_env import child_env
 
 from starchart.measure import Measurement
 from starchart.space import Space
-from starchart.store import Store
+from starchart.study.store import Store
 
 STARCHART = [sys.executable, "-m", "starchart"]
 

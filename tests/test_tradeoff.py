@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 import starchart
 from starchart import Dataset, StarchartTree
 from starchart.errors import InputError
-from starchart.explore.tradeoff import (node_regions, node_stats, pareto_mask, power_savings, select_nodes,
+from starchart.analyses.tradeoff import (node_regions, node_stats, pareto_mask, power_savings, select_nodes,
                                         suggest_limits, tradeoff)
 
 from shared_data import dataset_path

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import starchart.tree_growth as growth
+import starchart.tree._growth as growth
 from starchart import StarchartTree
 from starchart.errors import InputError, NotFittedError
 
@@ -305,7 +305,7 @@ def test_leaves_frame_lists_every_leaf(kmeans):
 
 
 def test_unique_rows_matches_numpy_even_when_two_rows_share_a_hash():
-    from starchart.tree_growth import _row_hash_weights, _unique_rows
+    from starchart.tree._growth import _row_hash_weights, _unique_rows
 
     rng = np.random.default_rng(3)
     codes = rng.integers(0, 3, size=(300, 40))

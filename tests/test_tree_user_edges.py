@@ -129,7 +129,7 @@ def test_a_tree_saved_by_the_previous_version_loads_and_routes_as_it_was_grown()
 
 
 def test_a_forest_routes_categorical_levels_as_its_trees_do():
-    from starchart.ensemble import StarchartForest
+    from starchart.tree import StarchartForest
 
     rng = np.random.default_rng(4)
     X = pd.DataFrame({"algo": rng.choice(list("pqrstu"), 120), "n": rng.choice([1, 2, 4, 8], 120)})
@@ -207,7 +207,7 @@ def test_dollar_signs_in_names_and_levels_are_drawn_as_written():
 
 # ----------------------------------------------------------------- the best leaf line
 def test_the_best_leaf_line_names_the_worst_case_of_the_direction():
-    from starchart.report.text import best_leaf_line
+    from starchart.tree import best_leaf_line
 
     X = pd.DataFrame({"tpp": [1, 1, 8, 8]})
     tree = StarchartTree(min_samples_split=2).fit(X, [3.0, 3.4, 1.0, 1.2])
@@ -260,7 +260,7 @@ def test_an_output_ending_in_a_slash_is_a_folder_for_the_report(tmp_path):
 
 # ----------------------------------------------------------------------- odd data
 def test_one_row_and_a_constant_response_give_one_leaf_everywhere():
-    from starchart.pruning import fit_pruned
+    from starchart.tree import fit_pruned
 
     one = StarchartTree().fit(pd.DataFrame({"a": [1], "c": ["x"]}), [2.0])
     assert one.predict(pd.DataFrame({"a": [5, 1], "c": ["y", "x"]})).tolist() == [2.0, 2.0]
@@ -281,7 +281,7 @@ def test_a_missing_or_infinite_response_is_refused_naming_its_row(bad):
 
 
 def test_all_categorical_unicode_parameters_fit_prune_and_save():
-    from starchart.pruning import fit_pruned, prune
+    from starchart.tree import fit_pruned, prune
 
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"算法": rng.choice(["naïve", "tiled", "blocked, v2", "é"], 200),

@@ -32,7 +32,7 @@ import throughput_h200
 
 import starchart
 from starchart.space import Space
-from starchart.store import Store
+from starchart.study.store import Store
 
 #: Input sizes per kernel: bfs graph nodes (the spaces are measured at 1,000,000), matrix sides
 #: (multiples of 1,024, so every configuration's tiles divide them).

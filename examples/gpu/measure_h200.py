@@ -43,10 +43,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run from a sourc
 import kernels
 
 import starchart
-from starchart.configs import plain_config
+from starchart._util.configs import plain_config
 from starchart.errors import StarchartError
 from starchart.measure import Measurement, PythonEvaluator
-from starchart.store import Store
+from starchart.study.store import Store
 
 #: How often the script restarts itself after a configuration broke the CUDA context
 #: (an illegal address leaves it unusable; the store keeps everything measured before).

@@ -30,7 +30,7 @@ import kernels
 import measure_h200
 
 import starchart
-from starchart.store import Store
+from starchart.study.store import Store
 
 CHECKPOINTS = (20, 50)
 

@@ -51,7 +51,7 @@ CPU_SIZES: dict[str, list[int]] = {
     "streamcluster": [256, 1024, 4096],
 }
 
-#: Units of work per input size (:func:`starchart.throughput.work_function`).
+#: Units of work per input size (:func:`starchart.analyses.throughput.work_function`).
 WORK = {"bfs": "n", "hotspot": "n^2", "kmeans": "n", "matrix": "n^3", "streamcluster": "n"}
 
 #: The configuration measured at every size; valid at every size of SIZES and CPU_SIZES.

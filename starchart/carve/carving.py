@@ -45,14 +45,14 @@ import numpy as np
 import pandas as pd
 
 from starchart.carve.metrics import _evaluate, resolve
-from starchart.configs import frame_configs, plain_config, plain_value
+from starchart._util.configs import frame_configs, plain_config, plain_value
 from starchart.errors import InputError
 
 if TYPE_CHECKING:
     from starchart.dataset import Dataset
     from starchart.measure import Evaluator
     from starchart.space import Space
-    from starchart.store import Store
+    from starchart.study.store import Store
 
 __all__ = ["CarveResult", "carve", "carve_counters", "front_distance", "measure_survivors", "pareto_front"]
 
@@ -575,7 +575,7 @@ def measure_survivors(result: CarveResult, evaluator: Evaluator, *, space: Space
     >>> sorted(ds.frame["b"].tolist())
     [1, 2, 4]
     """
-    from starchart.runner import run
+    from starchart.study.runner import run
     from starchart.space import Space as SpaceClass
 
     names = list(params) if params is not None else (list(space.names) if space is not None else result.params)

@@ -63,7 +63,7 @@ class StepProgress:
     def __enter__(self) -> StepProgress:
         self._depth += 1
         if self._depth == 1 and self._show:
-            from starchart.progress_bar import stderr_progress
+            from starchart._util.progress import stderr_progress
 
             # the description is escaped in start(): the user's words never reach a column unescaped
             self._bar = stderr_progress("{task.fields[failed]}")

@@ -50,7 +50,7 @@ import pandas as pd
 
 from starchart.carve.occupancy import _RENAMED, device_limits, target_arch
 from starchart.carve.progress import ProgressOption, step_progress
-from starchart.configs import config_key, frame_configs, plain_config
+from starchart._util.configs import config_key, frame_configs, plain_config
 from starchart.errors import InputError, StarchartError
 
 __all__ = [

@@ -27,7 +27,7 @@ from starchart.carve.resources import ResourceCompiler
 from starchart.errors import InputError, SpaceError
 from starchart.measure.launch import compile_options
 from starchart.space import Space
-from starchart.text import shorten
+from starchart._util.text import shorten
 
 #: find_kernel's word for a kernel the compiled code does not have, with the functions it has.
 _NOT_FOUND = re.compile(r"kernel '[^']*' not found in the compiler output \(functions: ([^)]*)\)")

@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from starchart.configs import plain_config
+from starchart._util.configs import plain_config
 from starchart.dataset import Dataset
 from starchart.demo import demo_evaluator, demo_space
 from starchart.errors import InputError
-from starchart.pruning import cross_validated_error, describe_error
-from starchart.runner import run
+from starchart.tree import cross_validated_error, describe_error
+from starchart.study.runner import run
 from starchart.tree import StarchartTree
 
 

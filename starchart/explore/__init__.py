@@ -1,6 +1,7 @@
-"""Exploring a tuning space with Starchart trees: searching for the best configuration, and more."""
+"""Compatibility package: ``starchart.explore`` was split into :mod:`starchart.analyses`,
+:mod:`starchart.strategies` and :mod:`starchart.integrations` (see ``starchart._compat``)."""
 
-from starchart.explore.kernel_tuner_strategy import StarchartStrategy
-from starchart.explore.search import Best, SearchResult, search
+from starchart.integrations.kernel_tuner_strategy import StarchartStrategy
+from starchart.strategies.search import Best, SearchResult, search
 
 __all__ = ["Best", "SearchResult", "StarchartStrategy", "search"]

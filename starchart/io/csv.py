@@ -26,7 +26,7 @@ import pandas as pd
 
 from starchart.dataset import Dataset
 from starchart.errors import InputError
-from starchart.io.files import read_text
+from starchart._util.files import read_text
 from starchart.io.kernel_tuner import HIGHER_IS_BETTER, direction_entry, read_direction
 
 if TYPE_CHECKING:
@@ -225,7 +225,7 @@ def read_configs(path: str | Path, space: Space) -> list[dict[str, Any]]:
     is the integer 1), so a program is given the value as a sampled run would give it. A CSV
     that ``starchart export`` wrote (its first line ``# starchart: ...``) reads as it is.
     """
-    from starchart.text import shorten
+    from starchart._util.text import shorten
 
     text = read_text(path)
     skipped = 0

@@ -30,7 +30,7 @@ import pandas as pd
 
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
-from starchart.io.files import read_text
+from starchart._util.files import read_text
 
 FORMAT = "kernel_tuner"
 OPTIONS: frozenset[str] = frozenset({"metrics"})
@@ -263,7 +263,7 @@ def read_direction(higher_is_better: Any, where: str) -> bool | None:
 def direction_entry(ds: Dataset, objective: str) -> dict[str, bool]:
     """``{"objective_higher_is_better": ...}`` for ``objective`` as ``ds`` records or names it, for the files
     we write: their readers would otherwise judge the direction by the name alone."""
-    from starchart.direction import lower_is_better
+    from starchart._util.direction import lower_is_better
 
     return {HIGHER_IS_BETTER: not lower_is_better(objective, ds.meta)}
 

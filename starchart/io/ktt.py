@@ -20,7 +20,7 @@ import pandas as pd
 
 from starchart.dataset import Dataset
 from starchart.errors import InputError
-from starchart.io.files import parse_json, read_text
+from starchart._util.files import parse_json, read_text
 
 FORMAT = "ktt"
 OPTIONS: frozenset[str] = frozenset()

@@ -22,7 +22,7 @@ import pandas as pd
 
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
-from starchart.io.files import parse_json, read_text
+from starchart._util.files import parse_json, read_text
 from starchart.io.kernel_tuner import (
     HIGHER_IS_BETTER,
     direction_entry,
@@ -31,7 +31,7 @@ from starchart.io.kernel_tuner import (
     read_direction,
     write_text_file,
 )
-from starchart.io.units import MS_METRICS, unit_of
+from starchart._util.units import MS_METRICS, unit_of
 
 FORMAT = "t4"
 OPTIONS: frozenset[str] = frozenset()

@@ -153,7 +153,7 @@ class Evaluator(ABC):
 
     def _direction(self, minimize: bool | None, meta: Mapping[str, Any] | None = None) -> bool:
         """``minimize`` as given, else by the objective's name (GFLOP/s: maximised; time: minimised)."""
-        from starchart.direction import lower_is_better
+        from starchart._util.direction import lower_is_better
 
         return lower_is_better(self.objective, meta) if minimize is None else bool(minimize)
 

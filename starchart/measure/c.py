@@ -196,7 +196,7 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
         Environment variables for the program; values may use ``{param}``.
     minimize:
         Whether smaller values of ``metric`` are better; default by the
-        metric's name (:func:`starchart.direction.lower_is_better`: GFLOP/s maximised, time minimised).
+        metric's name (:func:`starchart._util.direction.lower_is_better`: GFLOP/s maximised, time minimised).
     """
 
     kind: ClassVar[str] = "c"

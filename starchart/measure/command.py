@@ -87,7 +87,7 @@ class CommandEvaluator(Evaluator):
         Run ``argv`` (one string) through ``/bin/sh``.
     minimize:
         Whether smaller values of ``metric`` are better; default by the
-        metric's name (:func:`starchart.direction.lower_is_better`: GFLOP/s maximised, time minimised).
+        metric's name (:func:`starchart._util.direction.lower_is_better`: GFLOP/s maximised, time minimised).
 
     Examples
     --------

@@ -40,7 +40,7 @@ class PythonEvaluator(Evaluator):
         returns); ``None``: no limit.
     minimize:
         Whether smaller objective values are better; default by the objective's name
-        (:func:`starchart.direction.lower_is_better`: GFLOP/s maximised, time minimised),
+        (:func:`starchart._util.direction.lower_is_better`: GFLOP/s maximised, time minimised),
         also when the objective is learnt from the first dict returned.
 
     Examples

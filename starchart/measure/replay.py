@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from starchart.configs import config_key, frame_configs, frame_keys
+from starchart._util.configs import config_key, frame_configs, frame_keys
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement, check_metrics
@@ -32,7 +32,7 @@ class ReplayEvaluator(Evaluator):
         its default metric first.
     minimize:
         Whether smaller objective values are better; default by the
-        metric's name (:func:`starchart.direction.lower_is_better`: GFLOP/s maximised, time minimised).
+        metric's name (:func:`starchart._util.direction.lower_is_better`: GFLOP/s maximised, time minimised).
 
     Examples
     --------

@@ -15,7 +15,7 @@ result on the large input you care about:
   ``transfer=True`` the same for every size (the paper's Fig. 3);
 - :func:`threshold_sweep` — quality and speedup against the threshold (Fig. 7);
 - ``store=`` (of :func:`throughput_curve` and :func:`tune_at_msp`) — every measurement kept
-  in a :class:`~starchart.store.Store` as it arrives; calling again on the store measures
+  in a :class:`~starchart.study.store.Store` as it arrives; calling again on the store measures
   nothing it holds, so an interrupted study resumes (:mod:`starchart.msp.store`);
 - plots in :mod:`starchart.msp.plots`.
 

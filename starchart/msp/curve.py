@@ -1,7 +1,7 @@
 """Throughput curves and the minimum saturation point (Magni, Dubach & O'Boyle, GPGPU 2014, §4–5).
 
 A kernel run on too small an input leaves the hardware partly idle; its
-*throughput* (units of work per second, :mod:`starchart.throughput`) rises with
+*throughput* (units of work per second, :mod:`starchart.analyses.throughput`) rises with
 the input size until the hardware is saturated, then stays on a plateau.
 :func:`throughput_curve` measures that curve for one configuration (the default
 one) over a list of input sizes; :func:`find_msp` picks the *minimum saturation
@@ -33,11 +33,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from starchart.configs import plain_config
+from starchart._util.configs import plain_config
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement, mean_of
 from starchart.msp.store import Stopwatch, msp_study
-from starchart.throughput import WorkSpec, work_function
+from starchart.analyses.throughput import WorkSpec, work_function
 
 __all__ = ["MSP", "STATS", "aggregate", "check_sizes", "find_msp", "throughput_curve"]
 
@@ -155,7 +155,7 @@ def throughput_curve(evaluator: Evaluator, sizes: Sequence[int | float], *, size
     work:
         Units of work as a function of the configuration: ``"n"``, ``"n log n"``,
         ``"n^2"``, ``"n^3"``, an expression over parameters or a callable
-        (:func:`starchart.throughput.work_function`; named ones apply to ``size_param``).
+        (:func:`starchart.analyses.throughput.work_function`; named ones apply to ``size_param``).
     repeats:
         Evaluations per size (each may itself hold several repeats); all values are pooled.
     stat:
@@ -163,7 +163,7 @@ def throughput_curve(evaluator: Evaluator, sizes: Sequence[int | float], *, size
     metric:
         The time metric (ms); default: the evaluator's objective.
     store:
-        A :class:`~starchart.store.Store` or a path: every measurement is kept there as it
+        A :class:`~starchart.study.store.Store` or a path: every measurement is kept there as it
         arrives, and a curve measured again into the same store replays what it holds
         instead of measuring it again (:mod:`starchart.msp.store`).
 
@@ -461,7 +461,7 @@ def _failure_reasons(curve: Any, sizes: Sequence[Any], shown: int = 3) -> str:
     """
     if not sizes or not isinstance(curve, pd.DataFrame) or "reason" not in curve.columns:
         return ""
-    from starchart.text import shorten
+    from starchart._util.text import shorten
 
     parts = []
     for size in sizes[:shown]:

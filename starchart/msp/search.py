@@ -33,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from starchart.configs import config_key, frame_configs, plain_config
+from starchart._util.configs import config_key, frame_configs, plain_config
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement, mean_of
@@ -103,7 +103,7 @@ def exhaustive_search(evaluator: Evaluator, space: Space, budget: int | None = N
     if budget is not None and int(budget) < size:
         raise InputError(f"an exhaustive search needs {size} evaluations, but the budget is {budget}",
                          where="budget", hint="raise the budget, or use search='uniform' with that budget")
-    from starchart.runner import run
+    from starchart.study.runner import run
 
     configs = list(frame_configs(space.to_frame(), space.names))
     dataset = run(space, evaluator, configs=configs, progress=False)
@@ -120,7 +120,7 @@ def uniform_search(evaluator: Evaluator, space: Space, budget: int | None, seed:
     if budget is None or isinstance(budget, bool) or int(budget) < 1:
         raise InputError(f"a uniform search needs a budget of at least 1 evaluation, got {budget!r}",
                          where="budget", hint="pass budget=N")
-    from starchart.runner import run
+    from starchart.study.runner import run
 
     samples = min(int(budget), space.size())
     dataset = run(space, evaluator, samples=samples, seed=0 if seed is None else int(seed), progress=False)

@@ -2,7 +2,7 @@
 
 An MSP study measures configurations of a tuning space at several input sizes. The
 size is an ordinary parameter of the configuration (``{"B": 16, "n": 4096}``), so one
-:class:`~starchart.store.Store` holds the whole study, and ``starchart tree msp.db``,
+:class:`~starchart.study.store.Store` holds the whole study, and ``starchart tree msp.db``,
 ``starchart inputs msp.db --input n`` or ``starchart.load("msp.db")`` read it like any other.
 The store records
 
@@ -25,7 +25,7 @@ Examples
 --------
 >>> import os, tempfile
 >>> from starchart.measure import PythonEvaluator
->>> from starchart.store import Store
+>>> from starchart.study.store import Store
 >>> calls = []
 >>> ev = PythonEvaluator(lambda c: calls.append(c) or 1.0)
 >>> path = os.path.join(tempfile.mkdtemp(), "msp.db")
@@ -47,11 +47,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from starchart.configs import config_key
+from starchart._util.configs import config_key
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement
 from starchart.space import Space
-from starchart.store import as_stored, with_earlier
+from starchart.study.store import as_stored, with_earlier
 
 __all__ = ["SETTINGS_KEY", "Stopwatch", "StoredEvaluator", "Wrapper", "msp_study", "space_with_sizes"]
 
@@ -194,7 +194,7 @@ def msp_study(store: Any, evaluator: Evaluator, *, space: Space | None = None, s
     or evaluator is refused before anything is recorded or measured. ``settings`` are
     recorded under :data:`SETTINGS_KEY`. A store opened from a path is closed on exit.
     """
-    from starchart.runner import session_record
+    from starchart.study.runner import session_record
 
     if store is None:
         yield evaluator
@@ -219,7 +219,7 @@ def _check_study(db: Any, evaluator: Evaluator, space: Space | None, size_param:
     The same space at more sizes widens the stored space, but only once the evaluator is accepted:
     a refused store is left as it was.
     """
-    from starchart.runner import study_evaluator, study_space
+    from starchart.study.runner import study_evaluator, study_space
 
     if space is None:
         return study_evaluator(db, evaluator, continue_with=CONTINUE_ELSEWHERE)
@@ -235,8 +235,8 @@ def _check_study(db: Any, evaluator: Evaluator, space: Space | None, size_param:
 
 
 def open_store(store: Any) -> tuple[Any, bool]:
-    """``(Store, whether it was opened here)`` for a :class:`~starchart.store.Store` or a path."""
-    from starchart.store import Store
+    """``(Store, whether it was opened here)`` for a :class:`~starchart.study.store.Store` or a path."""
+    from starchart.study.store import Store
 
     if isinstance(store, Store):
         return store, False

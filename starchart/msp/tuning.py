@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from starchart.configs import config_key, plain_config
+from starchart._util.configs import config_key, plain_config
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator
 from starchart.msp.curve import (
@@ -63,8 +63,8 @@ from starchart.msp.curve import (
 from starchart.msp.search import Cost, Phase, Recorder, measured_seconds, resolve_search, run_search
 from starchart.msp.store import Stopwatch, StoredEvaluator, msp_study, space_with_sizes
 from starchart.space import Space
-from starchart.text import shorten
-from starchart.throughput import WorkSpec, work_function
+from starchart._util.text import shorten
+from starchart.analyses.throughput import WorkSpec, work_function
 
 __all__ = ["BASELINES", "MSPTuningResult", "space_at", "threshold_sweep", "tune_at_msp"]
 
@@ -238,7 +238,7 @@ def tune_at_msp(evaluator: Evaluator, space: Space, sizes: Sequence[int | float]
         The default configuration the curve is measured with; default: the first
         value of every parameter (an error if that is not valid).
     work:
-        Units of work of a configuration (see :func:`starchart.throughput.work_function`).
+        Units of work of a configuration (see :func:`starchart.analyses.throughput.work_function`).
     search:
         ``"exhaustive"`` (default; the paper's), ``"uniform"`` (``budget`` random
         configurations via :func:`starchart.run`) or a callable
@@ -271,7 +271,7 @@ def tune_at_msp(evaluator: Evaluator, space: Space, sizes: Sequence[int | float]
         A throughput curve already measured (by :func:`throughput_curve`, with the
         same default configuration); its ``attrs["wall_s"]`` is taken as ``T_curve``.
     store:
-        A :class:`~starchart.store.Store` or a path (created if missing): every measurement —
+        A :class:`~starchart.study.store.Store` or a path (created if missing): every measurement —
         curve, searches, the target, confirmations — is committed there as it arrives, with
         the space (the size parameter listing the sizes), the evaluator and these settings.
         Calling again with the same store measures nothing it holds (an interrupted study

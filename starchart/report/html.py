@@ -41,9 +41,9 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 import numpy as np
 import pandas as pd
 
-from starchart.direction import direction_word, lower_is_better
+from starchart._util.direction import direction_word, lower_is_better
 from starchart.errors import InputError, StarchartError
-from starchart.io.units import unit_of
+from starchart._util.units import unit_of
 from starchart.report.plots import (
     PAGE_INCHES,
     depth_to_fit,
@@ -51,7 +51,7 @@ from starchart.report.plots import (
     figures,
     metric_label,
 )
-from starchart.text import shorten
+from starchart._util.text import shorten
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -452,7 +452,7 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
     dataset:
         The measurements (all of them: failures are counted, valid ones plotted).
     tree:
-        A :class:`~starchart.tree.StarchartTree` fitted on (part of) ``dataset``'s ``metric``
+        A :class:`~starchart.tree._tree.StarchartTree` fitted on (part of) ``dataset``'s ``metric``
         (a tree whose mean lies outside the measured values of ``metric``, a tree of another
         metric, is refused).
     metric:
@@ -468,7 +468,7 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         :class:`Captioned`; headings are escaped.
     minimize:
         Whether lower values are better; default: as the dataset records it, else by the
-        metric's name (:func:`starchart.direction.lower_is_better`: GFLOP/s is maximised).
+        metric's name (:func:`starchart._util.direction.lower_is_better`: GFLOP/s is maximised).
     save_figures:
         Also write the figures beside the HTML file, named after it (for ``report.html``:
         ``report-tree.svg``, ``report-importance.svg``, ``report-leaves.svg``,

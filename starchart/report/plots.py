@@ -42,9 +42,9 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLoca
 
 from starchart.dataset import REPEATS_PREFIX
 from starchart.errors import InputError
-from starchart.io.units import KNOWN_UNITS, unit_of  # noqa: F401  (KNOWN_UNITS: re-exported, it lived here)
-from starchart.report.text import split_labels
-from starchart.text import shorten
+from starchart._util.units import KNOWN_UNITS, unit_of  # noqa: F401  (KNOWN_UNITS: re-exported, it lived here)
+from starchart.tree import split_labels
+from starchart._util.text import shorten
 
 if TYPE_CHECKING:
     from starchart.dataset import Dataset
@@ -206,7 +206,7 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
     Inner nodes show the split parameter, their sample count and mean; the edges
     carry the conditions (left: ``≤`` or the first level set). Leaves show their
     count and mean on a colour scale (green is good: low when ``minimize``), and the
-    best leaf (:meth:`~starchart.tree.StarchartTree.best_leaf`) is outlined and
+    best leaf (:meth:`~starchart.tree._tree.StarchartTree.best_leaf`) is outlined and
     starred. The figure grows with the number of leaves (``slot_width`` inches
     each) and levels, so that labels never overlap; pass ``max_depth`` to draw only
     the top of a large tree (cut nodes are drawn as leaves marked ``…``).
@@ -214,7 +214,7 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
     Parameters
     ----------
     tree:
-        A fitted :class:`~starchart.tree.StarchartTree`.
+        A fitted :class:`~starchart.tree._tree.StarchartTree`.
     metric, unit:
         Name (and unit, when not known from the name) of the response, for labels.
     minimize:
@@ -371,7 +371,7 @@ def plot_leaf_distributions(tree: StarchartTree, dataset: Dataset, metric: str |
     """The measured values of every leaf, one row per leaf, best leaf mean on top.
 
     Each row shows the valid configurations of ``dataset`` that fall into the leaf
-    (:meth:`~starchart.tree.StarchartTree.apply`) as jittered points over their
+    (:meth:`~starchart.tree._tree.StarchartTree.apply`) as jittered points over their
     quartile box and range, and the leaf's training mean as a diamond; rows are
     labelled ``#k`` (the leaf's position in ``tree.leaves_`` and in the leaf table)
     with the leaf's description. Only the ``max_leaves`` best leaves are drawn

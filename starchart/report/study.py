@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from starchart.dataset import Dataset
-from starchart.direction import lower_is_better
+from starchart._util.direction import lower_is_better
 from starchart.errors import InputError, StarchartError
-from starchart.pruning import fit_stated_tree
+from starchart.tree import fit_stated_tree
 
 if TYPE_CHECKING:
     from starchart.space import Space
@@ -59,7 +59,7 @@ def load_study(source: str | Path, metrics: list[str] | None = None) -> LoadedSt
 
     if not is_store(source):
         return LoadedStudy(load(source, **({"metrics": metrics} if metrics else {})))
-    from starchart.store import Store
+    from starchart.study.store import Store
 
     with Store.open(source, read_only=True) as store:  # one opening for all of it
         dataset = store.to_dataset()
@@ -125,7 +125,7 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
 
     Several sources (``PATH`` or ``LABEL=PATH``) are one space measured on several
     platforms: they are merged with a ``platform`` parameter
-    (:func:`~starchart.explore.platforms.load_platforms`) and the report compares them;
+    (:func:`~starchart.analyses.platforms.load_platforms`) and the report compares them;
     one ``LABEL=PATH`` is that file, titled by its label.
     ``output`` defaults to ``<source stem>-report/report.html`` beside the (first) source
     (``platforms-report/`` for several); an existing folder, or a string ending in ``/`` (a
@@ -133,14 +133,14 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     ``metric`` defaults to the data's default metric;
     ``title`` to "starchart report: NAME"; ``minimize`` (whether lower values are better)
     to what the data records, else to what the metric's name says
-    (:func:`starchart.direction.lower_is_better`); ``metrics`` names a CSV's measured
+    (:func:`starchart._util.direction.lower_is_better`); ``metrics`` names a CSV's measured
     columns when it does not say them itself; ``limits`` (``{metric: target}``) are the
     power/performance section's targets (default: what the best quarter of the designs reach);
     ``prune`` (``"1se"`` or ``"relative"``), ``max_depth`` and ``min_samples_split`` size the
-    tree as ``starchart tree`` does (:func:`~starchart.pruning.fit_stated_tree`; default: the
+    tree as ``starchart tree`` does (:func:`~starchart.tree._pruning.fit_stated_tree`; default: the
     full Starchart tree, which on thousands of configurations has hundreds of leaves).
     """
-    from starchart.explore.platforms import load_platforms, split_label
+    from starchart.analyses.platforms import load_platforms, split_label
 
     if isinstance(source, (str, Path)):
         label, source = split_label(str(source))  # one LABEL=PATH: the label names it
@@ -198,7 +198,7 @@ def too_few_valid(dataset: Dataset, metric: str, valid: int, source: str | Path)
     >>> print(too_few_valid(ds, "time", 0, "s.db").message)
     no valid measurement of 'time': all 2 configurations failed (2 compile; most common reason: nvcc: error)
     """
-    from starchart.text import shorten
+    from starchart._util.text import shorten
 
     if not len(dataset):  # a store stopped before its first result: nothing failed, nothing was measured
         return InputError(f"nothing is measured yet, so there is no {metric!r} to explain", where=source,
@@ -250,7 +250,7 @@ def _search(settings: dict[str, Any] | None, dataset: Dataset, metric: str, mini
 
 def _best_neighbourhood(dataset: Dataset, metric: str, minimize: bool, space: Any) -> Any:
     """The one-parameter neighbourhood of the best measured configuration, or ``None`` (no space, no value)."""
-    from starchart.explore.search_neighbourhood import best_neighbourhood
+    from starchart.strategies.neighbourhood import best_neighbourhood
 
     if space is None or metric not in dataset.frame or not set(space.names) <= set(dataset.params):
         return None
@@ -292,7 +292,7 @@ ACCURACY_MIN_ROWS = 400
 
 
 def _accuracy(dataset: Dataset, metric: str, study: tuple[dict[str, Any], Any] | None = None) -> list[Section]:
-    from starchart.explore.sample_size import choose_sample_size
+    from starchart.analyses.sample_size import choose_sample_size
     from starchart.measure.replay import ReplayEvaluator
     from starchart.space import Space
 
@@ -357,7 +357,7 @@ def _power_performance(dataset: Dataset, traded: list[str] | None,
                        limits: Mapping[str, float] | None) -> list[Section]:
     if traded is None or dataset.ok().frame[traded].dropna().shape[0] < 20:
         return []
-    from starchart.explore.tradeoff import suggest_limits, tradeoff
+    from starchart.analyses.tradeoff import suggest_limits, tradeoff
 
     return tradeoff(dataset, traded, limits=limits or suggest_limits(dataset, traded)).report_sections()
 
@@ -365,6 +365,6 @@ def _power_performance(dataset: Dataset, traded: list[str] | None,
 def _platforms(dataset: Dataset, metric: str, minimize: bool) -> list[Section]:
     if "platform" not in dataset.params or dataset.ok().frame["platform"].nunique() < 2:
         return []  # one platform alone has nothing to compare with
-    from starchart.explore.platforms import compare_platforms
+    from starchart.analyses.platforms import compare_platforms
 
     return compare_platforms(dataset, metric, minimize=minimize).report_sections()

@@ -41,7 +41,7 @@ from typing import Any
 import pandas as pd
 
 from starchart.errors import InputError
-from starchart.io.files import parse_json, read_text
+from starchart._util.files import parse_json, read_text
 
 __all__ = [
     "MEASUREMENT_FORMAT",

@@ -49,7 +49,7 @@ from typing import Any, Self
 from starchart.errors import InputError, StarchartError
 from starchart.measure.environment import cpu_model, gpus
 from starchart.measure.process import run_process
-from starchart.io.files import write_json_atomic
+from starchart._util.files import write_json_atomic
 from starchart.xapp.corpus import (MEASUREMENT_FORMAT, SIDES, Corpus, CorpusKernel, checksums_match, file_sha256,
                                    read_measurement_file)
 
@@ -288,7 +288,7 @@ class _Bar:
 
     def __enter__(self) -> Self:
         if self.enabled:
-            from starchart.progress_bar import stderr_progress
+            from starchart._util.progress import stderr_progress
 
             self._progress = stderr_progress("failed {task.fields[failed]}")
             self._progress.__enter__()

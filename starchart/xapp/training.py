@@ -187,7 +187,7 @@ def _write_cache(path: Path, kind: str, kernels: dict[str, dict]) -> bool:
     is a record and a resume point, not needed for the answer."""
     from starchart.xapp.toolchain import clang_command
 
-    from starchart.io.files import write_json_atomic
+    from starchart._util.files import write_json_atomic
 
     try:
         # atomic: a killed run leaves the previous complete file

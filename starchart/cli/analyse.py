@@ -1,0 +1,220 @@
+"""The analysing commands of the ``starchart`` CLI: platforms, power/performance, input sensitivity.
+
+    starchart platforms A100=a100.json A4000=a4000.json [--metric M] [--tolerance 0.05] [--plot p.svg]
+    starchart tradeoff DATA --limit time=0.002 --limit power=150 [--stat 0.9] [--plot p.svg]
+    starchart inputs DATA --input N [--work n^3] [--plot p.svg]
+
+Each prints what :func:`starchart.compare_platforms`, :func:`starchart.tradeoff` or
+:func:`starchart.input_sensitivity` finds;
+``starchart report`` puts the same (and more) in one HTML file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from starchart.analyses.inputs import input_sensitivity
+from starchart.analyses.platforms import compare_platforms, load_platforms
+from starchart.analyses.tradeoff import suggest_limits, tradeoff
+from starchart.cli.app import app, err, friendly, out
+from starchart.cli.common import (
+    DirectionOption,
+    LimitOption,
+    MetricsOption,
+    PlotOption,
+    check_figure_path,
+    load_data,
+    metric_columns,
+    minimize_for,
+    option_names,
+    parse_limits,
+    save_plot,
+)
+from starchart.errors import InputError
+from starchart.report.study import TIME_NAMES, traded_metrics
+
+
+@app.command("platforms")
+@friendly
+def platforms_command(
+    sources: list[str] = typer.Argument(..., metavar="[LABEL=]DATA...",
+                                        help="One measurement file (or store) per platform, of the same space; "
+                                             "named by LABEL, else by the file name."),
+    metric: Optional[str] = typer.Option(None, "--metric", "-m", help="Metric to compare (default: objective)."),
+    metrics: Optional[str] = MetricsOption,
+    maximize: Optional[bool] = DirectionOption,
+    tolerance: float = typer.Option(0.05, "--tolerance", min=0.0,
+                                    help="A setting is good everywhere when within this share of every "
+                                         "platform's best."),
+    plot: Optional[Path] = PlotOption,
+) -> None:
+    """Compare platforms: each one's own best against one general setting, and what is good everywhere."""
+
+    if plot is not None:
+        check_figure_path(plot, "--plot")
+    with option_names({"sources": "[LABEL=]DATA", "data": "[LABEL=]DATA"}):
+        merged = load_platforms(sources, metrics=metric_columns(metrics))
+        metric = metric or merged.default_metric
+        if metric not in merged.metrics:
+            raise InputError(f"no metric named {metric!r} in every file", where="--metric",
+                             hint=f"the metrics they share: {', '.join(merged.metrics)}")
+        with err.status(f"fitting trees of {len(merged)} measurements on {len(merged.meta['platforms'])} platforms"):
+            comparison = compare_platforms(merged, metric, minimize=minimize_for(maximize, metric, merged.meta),
+                                           tolerance=tolerance)
+    out.print(comparison.summary(), highlight=False, soft_wrap=True, markup=False)
+    table = Table(title="best subspace of each platform (its own tree)", title_justify="left")
+    for column in ("platform", "subspace", "n", f"mean {metric}"):
+        table.add_column(column, overflow="fold")
+    for _, row in comparison.best_subspaces().iterrows():
+        table.add_row(str(row["platform"]), str(row["own_best"]), str(row["own_best_n"]),
+                      f"{row['own_best_mean']:.4g}")
+    out.print(table)
+    portable = comparison.portable(tolerance)
+    if len(portable):
+        out.print(f"settings within {tolerance:.0%} of the best everywhere (first 5 of {len(portable)}):")
+        out.print(portable.head(5).to_string(index=False), highlight=False, soft_wrap=True, markup=False)
+    save_plot(comparison.plot, plot)
+
+
+@app.command("tradeoff")
+@friendly
+def tradeoff_command(
+    source: Path = typer.Argument(..., help="A study store (.db) or a measurement file with two metrics to trade, "
+                                            "e.g. time and power."),
+    limit: list[str] = LimitOption,
+    metrics: Optional[str] = MetricsOption,
+    stat: str = typer.Option("0.9", "--stat",
+                             help="Judge a subspace by its 'mean', its 'worst' design, or the value a share of its "
+                                  "designs meet (0.9: 90 % of them)."),
+    max_slowdown: float = typer.Option(0.10, "--max-slowdown", min=0.0,
+                                       help="For the savings line: the slowdown over the fastest design accepted."),
+    plot: Optional[Path] = PlotOption,
+) -> None:
+    """Power/performance: the subspaces likely to meet every target (one tree per metric), the Pareto front."""
+
+    if plot is not None:
+        check_figure_path(plot, "--plot")
+    data = load_data(source, metrics)
+    limits = parse_limits(limit)
+    traded = traded_metrics(data, limits)
+    if traded is None:
+        raise InputError("no two metrics to trade off (none is named like a time and a power)", where=source,
+                         hint="give a target for each of two metrics, e.g. --limit time=VALUE --limit "
+                              f"energy=VALUE (the metrics are: {', '.join(data.metrics)})")
+    if not limits:
+        limits = suggest_limits(data, traded)
+        err.print("no --limit given: targets are what the best quarter of the designs reach "
+                  + ", ".join(f"{m}={v:.4g}" for m, v in limits.items()), highlight=False, soft_wrap=True,
+                  markup=False)
+    result = tradeoff(data, traded, limits=limits, stat=_stat(stat))
+    out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
+    if result.subspaces.empty and result.coverage["meeting"]:
+        meeting = result.coverage["meeting"]
+        err.print(f"hint: {meeting} measured {'design meets' if meeting == 1 else 'designs meet'} every target, "
+                  f"but no subspace does by --stat {stat}; --stat mean or a smaller share (e.g. --stat 0.5) "
+                  "may find some", highlight=False, soft_wrap=True)
+    pair = _time_and_power(traded)
+    if pair is not None and all(result.minimize[m] for m in pair):  # what a slowdown buys
+        _print_savings(result.savings(*pair, max_slowdown=max_slowdown), pair, max_slowdown)
+    save_plot(result.plot, plot)
+
+
+def _time_and_power(traded: list[str]) -> tuple[str, str] | None:
+    """The time and the power (or energy) of the traded metrics, by name, for the savings line:
+    the time-like one (else the first that is not power-like) and a power-like other one.
+
+    >>> _time_and_power(["Watt", "time"]), _time_and_power(["kernel_ms", "gpu_power"])
+    (('time', 'Watt'), ('kernel_ms', 'gpu_power'))
+    >>> _time_and_power(["ps_energy", "Watt"]), _time_and_power(["time", "TFLOPS/J"])
+    (None, None)
+    """
+
+    def power_like(name: str) -> bool:
+        return any(word in name.lower() for word in ("power", "watt", "energy", "joule"))
+
+    time = next((m for m in traded if m.lower() in TIME_NAMES), next((m for m in traded if not power_like(m)), None))
+    power = next((m for m in traded if m != time and power_like(m)), None)
+    return None if time is None or power is None else (time, power)
+
+
+def _stat(text: str) -> Any:
+    """``--stat``: ``mean``, ``worst`` or a share in (0, 1]."""
+    if text in ("mean", "worst"):
+        return text
+    try:
+        share = float(text)
+    except ValueError:
+        share = -1.0
+    if not 0 < share <= 1:
+        raise InputError(f"--stat must be 'mean', 'worst' or a share in (0, 1], got {text!r}",  # names the option once
+                         hint="e.g. --stat 0.9")
+    return share
+
+
+def _print_savings(saved: dict[str, Any], pair: tuple[str, str], max_slowdown: float) -> None:
+    time, power = pair
+    if not saved.get("candidates") or "saved_w" not in saved:
+        return
+    out.print(f"accepting up to {max_slowdown:.0%} over the fastest design ({time} {saved['fastest_time']:.4g}, "
+              f"{power} {saved['fastest_power']:.4g}): {power} {saved['pick_power']:.4g} at {time} "
+              f"{saved['pick_time']:.4g} ({saved['slowdown']:.1%} slower), {saved['saved_pct']:.0%} less "
+              f"{power}; {saved.get('pick_config', '')}", highlight=False, soft_wrap=True, markup=False)
+
+
+@app.command("inputs")
+@friendly
+def inputs_command(
+    source: Path = typer.Argument(..., help="A study store (.db) or a measurement file where the input's size or "
+                                            "shape are parameters."),
+    input_: list[str] = typer.Option(..., "--input", "-i", help="A parameter describing the input, e.g. N "
+                                                               "(repeatable: rows, cols)."),
+    work: Optional[str] = typer.Option(None, "--work",
+                                       help="Work per run as a function of the size, e.g. n^3 or 'n * m': times "
+                                            "become throughput (work per second), comparable across inputs."),
+    size: Optional[str] = typer.Option(None, "--size", help="The size parameter of --work (default: the first "
+                                                            "--input)."),
+    metric: Optional[str] = typer.Option(None, "--metric", "-m",
+                                         help="Metric (default: the objective); with --work, the time (ms) that "
+                                              "becomes throughput (default: time)."),
+    metrics: Optional[str] = MetricsOption,
+    maximize: Optional[bool] = DirectionOption,
+    plot: Optional[Path] = PlotOption,
+) -> None:
+    """Input sensitivity: how much the input matters, which parameters' effect depends on it, how bests transfer."""
+
+    if plot is not None:
+        check_figure_path(plot, "--plot")
+    data = load_data(source, metrics)
+    direction = None if maximize is None else not maximize
+    with option_names({"inputs": "--input", "work": "--work", "size": "--size", "time": "--metric"},
+                      phrases=[("inputs=['n']", "--input N")]):
+        if work is None:
+            result = input_sensitivity(data, inputs=input_, metric=metric, size=size, minimize=direction)
+        else:  # --metric names the time the throughput comes from
+            result = input_sensitivity(data, inputs=input_, work=work, size=size, time=metric or "time",
+                                       minimize=direction)
+    out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
+    named = ", ".join(result.inputs)
+    out.print(f"the best configuration of each {named} (rows) at each {named} (columns), relative to the best "
+              "there (0: failed there, —: not measured there):", highlight=False, soft_wrap=True, markup=False)
+    table = Table()
+    table.add_column(f"best of {named}")
+    for column in result.transfer.columns:
+        table.add_column(_input_values(column), justify="right")
+    for label, row in result.transfer.iterrows():
+        table.add_row(_input_values(label), *(f"{value:.2f}" if value == value else "—" for value in row))
+    out.print(table)
+    save_plot(result.plot, plot)
+
+
+def _input_values(label: str) -> str:
+    """An input's table label without the parameter names the header already gives, so columns stay narrow.
+
+    >>> _input_values("n=256"), _input_values("rows=64, cols=32")
+    ('256', '64, 32')
+    """
+    return ", ".join(part.split("=", 1)[-1] for part in label.split(", "))

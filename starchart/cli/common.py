@@ -1,0 +1,193 @@
+"""What several ``starchart`` commands share: options, loading data, figures, durations, error wording.
+
+The app, the consoles and the error printing live in :mod:`starchart.cli.app`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from matplotlib.backend_bases import FigureCanvasBase
+
+from starchart._util.direction import lower_is_better
+from starchart._util.text import shorten
+from starchart.cli.app import err, out
+from starchart.errors import InputError, StarchartError
+from starchart.io.load import load
+
+DirectionOption = typer.Option(
+    None, "--maximize/--minimize",
+    help="Whether higher values of the metric are better (default: by its name — rates and efficiencies "
+         "such as GFLOP/s or TFLOPS/J are maximised, times, energies and powers minimised).")
+
+
+LimitOption = typer.Option([], "--limit", "-l", metavar="METRIC=VALUE",
+                           help="A target of the power/performance trade-off, e.g. time=0.002 or power=150 "
+                                "(repeatable; ≤ for a metric to minimise, ≥ for one to maximise).")
+
+
+def parse_limits(given: list[str]) -> dict[str, float]:
+    """``--limit METRIC=VALUE`` options as ``{metric: value}``; a malformed one is refused naming it.
+
+    >>> parse_limits(["time=0.002", "ps_power = 150"])
+    {'time': 0.002, 'ps_power': 150.0}
+    """
+    limits: dict[str, float] = {}
+    for text in given:
+        name, sep, value = text.partition("=")
+        try:
+            number = float(value) if sep and name.strip() else None
+        except ValueError:
+            number = None
+        if number is None:
+            raise InputError(f"{text!r} is not METRIC=NUMBER", where="--limit", hint="e.g. --limit time=0.002")
+        if name.strip() in limits:
+            raise InputError(f"two targets for {name.strip()!r}", where="--limit", hint="give one per metric")
+        limits[name.strip()] = number
+    return limits
+
+
+MetricsOption = typer.Option(None, "--metrics",
+                             help="CSV only: comma-separated response columns (the rest are parameters).")
+
+
+def metric_columns(metrics: Optional[str]) -> list[str] | None:
+    """``--metrics a,b`` (a CSV's measured columns) as a list; ``None`` when not given.
+
+    >>> metric_columns("time, power"), metric_columns(None)
+    (['time', 'power'], None)
+    """
+    return [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+
+
+def load_data(path: Path, metrics: Optional[str]) -> Any:
+    """The measurements in ``path`` (:func:`starchart.load`), with ``--metrics`` naming a CSV's measured columns."""
+
+    columns = metric_columns(metrics)
+    return load(path, **({"metrics": columns} if columns else {}))
+
+
+def check_figure_path(path: Path, option: str) -> None:
+    """Refuse, before any work, a figure file whose suffix matplotlib cannot write or whose folder is missing."""
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if path.suffix.lstrip(".").lower() not in formats:
+        raise InputError(f"cannot write a figure as {path.name!r}", where=option,
+                         hint=f"name a file ending in .svg or .png (or {', '.join(sorted(formats))})")
+    check_output_folder(path, option)
+
+
+def check_output_folder(path: Path, option: str) -> None:
+    """Refuse, before any work, an output file that is a folder or whose folder is missing (else it
+    fails after all the work)."""
+    if path.is_dir():
+        raise InputError(f"{str(path)!r} is a folder, not a file", where=option,
+                         hint="name a file, in that folder if it is the place")
+    if not path.parent.is_dir():
+        raise InputError(f"the folder {str(path.parent)!r} does not exist", where=option,
+                         hint="create it first, or name a file in an existing folder")
+
+
+PlotOption = typer.Option(None, "--plot", help="Also write the figure (.svg/.png).")
+
+
+def save_plot(draw: Callable[[], Any], path: Optional[Path]) -> None:
+    """Draw the figure only when ``--plot`` asks for it, and write it there."""
+    if path is None:
+        return
+    draw().savefig(path, bbox_inches="tight")
+    err.print(f"wrote {path}", markup=False, highlight=False)  # a path: the user's text, not markup
+
+
+def seed_option(default: Optional[int], help: str) -> Any:
+    """A ``--seed`` option limited to what numpy's generators accept (0 … 2³² − 1)."""
+    return typer.Option(default, "--seed", min=0, max=2**32 - 1, help=help)
+
+
+def parse_duration(text: str | None, option: str = "--time-limit") -> float | None:
+    """Seconds in a duration as people write it: ``3600``, ``90s``, ``30m``, ``2h``, ``1h30m``, ``1.5h``.
+
+    >>> [parse_duration(t) for t in ("3600", "90s", "30m", "1h30m", "1h30", "1.5h", None)]
+    [3600.0, 90.0, 1800.0, 5400.0, 5400.0, 5400.0, None]
+    >>> parse_duration("soon")
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: --time-limit: 'soon' is not a duration (hint: write seconds (3600) or \
+with units: 90s, 30m, 2h, 1h30m)
+    """
+    if text is None:
+        return None
+    parts = re.fullmatch(r"\s*(?:(\d+(?:\.\d*)?)\s*h)?\s*(?:(\d+(?:\.\d*)?)\s*m)?\s*(?:(\d+(?:\.\d*)?)\s*(s?))?\s*",
+                         text.lower())
+    seconds = None
+    if parts is not None and any(parts.groups()[:3]):
+        hours, minutes, rest, unit = parts.groups()
+        if hours and not minutes and rest and not unit:  # "1h30" as people say it: an hour and a half
+            minutes, rest = rest, None
+        seconds = sum(float(value) * scale for value, scale in zip((hours, minutes, rest), (3600, 60, 1)) if value)
+    if seconds is None or seconds <= 0:
+        raise InputError(f"{text!r} is not a duration" if seconds is None else f"{text!r} is no time at all",
+                         where=option, hint="write seconds (3600) or with units: 90s, 30m, 2h, 1h30m")
+    return seconds
+
+
+def minimize_for(maximize: Optional[bool], metric: str, meta: Mapping[str, Any] | None = None) -> bool:
+    """The direction of ``metric``: ``--maximize``/``--minimize`` if given, else as the data or name says."""
+
+    return lower_is_better(metric, meta) if maximize is None else not maximize
+
+
+@contextmanager
+def option_names(options: Mapping[str, str], phrases: Sequence[tuple[str, str]] = ()) -> Iterator[None]:
+    """Show a library error in the command line's words: the Python argument names it quotes
+    (``where="budget"``, ``pass budget=N``, ``band_line=9999``) become the options the user typed
+    (``--budget``, ``pass --budget N``, ``--band-line 9999``); ``phrases`` first replace whole
+    Python-only phrases (``(3,) or (3, 20)``) by what to type instead.
+
+    >>> from starchart.errors import InputError
+    >>> try:
+    ...     with option_names({"budget": "--budget", "trip_counts": "--trip"}):
+    ...         raise InputError("trip_counts=-1 is negative", where="k.c, trip_counts", hint="pass budget=N")
+    ... except InputError as exc:
+    ...     print(exc)
+    k.c, --trip: --trip -1 is negative (hint: pass --budget N)
+    """
+    try:
+        yield
+    except StarchartError as exc:
+        exc.message = _in_options(exc.message, options, phrases)
+        exc.hint = None if exc.hint is None else _in_options(exc.hint, options, phrases)
+        if exc.where is not None:
+            head, sep, last = exc.where.rpartition(", ")
+            if last in options:
+                exc.where = head + sep + options[last]
+        exc.args = (str(exc),)
+        raise
+
+
+def _in_options(text: str, options: Mapping[str, str], phrases: Sequence[tuple[str, str]]) -> str:
+    for old, new in phrases:
+        text = text.replace(old, new)
+    for name, option in options.items():
+        start = rf"(?<![\w./\\-]){re.escape(name)}"  # not inside a word or a path
+        text = re.sub(start + r"='([^'\s]*)'", lambda m: f"{option} {m.group(1)}", text)  # search='uniform'
+        text = re.sub(start + r"=(?=[^\s)])", lambda m: f"{option} ", text)                # budget=N
+        text = re.sub(start + "=", lambda m: option, text)                                  # (band_line=)
+        if "_" in name:  # a bare identifier (band_line, leave_out) is an argument name in any sentence
+            text = re.sub(start + r"(?![\w/-]|\.\w)", lambda m: option, text)
+    return text
+
+
+def print_failure_reasons(dataset: Any, width: int = 160) -> None:
+    """The most common reason of each failure status, one line each (what to fix first)."""
+    counts = dataset.status.value_counts()
+    for status, reasons in dataset.failure_reasons(top=1).items():
+        for reason, n in reasons:
+            text = shorten(reason, width, collapse=True)
+            # a program's own words: "[/x]" in them is text, not markup (it crashed rich)
+            out.print(f"  {status}: most common reason ({n} of {counts[status]}): {text}", highlight=False,
+                      soft_wrap=True, markup=False)

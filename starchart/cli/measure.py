@@ -1,0 +1,166 @@
+"""``starchart run``, ``resume`` and ``export``: measuring studies into a store, and writing them out.
+
+    starchart run SPACE_FILE (--command "prog {x}" | --c-source k.c | --evaluator ev.yaml | --replay DATA)
+                  --samples N --store study.db [--seed S] [--workers W] [--ray [ADDRESS]]
+    starchart resume study.db [--samples N] [--workers W] [--ray [ADDRESS]] [--time-limit 2h]
+    starchart export study.db -o results.csv|cache.json|results.t4.json [--format ...]
+"""
+
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from starchart.analyses.sample_size import resume_sample_size
+from starchart.cli.app import app, err, friendly
+from starchart.cli.common import (
+    DirectionOption,
+    option_names,
+    parse_duration,
+    seed_option,
+)
+from starchart.cli.evaluators import (
+    CommandOption,
+    CSourceOption,
+    EvaluatorOption,
+    MetricOption,
+    PatternOption,
+    RayOption,
+    RepeatsOption,
+    ReplayOption,
+    TimeLimitOption,
+    TimeoutOption,
+    WarmupOption,
+    WorkersOption,
+    _interruptible,
+    _measure,
+    _space_and_evaluator,
+    evaluator_options,
+)
+from starchart.cli.msp import msp_command_line
+from starchart.cli.samples import OPTION_NAMES, print_sample_size
+from starchart.cli.search import _print_search
+from starchart.errors import InputError
+from starchart.io.csv import read_configs
+from starchart.strategies.search import resume_search
+from starchart.study.runner import run
+from starchart.study.store import Store
+
+
+@app.command("run")
+@friendly
+def run_command(
+    space_file: Optional[Path] = typer.Argument(None, help="Space file (YAML/JSON, T1); optional with --replay."),
+    samples: Optional[int] = typer.Option(None, "--samples", "-n", min=1, help="Configurations to measure."),
+    store: Path = typer.Option(Path("study.db"), "--store", "-s", help="SQLite store of the study."),
+    seed: Optional[int] = seed_option(None, "Seed of the uniform sample (kept in the store)."),
+    command: Optional[str] = CommandOption,
+    c_source: Optional[Path] = CSourceOption,
+    evaluator_file: Optional[Path] = EvaluatorOption,
+    replay: Optional[Path] = ReplayOption,
+    pattern: Optional[str] = PatternOption,
+    metric: Optional[str] = MetricOption,
+    repeats: Optional[int] = RepeatsOption,
+    warmup: Optional[int] = WarmupOption,
+    timeout: Optional[float] = TimeoutOption,
+    configs: Optional[Path] = typer.Option(None, "--configs",
+                                           help="CSV of configurations to measure instead of a uniform sample "
+                                                "(e.g. what starchart carve kept)."),
+    workers: int = WorkersOption,
+    ray: Optional[str] = RayOption,
+    maximize: Optional[bool] = DirectionOption,
+) -> None:
+    """Measure a uniform sample of a space (or given configurations), storing every result as it arrives."""
+
+    options = evaluator_options(pattern=pattern, metric=metric, repeats=repeats, warmup=warmup, timeout=timeout)
+    space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options,
+                                            maximize)
+    chosen = read_configs(configs, space) if configs is not None else None
+    if chosen is None and samples is None and not store.exists():
+        raise InputError("how many configurations to measure is not known", hint="pass --samples N (or --configs)")
+    _measure(lambda: run(space, evaluator, samples=samples, store=store, seed=seed, configs=chosen,
+                         workers=workers, ray=ray), store)
+
+
+@app.command("resume")
+@friendly
+def resume_command(
+    store: Path = typer.Argument(..., help="The study's SQLite store."),
+    samples: Optional[int] = typer.Option(None, "--samples", "-n", min=1,
+                                          help="Grow the study to N configurations (default: as planned)."),
+    workers: int = WorkersOption,
+    ray: Optional[str] = RayOption,
+    time_limit: Optional[str] = TimeLimitOption,
+) -> None:
+    """Continue a study or a search: measure what it still lacks, never re-measuring anything stored."""
+
+    with Store.open(store, create=False) as db:  # a clear error for a mistyped path, before anything else
+        searched = db.get("search")
+        sample_size_study = db.get("sample_size")
+        msp_sessions = [sess for sess in db.get("sessions", []) if sess.get("msp")]
+        has_evaluator = db.get("evaluator") is not None
+        has_plan = db.get("plan") is not None or len(db) > 0
+    if msp_sessions:  # its searches and sizes are the msp command's: that command replays the store
+
+        last = msp_sessions[-1]
+        # in the folder it ran in (its paths may be relative to it), on this store wherever it was said from
+        again = msp_command_line(last.get("argv") or [], store.resolve(), last.get("cwd"))
+        raise InputError("the store holds a minimum-saturation-point study (starchart msp)", where=str(store),
+                         hint=f"continue it by running its command again (what it measured is replayed, not "
+                              f"measured twice): {again}")
+    if not has_evaluator or (not searched and not sample_size_study and not has_plan and samples is None):
+        # the command that made it (run, search or samples) stopped before measuring anything: after recording
+        # the space, or the evaluator too (a missing compiler, CuPy or GPU); which kind of study it was is unknown
+        raise InputError(f"the store holds no {'evaluator' if not has_evaluator else 'plan'} yet: the command "
+                         "that made it stopped before measuring anything", where=str(store),
+                         hint=f"run that starchart run, search or samples command again with --store {store}, once "
+                              "what stopped it is fixed" + (f" (a uniform study can also go on with: starchart "
+                                                            f"resume {store} --samples N)" if has_evaluator else ""))
+    if searched:
+        if samples is not None:
+            raise InputError("the store holds a search, which has a budget, not a sample size", where="--samples",
+                             hint=f"continue it with: starchart resume {store}; to spend more, run the search "
+                                  f"command again with a larger --budget and --store {store}")
+        if ray is not None:
+            raise InputError("a search measures on local workers, not on Ray: each batch needs the results "
+                             "before it", where="--ray", hint=f"continue it with: starchart resume {store} [--workers N]")
+
+        given = workers if workers != 1 else None  # the default: the workers the search recorded
+        limit = parse_duration(time_limit)
+        _print_search(_interruptible(lambda: resume_search(store, progress=True, workers=given, time_limit=limit),
+                                     store), store)
+        return
+    if time_limit is not None:
+        raise InputError("only a search stops at a time limit; this store holds a "
+                         + ("sample-size study" if sample_size_study else "uniform study"), where="--time-limit",
+                         hint=f"continue it with: starchart resume {store} (Ctrl-C stops it, and it resumes)")
+    if sample_size_study:
+        if samples is not None or ray is not None:
+            raise InputError("the store holds a sample-size study, which grows its own training set",
+                             where="--samples" if samples is not None else "--ray",
+                             hint=f"continue it with: starchart resume {store}; to allow more, run the samples "
+                                  f"command again with a larger --budget and --store {store}")
+
+        with option_names(OPTION_NAMES):
+            result = _interruptible(lambda: resume_sample_size(store, workers=workers, progress=True), store)
+        print_sample_size(result, store)
+        return
+    _measure(lambda: run(store=store, samples=samples, workers=workers, ray=ray), store)
+
+
+@app.command("export")
+@friendly
+def export_command(
+    store: Path = typer.Argument(..., help="The study's SQLite store."),
+    output: Path = typer.Option(..., "--output", "-o", help="File to write (.csv, .json, .t4.json)."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="csv | kernel_tuner | t4 (default: from -o)."),
+) -> None:
+    """Write a study as CSV, a Kernel Tuner cache or a T4 results file."""
+
+    with Store.open(store, read_only=True) as db:
+        path = db.export(output, fmt)
+        n = len(db.to_dataset())
+    err.print(f"wrote {n} configurations to {path}", markup=False, highlight=False)

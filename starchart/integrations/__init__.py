@@ -1,0 +1,1 @@
+"""The tree-guided search inside other tuners: a Kernel Tuner strategy and an Optuna sampler."""

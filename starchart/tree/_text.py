@@ -1,0 +1,98 @@
+"""Plain-text rendering of a Starchart tree.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from starchart.tree._tree import StarchartTree
+>>> X = pd.DataFrame({"tpp": [1, 1, 1, 8, 8, 8]})
+>>> tree = StarchartTree(min_samples_split=2).fit(X, [3.0, 3.1, 2.9, 1.0, 1.1, 0.9])
+>>> print(tree.export_text(decimals=2))
+[0] all designs  n=6  mean=2
+├── tpp ≤ 1  [1] leaf  n=3  mean=3
+└── tpp > 1  [2] leaf  n=3  mean=1
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from starchart.tree._tree import StarchartTree, TreeNode
+
+
+def split_labels(tree: "StarchartTree", node: "TreeNode") -> tuple[str, str]:
+    """The conditions on the left and right branches of an internal node."""
+    from starchart.tree._tree import format_value
+
+    if node.left_levels is not None:
+        # the levels that can reach this node and go right (an earlier split may have sent some away)
+        right = (node.right_levels if node.right_levels is not None
+                 else [v for v in tree.values_[node.feature] if v not in node.left_levels])
+        return (f"{node.feature} ∈ {{{', '.join(map(format_value, node.left_levels))}}}",
+                f"{node.feature} ∈ {{{', '.join(map(format_value, right))}}}")
+    values = tree.values_[node.feature]
+    if len(values) == 2 and all(isinstance(v, (bool, np.bool_)) for v in values):  # False ≤ 0 < True
+        return f"{node.feature} = False", f"{node.feature} = True"
+    value = _threshold_label(tree, node)
+    return f"{node.feature} ≤ {value}", f"{node.feature} > {value}"
+
+
+def _threshold_label(tree: "StarchartTree", node: "TreeNode") -> str:
+    if tree.param_kinds_[node.feature] == "ordered" and any(
+            isinstance(v, str) for v in tree.values_[node.feature]):
+        from starchart.tree._tree import format_value
+
+        return format_value(tree.values_[node.feature][int(node.threshold)])  # ordered categorical
+    threshold = node.threshold
+    return str(int(threshold)) if float(threshold).is_integer() else f"{threshold:.6g}"
+
+
+def best_leaf_line(tree: "StarchartTree", metric: str, minimize: bool = True) -> str:
+    """The line naming the best leaf: its region, size, mean and worst case — the largest value
+    when lower is better, the smallest when higher is better (a maximised GFLOP/s's worst case is its min).
+
+    >>> import pandas as pd
+    >>> from starchart.tree._tree import StarchartTree
+    >>> tree = StarchartTree(min_samples_split=2).fit(pd.DataFrame({"tpp": [1, 1, 8, 8]}), [3.0, 3.4, 1.0, 1.2])
+    >>> best_leaf_line(tree, "time")
+    'lowest-mean leaf (time: lower is better): tpp = 8  (n=2, mean=1.1, max=1.2)'
+    >>> best_leaf_line(tree, "GFLOP/s", minimize=False)
+    'highest-mean leaf (GFLOP/s: higher is better): tpp = 1  (n=2, mean=3.2, min=3)'
+    """
+    from starchart._util.direction import direction_word
+
+    best = tree.best_leaf(minimize=minimize)
+    worst = f"max={best.max:.4g}" if minimize else f"min={best.min:.4g}"
+    return (f"{'lowest' if minimize else 'highest'}-mean leaf ({metric}: {direction_word(minimize)}): "
+            f"{best.description}  (n={best.n_samples}, mean={best.mean:.4g}, {worst})")
+
+
+def _stats(node: "TreeNode", decimals: int) -> str:
+    kind = "leaf  " if node.is_leaf else ""
+    return f"[{node.id}] {kind}n={node.n_samples}  mean={node.mean:.{decimals}g}"
+
+
+def tree_to_text(tree: "StarchartTree", decimals: int = 4, max_depth: int | None = None) -> str:
+    """Render ``tree`` as an indented tree, one line per node with its sample count and mean."""
+    root = tree.nodes_[0]
+    lines = [f"[{root.id}] all designs  n={root.n_samples}  mean={root.mean:.{decimals}g}"]
+    # Depth-first with explicit stack: (node id, label, prefix, is_last)
+    stack: list[tuple[int, str, str, bool]] = []
+
+    def push_children(node: "TreeNode", prefix: str) -> None:
+        if node.is_leaf or (max_depth is not None and node.depth >= max_depth):
+            return
+        left_label, right_label = split_labels(tree, node)
+        stack.append((node.right, right_label, prefix, True))
+        stack.append((node.left, left_label, prefix, False))
+
+    push_children(root, "")
+    while stack:
+        node_id, label, prefix, last = stack.pop()
+        node = tree.nodes_[node_id]
+        branch = "└── " if last else "├── "
+        lines.append(f"{prefix}{branch}{label}  {_stats(node, decimals)}")
+        push_children(node, prefix + ("    " if last else "│   "))
+    return "\n".join(lines)
