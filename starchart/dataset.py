@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from starchart._util.direction import is_rate_name
+from starchart._util.plugins import load_reference
 from starchart.errors import InputError
 
 #: The status of a configuration: measured fine, or why it has no valid measurement.
@@ -36,6 +37,10 @@ DEFAULT_METRIC_NAMES: tuple[str, ...] = ("time", "runtime", "wattage", "power", 
 
 #: Prefix of the columns holding per-repeat measurement lists.
 REPEATS_PREFIX = "repeats_"
+#: The writers of :meth:`Dataset.to_csv`, :meth:`~Dataset.to_kernel_tuner` and :meth:`~Dataset.to_t4`: they live
+#: in ``starchart.io``, a layer above this one, so they are named here and loaded when called.
+_WRITERS = {"csv": "starchart.io.csv:write", "kernel_tuner": "starchart.io.kernel_tuner:write_cache",
+            "t4": "starchart.io.t4:write_t4"}
 
 #: Columns every dataset frame holds besides its parameters and metrics (no parameter may take their names).
 BOOKKEEPING_COLUMNS: tuple[str, ...] = ("status", "reason")
@@ -332,21 +337,18 @@ class Dataset:
         metrics, so :func:`starchart.load` reads the file back as it was; see
         :func:`starchart.io.csv.write`.
         """
-        from starchart.io.csv import write
 
-        write(self, path)
+        load_reference(_WRITERS["csv"])(self, path)
 
     def to_kernel_tuner(self, path: str | Path, **options: Any) -> None:
         """Write a Kernel Tuner cache file; see :func:`starchart.io.kernel_tuner.write_cache`."""
-        from starchart.io.kernel_tuner import write_cache
 
-        write_cache(self, path, **options)
+        load_reference(_WRITERS["kernel_tuner"])(self, path, **options)
 
     def to_t4(self, path: str | Path, **options: Any) -> None:
         """Write a T4 results file; see :func:`starchart.io.t4.write_t4`."""
-        from starchart.io.t4 import write_t4
 
-        write_t4(self, path, **options)
+        load_reference(_WRITERS["t4"])(self, path, **options)
 
 
 # ---------------------------------------------------------------------- validation helpers

@@ -45,7 +45,9 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+import yaml
 
+from starchart._util.files import parse_json, read_json, read_text
 from starchart.constraints import (
     Restriction,
     as_restriction,
@@ -53,7 +55,6 @@ from starchart.constraints import (
     compile_restriction,
 )
 from starchart.errors import InputError, SpaceError
-from starchart._util.files import parse_json, read_json, read_text
 
 __all__ = ["Parameter", "SizeEstimate", "Space", "powers_of_two", "value_range"]
 
@@ -1077,7 +1078,6 @@ class _DuplicateKey(Exception):
 @functools.cache
 def _strict_yaml_loader() -> type:
     """PyYAML's safe loader, except that a mapping may not give a key twice (plain YAML keeps the last)."""
-    import yaml
 
     class StrictLoader(yaml.SafeLoader):
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
@@ -1098,7 +1098,6 @@ def _strict_yaml_loader() -> type:
 
 def _parse_yaml(text: str, path: Path) -> Any:
     """The YAML document ``text`` read from ``path``; a syntax error or a key given twice names the line."""
-    import yaml
 
     try:
         return yaml.load(text, Loader=_strict_yaml_loader())  # a SafeLoader subclass: safe

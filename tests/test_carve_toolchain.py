@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from starchart.carve import resources
+from starchart.carve import toolchain
 from starchart.carve.resources import ResourceCompiler, find_toolchain
 from starchart.errors import StarchartError
 
@@ -24,15 +24,15 @@ def _script(path: Path, body: str) -> Path:
 @pytest.fixture
 def fake_tools(tmp_path, monkeypatch):
     """``find_toolchain`` over the given nvcc candidates only (no NVRTC, no other tool); cache restored after."""
-    saved = resources._TOOLCHAIN
+    saved = toolchain._TOOLCHAIN
 
     def use(nvcc: list[Path]):
-        monkeypatch.setattr(resources, "_candidates", lambda name: list(nvcc) if name == "nvcc" else [])
-        monkeypatch.setattr(resources, "_nvrtc_libraries", list)
+        monkeypatch.setattr(toolchain, "_candidates", lambda name: list(nvcc) if name == "nvcc" else [])
+        monkeypatch.setattr(toolchain, "_nvrtc_libraries", list)
         return find_toolchain(refresh=True)
 
     yield use
-    resources._TOOLCHAIN = saved
+    toolchain._TOOLCHAIN = saved
 
 
 def test_a_broken_wrapper_is_not_picked_over_a_working_compiler(tmp_path, fake_tools):

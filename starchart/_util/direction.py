@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from starchart.errors import InputError
+
 __all__ = ["direction_word", "is_rate_name", "lower_is_better", "resolve_directions"]
 
 # A rate (…/s, GB/s), work per energy or power (…/J, …/W), flops, throughput, bandwidth, speed-up.
@@ -62,7 +64,6 @@ def resolve_directions(metrics: Sequence[str], minimize: Mapping[str, bool] | bo
     given = dict(minimize or {})
     stray = [str(m) for m in given if str(m) not in {str(x) for x in metrics}]
     if stray:  # a misspelt metric would otherwise be ignored silently, and its metric judged by its name
-        from starchart.errors import InputError
 
         raise InputError(f"minimize names {stray[0]!r}, which is not among the metrics {[str(m) for m in metrics]}",
                          where="minimize", hint="name the metrics as they are spelt, e.g. {'time': True}")

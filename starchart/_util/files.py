@@ -134,3 +134,12 @@ def write_json_atomic(path: str | Path, data: Any) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def folder_problem(folder: Path, exc: OSError) -> str:
+    """Why ``folder`` could not be created: names the file in the way, which errno's words do not."""
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        blocking = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+        if blocking is not None:
+            return f"{blocking} is a file, not a folder"
+    return exc.strerror or str(exc)

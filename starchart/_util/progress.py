@@ -9,6 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
 
 def stderr_progress(*fields: str) -> Any:
     """A rich ``Progress``: spinner, the task's description (bold, read as markup: escape the user's
@@ -16,9 +27,6 @@ def stderr_progress(*fields: str) -> Any:
 
     On stderr: stdout keeps the results, for pipes, files and ``--json``.
     """
-    from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
 
     return Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                     *(TextColumn(text) for text in fields), TimeElapsedColumn(), TextColumn("eta"),

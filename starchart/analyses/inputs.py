@@ -48,11 +48,12 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from starchart._util.configs import config_key, plain_config
-from starchart.dataset import Dataset
 from starchart._util.direction import lower_is_better
+from starchart.analyses.throughput import WorkSpec, throughput_column
+from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, FreshLockOnUnpickle, Measurement
-from starchart.analyses.throughput import WorkSpec, throughput_column
+from starchart.measure.process import space_names
 from starchart.tree import StarchartTree, check_tree_options
 
 __all__ = ["InputSensitivity", "PerInputEvaluator", "add_throughput", "input_sensitivity", "interaction_test",
@@ -487,7 +488,6 @@ class PerInputEvaluator(FreshLockOnUnpickle, Evaluator):
         self._lock = threading.Lock()  # worker threads must not build one input's evaluator twice
 
     def prepare(self, space: Any) -> None:
-        from starchart.measure.process import space_names
 
         lacking = [i for i in self.inputs if i not in space_names(space)]
         if lacking:

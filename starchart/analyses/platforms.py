@@ -44,10 +44,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from starchart._util.configs import frame_keys, plain_config, plain_value
-from starchart.dataset import Dataset
 from starchart._util.direction import direction_word, lower_is_better
+from starchart.dataset import Dataset
 from starchart.errors import InputError
-from starchart.tree import StarchartTree, check_tree_options
+from starchart.io.load import load
+from starchart.tree import StarchartTree, check_tree_options, split_labels
 
 __all__ = ["PlatformComparison", "compare_platforms", "load_platforms", "merge_platforms", "plot_platforms",
            "relative_performance"]
@@ -188,7 +189,6 @@ def load_platforms(sources: Sequence[str | Path], *, name: str = "platform",
     >>> merged.meta["platforms"]
     ['A', 'second']
     """
-    from starchart.io.load import load
 
     if isinstance(sources, (str, Path)) or len(sources) < 2:
         raise InputError("comparing platforms needs at least two measurement files", where="sources",
@@ -373,7 +373,6 @@ class PlatformComparison:
         """How the platforms' trees differ: ``importance`` (parameters × platforms), ``splits``
         (each tree's top splits and best leaf) and ``correlation`` (Spearman rank correlation
         of the values of the configurations measured on both platforms)."""
-        from starchart.tree import split_labels
 
         rows = []
         for p in self.platforms:

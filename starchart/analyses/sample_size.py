@@ -38,13 +38,13 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from starchart._util.configs import config_key, frame_configs, frame_keys
+from starchart._util.text import percent
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator
-from starchart.study.runner import run, stored_study, study_evaluator, study_space
 from starchart.space import Space
+from starchart.study.runner import run, stored_study, study_evaluator, study_space
 from starchart.study.store import Store
-from starchart._util.text import percent
 from starchart.tree import StarchartTree, check_tree_options
 
 __all__ = ["SampleSizeResult", "choose_sample_size", "plot_sample_size", "relative_errors", "resume_sample_size",

@@ -26,6 +26,9 @@ import numpy as np
 import pandas as pd
 
 from starchart.errors import InputError
+from starchart.measure.launch import (
+    evaluate_expression,  # the safe (ast-whitelisted) evaluator
+)
 
 #: Named work functions of one size parameter (called ``n`` here; see :func:`work_function`).
 NAMED_WORK: dict[str, Callable[[float], float]] = {
@@ -81,7 +84,6 @@ def work_function(spec: WorkSpec, size: str = "n") -> Callable[[Mapping[str, Any
                                  hint="name a numeric size parameter (size=...), or give an expression "
                                       "or a function of the configuration") from None
         return by_name
-    from starchart.measure.launch import evaluate_expression  # the safe (ast-whitelisted) evaluator
 
     expression = spec.replace("^", "**")
 

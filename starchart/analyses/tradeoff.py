@@ -45,16 +45,18 @@ import itertools
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from html import escape
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from starchart.dataset import Dataset
 from starchart._util.direction import resolve_directions
-from starchart.errors import InputError
 from starchart._util.text import shorten
+from starchart.dataset import Dataset
+from starchart.errors import InputError
+from starchart.report.plots import metric_label, plain_log_ticks
 from starchart.tree import StarchartTree, check_tree_options
 
 __all__ = ["TradeoffResult", "node_regions", "node_stats", "pareto_mask", "plot_tradeoff", "power_savings",
@@ -461,7 +463,6 @@ class TradeoffResult:
         """``(heading, content)`` pairs for the HTML report's ``extra_sections``."""
         table: Any = _for_people(self.subspaces)
         if table.empty:  # say why, rather than show an empty table
-            from html import escape
 
             lines = [line for line in self.summary().splitlines() if not line.startswith("  ")]
             table = "<p>No subspace meets the targets.</p>" + "".join(f"<p>{escape(line)}</p>" for line in lines)
@@ -761,7 +762,6 @@ def plot_tradeoff(result: TradeoffResult, *, x: str | None = None, y: str | None
         if metric not in result.data.metrics:
             raise InputError(f"{axis}={metric!r} is not a metric of this trade-off's data", where=axis,
                              hint=f"name one of: {', '.join(result.data.metrics)}")
-    from starchart.report.plots import metric_label, plain_log_ticks
 
     frame = result.data.frame
     xs, ys = frame[x].to_numpy(float), frame[y].to_numpy(float)

@@ -44,9 +44,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from starchart.carve.metrics import _evaluate, resolve
 from starchart._util.configs import frame_configs, plain_config, plain_value
+from starchart.carve.metrics import KTT_COUNTERS, _evaluate, counter_metrics, resolve
 from starchart.errors import InputError
+from starchart.space import Space as SpaceClass
+from starchart.study.runner import run
 
 if TYPE_CHECKING:
     from starchart.dataset import Dataset
@@ -359,7 +361,6 @@ def carve_counters(data: pd.DataFrame | Dataset, cc: str | float, *, threads_per
     >>> r.configs(), r.frame["blocks_per_sm"].tolist()
     ([{'bx': 64}, {'bx': 128}], [32.0, 32.0, 16.0])
     """
-    from starchart.carve.metrics import counter_metrics
 
     frame, params = _frame_and_params(data, params)
     require_counters(data, metric_options)
@@ -376,7 +377,6 @@ def require_counters(data: pd.DataFrame | Dataset, metric_options: Mapping[str, 
     ...
     starchart.errors.InputError: data: the data has no profiler counters ... (no 'smsp__inst_executed.sum', ...
     """
-    from starchart.carve.metrics import KTT_COUNTERS
 
     options = dict(metric_options or {})
     frame, _ = _frame_and_params(data, None)
@@ -575,8 +575,6 @@ def measure_survivors(result: CarveResult, evaluator: Evaluator, *, space: Space
     >>> sorted(ds.frame["b"].tolist())
     [1, 2, 4]
     """
-    from starchart.study.runner import run
-    from starchart.space import Space as SpaceClass
 
     names = list(params) if params is not None else (list(space.names) if space is not None else result.params)
     configs = result.configs(names)

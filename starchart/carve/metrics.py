@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from starchart.carve.occupancy import device_limits, occupancy_frame
 from starchart.errors import InputError
 
 __all__ = ["KTT_COUNTERS", "blocks_per_sm", "carving_metrics", "counter_metrics", "efficiency", "resolve",
@@ -249,7 +250,6 @@ def blocks_per_sm(frame: pd.DataFrame, cc: str | float, *, threads_per_block: Sp
     blocks = np.full(len(frame), np.nan)
     limiters = np.full(len(frame), "unknown", dtype=object)
     if occupancy is None:
-        from starchart.carve.occupancy import occupancy_frame
         if barriers is None:
             barriers = "barriers" if "barriers" in frame.columns else 0
         bars = np.nan_to_num(resolve(frame, barriers, "named barriers per block"), nan=0.0)
@@ -363,7 +363,6 @@ def theoretical_occupancy(metrics: pd.DataFrame, cc: str | float) -> np.ndarray:
     >>> theoretical_occupancy(pd.DataFrame({"blocks_per_sm": [4.0], "warps_per_block": [8.0]}), "8.6").tolist()
     [0.6666666666666666]
     """
-    from starchart.carve.occupancy import device_limits
 
     warps = pd.to_numeric(metrics["blocks_per_sm"]).to_numpy(dtype=float) * metrics["warps_per_block"].to_numpy(float)
     return warps / device_limits(cc).max_warps_per_sm

@@ -26,6 +26,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Union
 
+from rich.markup import escape
+
+from starchart._util.progress import stderr_progress
 from starchart.errors import InputError
 
 __all__ = ["ProgressOption", "StepProgress", "step_progress"]
@@ -63,7 +66,6 @@ class StepProgress:
     def __enter__(self) -> StepProgress:
         self._depth += 1
         if self._depth == 1 and self._show:
-            from starchart._util.progress import stderr_progress
 
             # the description is escaped in start(): the user's words never reach a column unescaped
             self._bar = stderr_progress("{task.fields[failed]}")
@@ -81,7 +83,6 @@ class StepProgress:
         """Begin ``step`` with ``total`` items (reported at once, as done 0 of ``total``)."""
         self._counts[step] = [0, int(total), 0]
         if self._bar is not None:
-            from rich.markup import escape
 
             description = escape(f"{step} {self.label}".strip())
             self._tasks[step] = self._bar.add_task(description, total=int(total), failed=self._failed_text(0))

@@ -76,7 +76,16 @@ from typing import Any
 
 import pandas as pd
 
+from starchart.carve.progress import step_progress
+from starchart.carve.toolchain import (
+    CARVE_HINT,
+    ResourceUsage,
+    _each,
+    find_kernel,
+    find_toolchain,
+)
 from starchart.errors import InputError, StarchartError
+from starchart.measure.launch import evaluate_expression
 
 __all__ = [
     "INSTRUCTION_CLASSES",
@@ -406,7 +415,6 @@ def _resolve(value: TripCount, config: Mapping[str, Any] | None, key: str) -> fl
                              hint="pass config=..., or give a number")
         value = value(dict(config))
     elif isinstance(value, str):
-        from starchart.measure.launch import evaluate_expression
         try:
             value = evaluate_expression(value, dict(config or {}), label=f"trip count {key}")
         except InputError as exc:
@@ -725,7 +733,6 @@ def disassemble(cubin: str | Path, *, line_info: bool = True, toolchain: Any = N
     Raises :class:`~starchart.errors.StarchartError` with an install hint when neither tool
     exists or none reads this architecture (``nvdisasm`` 13.x refuses sm_70).
     """
-    from starchart.carve.resources import CARVE_HINT, find_toolchain
 
     path = Path(cubin)
     if not path.is_file():
@@ -766,7 +773,6 @@ def _cubin_sm(path: Path) -> int | None:
 def kernel_sass(cubin: str | Path, kernel: str, *, line_info: bool = True, toolchain: Any = None,
                 cache: bool = True) -> KernelSass:
     """Disassemble ``cubin`` (kept beside it as ``.sass`` when ``cache``) and return ``kernel``'s SASS."""
-    from starchart.carve.resources import ResourceUsage, find_kernel
 
     path = Path(cubin)
     sass_file = path.with_suffix(".g.sass" if line_info else ".sass")
@@ -802,8 +808,6 @@ def sass_counts_frame(frame: pd.DataFrame, kernel: str, trip_counts: Mapping[Any
     Each cubin is disassembled once (``jobs`` at a time; the SASS is kept beside it), with
     ``progress`` as in :mod:`starchart.carve.progress` (step ``"disassembling"``).
     """
-    from starchart.carve.progress import step_progress
-    from starchart.carve.resources import _each
 
     if cubin_column not in frame.columns:
         raise InputError(f"no {cubin_column!r} column", where=cubin_column,

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from starchart._util.text import shorten
 from starchart.carve.carving import NOT_COMPILED, CarveResult, _predicate_mask, carve
 from starchart.carve.metrics import Spec, _launch, static_metrics
 from starchart.carve.occupancy import device_limits
@@ -27,7 +28,6 @@ from starchart.carve.resources import ResourceCompiler
 from starchart.errors import InputError, SpaceError
 from starchart.measure.launch import compile_options
 from starchart.space import Space
-from starchart._util.text import shorten
 
 #: find_kernel's word for a kernel the compiled code does not have, with the functions it has.
 _NOT_FOUND = re.compile(r"kernel '[^']*' not found in the compiler output \(functions: ([^)]*)\)")

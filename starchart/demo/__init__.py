@@ -35,6 +35,7 @@ from importlib.resources import as_file, files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from starchart.measure.c import CEvaluator  # lazy: the demo space needs no compiler
 from starchart.space import Space, powers_of_two
 
 if TYPE_CHECKING:
@@ -99,7 +100,6 @@ def demo_evaluator(repeats: int = 5, warmup: int = 1) -> CEvaluator:
     once with ``STARCHART_REPEATS = warmup + repeats``, and its checksum compared
     with that of :data:`DEMO_REFERENCE` (the metric is ``time`` in ms).
     """
-    from starchart.measure.c import CEvaluator  # lazy: the demo space needs no compiler
 
     return CEvaluator(KERNEL_SOURCE, compiler="gcc", flags=("-O3",), defines=dict(DEMO_DEFINES),
                       metric="time", repeats=repeats, warmup=warmup, reference=dict(DEMO_REFERENCE))

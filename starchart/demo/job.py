@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from starchart._util.configs import plain_config
+from starchart._util.files import folder_problem
 from starchart.dataset import Dataset
 from starchart.demo import demo_evaluator, demo_space
 from starchart.errors import InputError
-from starchart.tree import cross_validated_error, describe_error
+from starchart.report.html import write_html_report
 from starchart.study.runner import run
-from starchart.tree import StarchartTree
+from starchart.tree import StarchartTree, cross_validated_error, describe_error
 
 
 @dataclass
@@ -89,7 +90,6 @@ def run_demo(out_dir: str | Path = "starchart-demo", *, samples: int = 200, repe
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        from starchart.report.study import folder_problem
 
         raise InputError(f"cannot create the output folder ({folder_problem(out, exc)})", where=out,
                          hint="choose a writable folder with --out") from None
@@ -104,7 +104,6 @@ def run_demo(out_dir: str | Path = "starchart-demo", *, samples: int = 200, repe
                          hint="check that gcc works (gcc --version) and see the reasons above")
     tree = StarchartTree().fit(ok.X, ok.y("time"))
     cv_error = cross_validated_error(ok.X, ok.y("time"), folds=5, seed=0)
-    from starchart.report.html import write_html_report
 
     report = write_html_report(out / "report.html", dataset=dataset, tree=tree, metric="time",
                                title="starchart demo: tiled matrix multiply on this CPU", space=space)

@@ -41,9 +41,10 @@ import numpy as np
 
 from starchart._util.configs import plain_value
 from starchart.errors import InputError
-from starchart.strategies.encoding import CandidatePool, Encoding
-from starchart.strategies.engine import SearchOptions, TreeGuidedOptimizer
 from starchart.space import Space
+from starchart.strategies.encoding import Encoding
+from starchart.strategies.engine import SearchOptions, TreeGuidedOptimizer
+from starchart.strategies.search import _pool
 
 __all__ = ["StarchartSampler"]
 
@@ -203,7 +204,6 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
     def _new_optimizer(self, study: Any) -> TreeGuidedOptimizer:
         from optuna.study import StudyDirection
 
-        from starchart.strategies.search import _pool
 
         pool, sampler = _pool(self.space, self._encoding, self.seed, self.space.size_estimate(seed=0))
         return TreeGuidedOptimizer(pool, seed=self.seed, minimize=study.direction == StudyDirection.MINIMIZE,

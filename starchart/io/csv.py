@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from starchart._util.files import read_text
+from starchart._util.text import shorten
 from starchart.dataset import Dataset
 from starchart.errors import InputError
-from starchart._util.files import read_text
 from starchart.io.kernel_tuner import HIGHER_IS_BETTER, direction_entry, read_direction
 
 if TYPE_CHECKING:
@@ -225,7 +226,6 @@ def read_configs(path: str | Path, space: Space) -> list[dict[str, Any]]:
     is the integer 1), so a program is given the value as a sampled run would give it. A CSV
     that ``starchart export`` wrote (its first line ``# starchart: ...``) reads as it is.
     """
-    from starchart._util.text import shorten
 
     text = read_text(path)
     skipped = 0

@@ -18,6 +18,7 @@ out after 5 s"``), which Kernel Tuner passes through and :func:`read` takes as t
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import re
@@ -28,9 +29,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from starchart._util.direction import lower_is_better
+from starchart._util.files import read_text
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
-from starchart._util.files import read_text
 
 FORMAT = "kernel_tuner"
 OPTIONS: frozenset[str] = frozenset({"metrics"})
@@ -263,7 +265,6 @@ def read_direction(higher_is_better: Any, where: str) -> bool | None:
 def direction_entry(ds: Dataset, objective: str) -> dict[str, bool]:
     """``{"objective_higher_is_better": ...}`` for ``objective`` as ``ds`` records or names it, for the files
     we write: their readers would otherwise judge the direction by the name alone."""
-    from starchart._util.direction import lower_is_better
 
     return {HIGHER_IS_BETTER: not lower_is_better(objective, ds.meta)}
 
@@ -538,7 +539,6 @@ def json_default(value: Any) -> Any:
 def write_text_file(path: Path, text: str) -> None:
     """Write ``text`` to ``path``, gzip-compressed when the name ends in ``.gz``."""
     if path.suffix == ".gz":
-        import gzip
 
         with gzip.open(path, "wt", encoding="utf-8") as fh:
             fh.write(text)

@@ -18,9 +18,9 @@ from typing import Any
 
 import pandas as pd
 
+from starchart._util.files import parse_json, read_text
 from starchart.dataset import Dataset
 from starchart.errors import InputError
-from starchart._util.files import parse_json, read_text
 
 FORMAT = "ktt"
 OPTIONS: frozenset[str] = frozenset()

@@ -13,10 +13,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from starchart._util.files import read_text
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.io import csv, kernel_tuner, ktt, t4
-from starchart._util.files import read_text
+from starchart.study.store import Store
 
 #: Reader modules by format name; each has ``sniff(head)``, ``read(path, text, **options)`` and ``OPTIONS``.
 READERS: dict[str, ModuleType] = {"kernel_tuner": kernel_tuner, "t4": t4, "ktt": ktt, "csv": csv}
@@ -60,7 +61,6 @@ def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset
         if format is not None or options:
             raise InputError("a starchart store takes no format or reader options", where=path,
                              hint="load(store) returns every parameter and metric; select columns afterwards")
-        from starchart.study.store import Store
 
         with Store.open(path, read_only=True) as store:
             return store.to_dataset()

@@ -20,9 +20,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from starchart._util.files import parse_json, read_text
+from starchart._util.units import MS_METRICS, unit_of
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
-from starchart._util.files import parse_json, read_text
 from starchart.io.kernel_tuner import (
     HIGHER_IS_BETTER,
     direction_entry,
@@ -31,7 +32,6 @@ from starchart.io.kernel_tuner import (
     read_direction,
     write_text_file,
 )
-from starchart._util.units import MS_METRICS, unit_of
 
 FORMAT = "t4"
 OPTIONS: frozenset[str] = frozenset()

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from starchart._util.direction import lower_is_better
 from starchart.dataset import STATUSES
 from starchart.errors import InputError
 
@@ -153,7 +154,6 @@ class Evaluator(ABC):
 
     def _direction(self, minimize: bool | None, meta: Mapping[str, Any] | None = None) -> bool:
         """``minimize`` as given, else by the objective's name (GFLOP/s: maximised; time: minimised)."""
-        from starchart._util.direction import lower_is_better
 
         return lower_is_better(self.objective, meta) if minimize is None else bool(minimize)
 

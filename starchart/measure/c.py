@@ -58,7 +58,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from starchart.errors import InputError
-from starchart.measure.base import Evaluator, FreshLockOnUnpickle, Measurement, check_metrics
+from starchart.measure.base import (
+    Evaluator,
+    FreshLockOnUnpickle,
+    Measurement,
+    check_metrics,
+)
 from starchart.measure.command import (
     check_env,
     check_regex,

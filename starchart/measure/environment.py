@@ -28,6 +28,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import starchart
+
 __all__ = ["cpu_model", "environment", "gpus", "memory_total", "package_versions", "parse_nvidia_smi"]
 
 #: Packages whose versions are always recorded.
@@ -79,7 +81,6 @@ def package_versions(names: Iterable[str]) -> dict[str, str | None]:
             versions[name] = None
     if "starchart" in versions and versions["starchart"] is None:  # running from a source tree
         try:
-            import starchart
             versions["starchart"] = getattr(starchart, "__version__", None)
         except Exception:  # noqa: BLE001
             pass

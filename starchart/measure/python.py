@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import math
 import numbers
+import os
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -160,7 +163,6 @@ class PythonEvaluator(Evaluator):
         ...
         starchart.errors.InputError: PythonEvaluator description: unknown option(s) repeat (hint: did you mean ...
         """
-        import difflib
 
         where = "PythonEvaluator description"
         accepted = ("kind", "function", "metrics", "minimize", "repeats", "path", "learn_metrics", "timeout")
@@ -221,8 +223,6 @@ _IMPORTABLE = ("name a module-level function as function: module:name, its modul
 
 def _import(module_name: str, path: str | None) -> Any:
     """Import ``module_name``; if it is not found, from ``path`` and then from the current folder."""
-    import os
-    import sys
 
     hint = _IMPORTABLE
     where = "PythonEvaluator description"

@@ -12,6 +12,7 @@ import numpy as np
 from starchart._util.configs import config_key, frame_configs, frame_keys
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
+from starchart.io.load import load
 from starchart.measure.base import Evaluator, Measurement, check_metrics
 
 
@@ -53,7 +54,6 @@ class ReplayEvaluator(Evaluator):
     def __init__(self, dataset: Dataset | str | Path, *, metrics: str | Sequence[str] | None = None,
                  minimize: bool | None = None):
         if isinstance(dataset, (str, Path)):
-            from starchart.io.load import load
 
             chosen = [metrics] if isinstance(metrics, str) else metrics
             try:

@@ -34,10 +34,12 @@ import numpy as np
 import pandas as pd
 
 from starchart._util.configs import plain_config
+from starchart._util.text import shorten
+from starchart.analyses.throughput import WorkSpec, work_function
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement, mean_of
 from starchart.msp.store import Stopwatch, msp_study
-from starchart.analyses.throughput import WorkSpec, work_function
+from starchart.space import Space
 
 __all__ = ["MSP", "STATS", "aggregate", "check_sizes", "find_msp", "throughput_curve"]
 
@@ -276,7 +278,6 @@ def _check_config(config: Mapping[str, Any] | None, size_param: str) -> dict[str
 
 def _prepare(evaluator: Evaluator, config: Mapping[str, Any], size_param: str, sizes: Sequence[Any]) -> None:
     """Let the evaluator check its set-up against the parameters it will see (templates, tools)."""
-    from starchart.space import Space
 
     evaluator.prepare(Space({**{k: [v] for k, v in config.items()}, size_param: list(sizes)}))
 
@@ -461,7 +462,6 @@ def _failure_reasons(curve: Any, sizes: Sequence[Any], shown: int = 3) -> str:
     """
     if not sizes or not isinstance(curve, pd.DataFrame) or "reason" not in curve.columns:
         return ""
-    from starchart._util.text import shorten
 
     parts = []
     for size in sizes[:shown]:

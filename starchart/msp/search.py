@@ -40,6 +40,7 @@ from starchart.measure.base import Evaluator, Measurement, mean_of
 from starchart.msp.curve import aggregate, measurement_value
 from starchart.msp.store import Stopwatch, Wrapper
 from starchart.space import Space
+from starchart.study.runner import run
 
 __all__ = ["SEARCHES", "Cost", "NothingRan", "Recorder", "SearchResult", "best_config", "exhaustive_search",
            "measured_seconds", "resolve_search", "uniform_search"]
@@ -103,7 +104,6 @@ def exhaustive_search(evaluator: Evaluator, space: Space, budget: int | None = N
     if budget is not None and int(budget) < size:
         raise InputError(f"an exhaustive search needs {size} evaluations, but the budget is {budget}",
                          where="budget", hint="raise the budget, or use search='uniform' with that budget")
-    from starchart.study.runner import run
 
     configs = list(frame_configs(space.to_frame(), space.names))
     dataset = run(space, evaluator, configs=configs, progress=False)
@@ -120,7 +120,6 @@ def uniform_search(evaluator: Evaluator, space: Space, budget: int | None, seed:
     if budget is None or isinstance(budget, bool) or int(budget) < 1:
         raise InputError(f"a uniform search needs a budget of at least 1 evaluation, got {budget!r}",
                          where="budget", hint="pass budget=N")
-    from starchart.study.runner import run
 
     samples = min(int(budget), space.size())
     dataset = run(space, evaluator, samples=samples, seed=0 if seed is None else int(seed), progress=False)

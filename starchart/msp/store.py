@@ -51,7 +51,8 @@ from starchart._util.configs import config_key
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement
 from starchart.space import Space
-from starchart.study.store import as_stored, with_earlier
+from starchart.study.runner import session_record, study_evaluator, study_space
+from starchart.study.store import Store, as_stored, with_earlier
 
 __all__ = ["SETTINGS_KEY", "Stopwatch", "StoredEvaluator", "Wrapper", "msp_study", "space_with_sizes"]
 
@@ -194,7 +195,6 @@ def msp_study(store: Any, evaluator: Evaluator, *, space: Space | None = None, s
     or evaluator is refused before anything is recorded or measured. ``settings`` are
     recorded under :data:`SETTINGS_KEY`. A store opened from a path is closed on exit.
     """
-    from starchart.study.runner import session_record
 
     if store is None:
         yield evaluator
@@ -219,7 +219,6 @@ def _check_study(db: Any, evaluator: Evaluator, space: Space | None, size_param:
     The same space at more sizes widens the stored space, but only once the evaluator is accepted:
     a refused store is left as it was.
     """
-    from starchart.study.runner import study_evaluator, study_space
 
     if space is None:
         return study_evaluator(db, evaluator, continue_with=CONTINUE_ELSEWHERE)
@@ -236,7 +235,6 @@ def _check_study(db: Any, evaluator: Evaluator, space: Space | None, size_param:
 
 def open_store(store: Any) -> tuple[Any, bool]:
     """``(Store, whether it was opened here)`` for a :class:`~starchart.study.store.Store` or a path."""
-    from starchart.study.store import Store
 
     if isinstance(store, Store):
         return store, False

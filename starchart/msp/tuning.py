@@ -48,6 +48,8 @@ import numpy as np
 import pandas as pd
 
 from starchart._util.configs import config_key, plain_config
+from starchart._util.text import shorten
+from starchart.analyses.throughput import WorkSpec, work_function
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator
 from starchart.msp.curve import (
@@ -60,11 +62,17 @@ from starchart.msp.curve import (
     throughput_curve,
     time_metric,
 )
-from starchart.msp.search import Cost, Phase, Recorder, measured_seconds, resolve_search, run_search
+from starchart.msp.plots import plot_throughput_curve, plot_transfer
+from starchart.msp.search import (
+    Cost,
+    Phase,
+    Recorder,
+    measured_seconds,
+    resolve_search,
+    run_search,
+)
 from starchart.msp.store import Stopwatch, StoredEvaluator, msp_study, space_with_sizes
 from starchart.space import Space
-from starchart._util.text import shorten
-from starchart.analyses.throughput import WorkSpec, work_function
 
 __all__ = ["BASELINES", "MSPTuningResult", "space_at", "threshold_sweep", "tune_at_msp"]
 
@@ -188,13 +196,11 @@ class MSPTuningResult:
 
     def plot_curve(self, **options: Any) -> Any:
         """The throughput curve with the MSP marked (:func:`starchart.msp.plots.plot_throughput_curve`)."""
-        from starchart.msp.plots import plot_throughput_curve
 
         return plot_throughput_curve(self.curve, self.msp, **options)
 
     def plot_transfer(self, **options: Any) -> Any:
         """Quality at the target of the winner found at each size (:func:`starchart.msp.plots.plot_transfer`)."""
-        from starchart.msp.plots import plot_transfer
 
         if self.transfer is None:
             raise InputError("no transfer curve was measured", where="plot_transfer",

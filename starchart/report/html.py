@@ -38,12 +38,17 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+import matplotlib
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
+from starchart import __version__
 from starchart._util.direction import direction_word, lower_is_better
-from starchart.errors import InputError, StarchartError
+from starchart._util.files import folder_problem
+from starchart._util.text import shorten
 from starchart._util.units import unit_of
+from starchart.errors import InputError, StarchartError
 from starchart.report.plots import (
     PAGE_INCHES,
     depth_to_fit,
@@ -51,7 +56,6 @@ from starchart.report.plots import (
     figures,
     metric_label,
 )
-from starchart._util.text import shorten
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -121,7 +125,6 @@ def figure_svg(fig: Figure, salt: str = "starchart", text_as_paths: bool = True)
     keeps it as text: half the size, selectable, but set in the reader's fonts).
     Element ids are salted with ``salt`` so several figures can share one page.
     """
-    import matplotlib
 
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "path" if text_as_paths else "none", "svg.hashsalt": salt}):
@@ -366,7 +369,6 @@ def _leaves(tree: StarchartTree, minimize: bool) -> str:
 
 def _extra(sections: Mapping[str, Any] | Sequence[tuple[str, Any]]) -> list[tuple[str, str, str, str | None]]:
     """``(anchor, heading, html, svg)`` of each extra section (``svg``: its figure, if it is one)."""
-    from matplotlib.figure import Figure
 
     items = sections.items() if isinstance(sections, Mapping) else sections
     out = []
@@ -552,7 +554,6 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
               + (f", max_depth {tree.max_depth}" if tree.max_depth is not None else "") + "."
               + (f" It {accuracy}." if accuracy else ""))
     stamp = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
-    from starchart import __version__
 
     page = f"""<!DOCTYPE html>
 <html lang="en">
@@ -584,7 +585,6 @@ def check_writable(path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        from starchart.report.study import folder_problem
 
         raise InputError(f"cannot create the report's folder {str(path.parent)!r} "
                          f"({folder_problem(path.parent, exc)})", where=str(path),

@@ -37,14 +37,16 @@ from matplotlib.cm import ScalarMappable
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.colors import Colormap, ListedColormap, LogNorm, Normalize, to_rgb
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Patch
+from matplotlib.textpath import TextToPath
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
+from starchart._util.text import shorten
+from starchart._util.units import KNOWN_UNITS, unit_of  # noqa: F401  (KNOWN_UNITS: re-exported, it lived here)
 from starchart.dataset import REPEATS_PREFIX
 from starchart.errors import InputError
-from starchart._util.units import KNOWN_UNITS, unit_of  # noqa: F401  (KNOWN_UNITS: re-exported, it lived here)
 from starchart.tree import split_labels
-from starchart._util.text import shorten
 
 if TYPE_CHECKING:
     from starchart.dataset import Dataset
@@ -129,8 +131,6 @@ def plain_log_ticks(axis: Any) -> None:
 
 def _text_inches(text: str, size: float) -> float:
     """The width of one line of ``text`` at ``size`` points in the default font (no renderer needed)."""
-    from matplotlib.font_manager import FontProperties
-    from matplotlib.textpath import TextToPath
 
     width, _, _ = TextToPath().get_text_width_height_descent(text, FontProperties(size=size), ismath=False)
     return 1.05 * width / 72  # a renderer's extent is a few per cent wider

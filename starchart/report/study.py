@@ -21,16 +21,29 @@ recorded and how much of it was measured). Then, when the data allows:
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
-from starchart.dataset import Dataset
 from starchart._util.direction import lower_is_better
+from starchart._util.text import shorten
+from starchart.analyses.platforms import compare_platforms, load_platforms, split_label
+from starchart.analyses.sample_size import choose_sample_size
+from starchart.analyses.tradeoff import suggest_limits, tradeoff
+from starchart.dataset import Dataset
 from starchart.errors import InputError, StarchartError
+from starchart.io.load import is_store, load
+from starchart.measure.replay import ReplayEvaluator
+from starchart.report.html import Captioned, check_writable, write_html_report
+from starchart.report.plots import plot_progress
+from starchart.space import Space
+from starchart.strategies.neighbourhood import best_neighbourhood
+from starchart.study.store import Store
 from starchart.tree import fit_stated_tree
 
 if TYPE_CHECKING:
@@ -55,11 +68,9 @@ class LoadedStudy:
 def load_study(source: str | Path, metrics: list[str] | None = None) -> LoadedStudy:
     """Read ``source`` for a report (see :class:`LoadedStudy`); ``metrics``: a CSV's measured columns
     (see :func:`starchart.load`)."""
-    from starchart.io.load import is_store, load
 
     if not is_store(source):
         return LoadedStudy(load(source, **({"metrics": metrics} if metrics else {})))
-    from starchart.study.store import Store
 
     with Store.open(source, read_only=True) as store:  # one opening for all of it
         dataset = store.to_dataset()
@@ -74,7 +85,6 @@ def _stored_space(description: dict[str, Any] | None, source: str | Path) -> Spa
     """The space a store recorded (``None`` when it has none, one whose restrictions were not saved, or
     one that does not read back), so that the summary says how much of it was measured: 100
     configurations read differently as a whole space or as 2 % of it."""
-    from starchart.space import Space
 
     if not description or description.get("unsaved_restrictions"):
         return None
@@ -140,7 +150,6 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     tree as ``starchart tree`` does (:func:`~starchart.tree._pruning.fit_stated_tree`; default: the
     full Starchart tree, which on thousands of configurations has hundreds of leaves).
     """
-    from starchart.analyses.platforms import load_platforms, split_label
 
     if isinstance(source, (str, Path)):
         label, source = split_label(str(source))  # one LABEL=PATH: the label names it
@@ -172,7 +181,6 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
         output = output / "report.html"
     elif output.suffix.lower() not in (".html", ".htm"):  # else a browser would not open it as a page
         output = output.with_name(output.name + ".html")
-    from starchart.report.html import check_writable, write_html_report
 
     check_writable(output)  # before the tree and the sections: minutes on a large study
     tree, accuracy, _ = fit_stated_tree(ok.X[finite], y[finite], prune=prune, metric=metric,  # type: ignore[arg-type]
@@ -198,7 +206,6 @@ def too_few_valid(dataset: Dataset, metric: str, valid: int, source: str | Path)
     >>> print(too_few_valid(ds, "time", 0, "s.db").message)
     no valid measurement of 'time': all 2 configurations failed (2 compile; most common reason: nvcc: error)
     """
-    from starchart._util.text import shorten
 
     if not len(dataset):  # a store stopped before its first result: nothing failed, nothing was measured
         return InputError(f"nothing is measured yet, so there is no {metric!r} to explain", where=source,
@@ -220,20 +227,10 @@ def too_few_valid(dataset: Dataset, metric: str, valid: int, source: str | Path)
                                                                   len(dataset.metrics) > 1 else ""))
 
 
-def folder_problem(folder: Path, exc: OSError) -> str:
-    """Why ``folder`` could not be created: names the file in the way, which errno's words do not."""
-    if isinstance(exc, (FileExistsError, NotADirectoryError)):
-        blocking = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
-        if blocking is not None:
-            return f"{blocking} is a file, not a folder"
-    return exc.strerror or str(exc)
-
-
 def _search(settings: dict[str, Any] | None, dataset: Dataset, metric: str, minimize: bool,
             space: Any = None) -> list[Section]:
     if not settings:
         return []
-    import pandas as pd
 
     sense = "minimised" if settings.get("minimize", True) else "maximised"
     budget = settings.get("budget")
@@ -250,7 +247,6 @@ def _search(settings: dict[str, Any] | None, dataset: Dataset, metric: str, mini
 
 def _best_neighbourhood(dataset: Dataset, metric: str, minimize: bool, space: Any) -> Any:
     """The one-parameter neighbourhood of the best measured configuration, or ``None`` (no space, no value)."""
-    from starchart.strategies.neighbourhood import best_neighbourhood
 
     if space is None or metric not in dataset.frame or not set(space.names) <= set(dataset.params):
         return None
@@ -276,8 +272,6 @@ SEARCH_CAUTION_SHORT = ("Chosen by a search, these configurations are not a unif
 def _progress(order: list[float] | None, metric: str, minimize: bool, searched: bool = False) -> list[Section]:
     if not order:
         return []
-    from starchart.report.html import Captioned
-    from starchart.report.plots import plot_progress
 
     figure = plot_progress(order, metric=metric, minimize=minimize)
     return [("Progress: values in the order measured", Captioned(figure, SEARCH_CAUTION) if searched else figure)]
@@ -292,15 +286,11 @@ ACCURACY_MIN_ROWS = 400
 
 
 def _accuracy(dataset: Dataset, metric: str, study: tuple[dict[str, Any], Any] | None = None) -> list[Section]:
-    from starchart.analyses.sample_size import choose_sample_size
-    from starchart.measure.replay import ReplayEvaluator
-    from starchart.space import Space
 
     if study is not None:
         # A sample-size study's store holds too few designs for the 200-held-out replay below, but it
         # holds every design its own study measured: replaying that study (same space, seed and
         # settings, so the same designs) gives its curve back without measuring anything.
-        import warnings
 
         settings, space = study
         settings = dict(settings)
@@ -357,7 +347,6 @@ def _power_performance(dataset: Dataset, traded: list[str] | None,
                        limits: Mapping[str, float] | None) -> list[Section]:
     if traded is None or dataset.ok().frame[traded].dropna().shape[0] < 20:
         return []
-    from starchart.analyses.tradeoff import suggest_limits, tradeoff
 
     return tradeoff(dataset, traded, limits=limits or suggest_limits(dataset, traded)).report_sections()
 
@@ -365,6 +354,5 @@ def _power_performance(dataset: Dataset, traded: list[str] | None,
 def _platforms(dataset: Dataset, metric: str, minimize: bool) -> list[Section]:
     if "platform" not in dataset.params or dataset.ok().frame["platform"].nunique() < 2:
         return []  # one platform alone has nothing to compare with
-    from starchart.analyses.platforms import compare_platforms
 
     return compare_platforms(dataset, metric, minimize=minimize).report_sections()

@@ -34,6 +34,7 @@ import pandas as pd
 from starchart._util.configs import plain_value
 from starchart.dataset import Dataset
 from starchart.errors import InputError
+from starchart.io.load import load
 from starchart.strategies.encoding import Encoding
 from starchart.strategies.model import TreeEnsemble
 
@@ -85,7 +86,6 @@ def prior_dataset(prior: Dataset | str | Path) -> Dataset:
     if isinstance(prior, Dataset):
         return prior
     if isinstance(prior, (str, Path)):
-        from starchart.io.load import load
 
         return load(prior)
     raise InputError(f"prior must be a Dataset or a file path, got {type(prior).__name__}", where="prior",

@@ -47,16 +47,26 @@ import numpy as np
 import pandas as pd
 
 from starchart._util.configs import config_key, plain_config
+from starchart._util.text import shorten
 from starchart.dataset import Dataset
 from starchart.errors import InputError, SpaceError
+from starchart.measure.base import Evaluator, Measurement
+from starchart.space import Space
 from starchart.strategies.encoding import CandidatePool, Encoding
 from starchart.strategies.engine import SearchOptions, TreeGuidedOptimizer
 from starchart.strategies.neighbourhood import Neighbourhood, best_neighbourhood
 from starchart.strategies.prior import prior_dataset, prior_measurements
-from starchart.measure.base import Evaluator, Measurement
-from starchart.space import Space
+from starchart.study.runner import (
+    Progress,
+    RunPlan,
+    check_parameter_names,
+    evaluate_all,
+    session_record,
+    stored_study,
+    study_evaluator,
+    study_space,
+)
 from starchart.study.store import Store, with_earlier
-from starchart._util.text import shorten
 
 __all__ = ["Best", "SearchResult", "resume_search", "search"]
 
@@ -297,7 +307,6 @@ def resume_search(store: str | Path, *, progress: bool = False, workers: int | N
     >>> resume_search(path).history.equals(first.history)   # nothing left to measure: the same search
     True
     """
-    from starchart.study.runner import stored_study
 
     recorded, space, evaluator = stored_study(store, "search", "search")
     return search(evaluator, space, int(recorded["budget"]), seed=int(recorded["seed"]), store=store,
@@ -343,7 +352,6 @@ def _check_workers(workers: Any) -> int:
 def _check_names(space: Space, evaluator: Evaluator) -> None:
     """Refuse parameter names the history or the store's dataset needs for itself (the columns would collide,
     silently or not)."""
-    from starchart.study.runner import check_parameter_names
 
     check_parameter_names(space)  # status, reason, repeats_*: as run() does
     for name in space.names:
@@ -377,14 +385,6 @@ def _check_budget(budget: Any) -> int:
 def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial: Any, db: Store,
             progress: bool, options: SearchOptions | None, count: Any, prior: Any,
             recorded: dict[str, Any] | None, workers: int, time_limit: float | None = None) -> SearchResult:
-    from starchart.study.runner import (
-        Progress,
-        RunPlan,
-        evaluate_all,
-        session_record,
-        study_evaluator,
-        study_space,
-    )
 
     space = study_space(db, space)
     evaluator = study_evaluator(db, evaluator, space)

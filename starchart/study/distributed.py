@@ -29,7 +29,7 @@ from typing import Any
 from starchart.errors import InputError
 from starchart.measure import watchdog
 from starchart.measure.base import Evaluator, Measurement
-from starchart.measure.process import descendants
+from starchart.measure.process import descendants, kill_running
 
 #: Seconds a new worker may wait for a CPU (a GPU for CUDA) before the cluster is taken to lack one: its jobs
 #: hold them, or a node was lost. Long enough for an autoscaler to add a node.
@@ -54,7 +54,6 @@ class _Worker:
     def stop(self) -> int:
         """Kill the programs this worker's evaluation waits for (called in the ``control`` group, beside it):
         killing the actor alone would leave them running, in their own sessions."""
-        from starchart.measure.process import kill_running
 
         return kill_running()
 

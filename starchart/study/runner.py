@@ -27,14 +27,21 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from rich.markup import (
+    escape,  # the bar reads its fields as markup: a metric "t[/ms]" would crash it
+)
 
 from starchart._util.configs import config_key, frame_configs, frame_keys, plain_config
+from starchart._util.direction import lower_is_better
+from starchart._util.progress import stderr_progress
+from starchart._util.text import shorten
 from starchart.dataset import BOOKKEEPING_COLUMNS, REPEATS_PREFIX, Dataset
 from starchart.errors import InputError, SpaceError
 from starchart.measure import Evaluator, Measurement, evaluator_from_dict
 from starchart.measure.environment import environment
 from starchart.measure.process import kill_running
 from starchart.space import Space
+from starchart.study.distributed import ray_evaluate, require_ray
 from starchart.study.store import Claims, Store, as_stored
 
 
@@ -98,7 +105,6 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
     (12, True)
     """
     if ray:  # before the store records a session that cannot run
-        from starchart.study.distributed import require_ray
 
         require_ray()
     if isinstance(space, Space):  # before the store records it
@@ -299,7 +305,6 @@ def check_same_evaluator(store: Store, stored: Mapping[str, Any], evaluator: Eva
             continue
         if key == "cwd" and old.get(key) is None:
             continue  # stored before the working folder was recorded
-        from starchart._util.text import shorten
 
         name = store.path or "the store"
         if key == "source_sha256":
@@ -439,7 +444,6 @@ def evaluate_all(evaluator: Evaluator, todo: Iterable[dict[str, Any]], *, worker
     if int(workers) < 1:
         raise InputError(f"workers must be at least 1, got {workers}", where="workers")
     if ray:
-        from starchart.study.distributed import ray_evaluate
 
         return ray_evaluate(evaluator, todo, workers=int(workers), address=ray)
     if int(workers) == 1:
@@ -500,7 +504,6 @@ class Progress:
 
     def __enter__(self) -> Progress:
         if self.enabled:
-            from starchart._util.progress import stderr_progress
 
             self._bar = stderr_progress("failed {task.fields[failed]}", "best {task.fields[best]}")
             self._bar.__enter__()
@@ -527,14 +530,12 @@ class Progress:
     def _learn(self, objective: str) -> None:
         """Follow the objective a Python function's results name first, as its evaluator does (and its
         direction, unless one was given)."""
-        from starchart._util.direction import lower_is_better
 
         self._learns = False
         self.objective = objective
         self.minimize = lower_is_better(objective) if self._direction_given is None else bool(self._direction_given)
 
     def _best_text(self) -> str:
-        from rich.markup import escape  # the bar reads its fields as markup: a metric "t[/ms]" would crash it
 
         return "-" if self.best is None else escape(f"{self.best:.4g} ({self.objective})")
 

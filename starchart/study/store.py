@@ -40,6 +40,7 @@ import socket
 import sqlite3
 import threading
 import time
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -51,6 +52,7 @@ from starchart._util.configs import config_key, plain_config
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
 from starchart.measure.base import MEASUREMENT_STATUSES, Measurement, mean_of
+from starchart.space import Space
 
 #: Bumped when the table layout changes; older stores are refused with a clear message.
 SCHEMA_VERSION = 1
@@ -318,7 +320,6 @@ class Store:
         self._db = _configure(sqlite3.connect(str(path), timeout=60.0, isolation_level=None, check_same_thread=False),
                               on_disk=True, durable=self._durable)
         self._identity = _file_identity(path)
-        import warnings
 
         warnings.warn(f"{path} was deleted while measuring: it is written again with every result stored so far "
                       f"({len(self)}), and the run goes on", stacklevel=3)
@@ -385,7 +386,6 @@ class Store:
     @property
     def space(self) -> Any:
         """The study's :class:`~starchart.Space`, if one was stored, else ``None``."""
-        from starchart.space import Space
 
         data = self.get("space")
         return None if data is None else Space.from_dict(data, where=f"{self.path}: stored space")

@@ -16,10 +16,25 @@ The private modules hold the parts: ``_tree`` (estimator), ``_growth`` (the comp
 
 from starchart.tree._forest import StarchartForest
 from starchart.tree._graphviz import dot_to_svg, tree_to_dot
-from starchart.tree._pruning import (PruningPath, choose_cp, cp_table, cross_validated_error, describe_error,
-                                     fit_pruned, fit_stated_tree, prune, pruning_path)
+from starchart.tree._pruning import (
+                                     PruningPath,
+                                     choose_cp,
+                                     cp_table,
+                                     cross_validated_error,
+                                     describe_error,
+                                     fit_pruned,
+                                     fit_stated_tree,
+                                     prune,
+                                     pruning_path,
+)
 from starchart.tree._text import best_leaf_line, split_labels, tree_to_text
-from starchart.tree._tree import StarchartTree, Subspace, TreeNode, check_tree_options, format_value
+from starchart.tree._tree import (
+                                     StarchartTree,
+                                     Subspace,
+                                     TreeNode,
+                                     check_tree_options,
+                                     format_value,
+)
 
 __all__ = ["PruningPath", "StarchartForest", "StarchartTree", "Subspace", "TreeNode", "best_leaf_line",
            "check_tree_options", "choose_cp", "cp_table", "cross_validated_error", "describe_error", "dot_to_svg",

@@ -51,8 +51,8 @@ import numpy as np
 import pandas as pd
 
 from starchart.errors import InputError, NotFittedError
-from starchart.tree._tree import StarchartTree, _encode, _is_count, _rng, _validate_xy
 from starchart.tree._growth import TreeArrays, grow_tree, set_right_low
+from starchart.tree._tree import StarchartTree, _encode, _is_count, _rng, _validate_xy
 
 Target = Literal["auto", "log", "identity"]
 

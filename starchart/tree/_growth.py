@@ -27,7 +27,6 @@ was measured first and was 1.8–5.5× slower for a whole fit (see the README).
 from __future__ import annotations
 
 import functools
-
 from dataclasses import dataclass, field
 
 import numpy as np

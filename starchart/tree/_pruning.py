@@ -61,8 +61,8 @@ import pandas as pd
 from numba import njit
 
 from starchart.errors import InputError, StarchartError
-from starchart.tree._tree import StarchartTree, _rng, _validate_xy, check_tree_options
 from starchart.tree._growth import TreeArrays
+from starchart.tree._tree import StarchartTree, _rng, _validate_xy, check_tree_options
 
 # Weakest links within this relative distance of each other are cut together, and
 # ``prune`` treats an α this close to a node's own as equal (CP × root SSE round trips).

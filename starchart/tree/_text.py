@@ -14,17 +14,45 @@ Examples
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+import re
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from starchart._util.direction import direction_word
 
 if TYPE_CHECKING:
     from starchart.tree._tree import StarchartTree, TreeNode
 
 
+# A string value reads bare when it is one "word" (letters of any script, digits, _ . + - / : @ # % *);
+# anything else (a space, a comma, a brace, a quote, ∧ …, or nothing at all) would blur the condition
+# around it ("a ∈ {x, y, z}" with a level "y, z"), so it is quoted.
+_BARE = re.compile(r"[\w.+\-/:@#%*]+")
+
+
+def format_value(value: Any) -> str:
+    """A parameter value as leaf descriptions and split labels (text, HTML, Graphviz) show it.
+
+    Whole floats lose their ``.0``, other floats keep 6 significant digits, and a string is
+    written bare when it is one word, else in double quotes (JSON escapes inside), so that a
+    level holding ", " or "}" cannot be read as two levels or as the end of the set.
+
+    >>> [format_value(v) for v in (8.0, 0.125, True, "nvidia", "sm_90", "tiled, v2", "", 'say "hi"')]
+    ['8', '0.125', 'True', 'nvidia', 'sm_90', '"tiled, v2"', '""', '"say \\\\"hi\\\\""']
+    """
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.6g}"
+    if isinstance(value, str) and not _BARE.fullmatch(value):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
 def split_labels(tree: "StarchartTree", node: "TreeNode") -> tuple[str, str]:
     """The conditions on the left and right branches of an internal node."""
-    from starchart.tree._tree import format_value
 
     if node.left_levels is not None:
         # the levels that can reach this node and go right (an earlier split may have sent some away)
@@ -42,7 +70,6 @@ def split_labels(tree: "StarchartTree", node: "TreeNode") -> tuple[str, str]:
 def _threshold_label(tree: "StarchartTree", node: "TreeNode") -> str:
     if tree.param_kinds_[node.feature] == "ordered" and any(
             isinstance(v, str) for v in tree.values_[node.feature]):
-        from starchart.tree._tree import format_value
 
         return format_value(tree.values_[node.feature][int(node.threshold)])  # ordered categorical
     threshold = node.threshold
@@ -61,7 +88,6 @@ def best_leaf_line(tree: "StarchartTree", metric: str, minimize: bool = True) ->
     >>> best_leaf_line(tree, "GFLOP/s", minimize=False)
     'highest-mean leaf (GFLOP/s: higher is better): tpp = 1  (n=2, mean=3.2, min=3)'
     """
-    from starchart._util.direction import direction_word
 
     best = tree.best_leaf(minimize=minimize)
     worst = f"max={best.max:.4g}" if minimize else f"min={best.min:.4g}"

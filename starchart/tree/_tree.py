@@ -32,7 +32,6 @@ Examples
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -41,7 +40,9 @@ import numpy as np
 import pandas as pd
 
 from starchart.errors import InputError, NotFittedError
+from starchart.tree._graphviz import tree_to_dot
 from starchart.tree._growth import TreeArrays, grow_tree
+from starchart.tree._text import format_value, tree_to_text
 
 ParamKind = Literal["ordered", "categorical"]
 
@@ -708,7 +709,6 @@ class StarchartTree:
     # --------------------------------------------------------------- exporting
     def export_text(self, decimals: int = 4, max_depth: int | None = None) -> str:
         """An indented text rendering of the tree (see :mod:`starchart.tree._text`)."""
-        from starchart.tree._text import tree_to_text
 
         self._check_fitted()
         _check_render_options(decimals, max_depth)
@@ -716,7 +716,6 @@ class StarchartTree:
 
     def to_dot(self, decimals: int = 4, max_depth: int | None = None) -> str:
         """Graphviz DOT source of the tree (see :mod:`starchart.tree._graphviz`)."""
-        from starchart.tree._graphviz import tree_to_dot
 
         self._check_fitted()
         _check_render_options(decimals, max_depth)
@@ -813,31 +812,6 @@ def _check_render_options(decimals: Any, max_depth: Any) -> None:
 def _is_numeric_levels(values: list[Any]) -> bool:
     return all(isinstance(v, (int, float, bool, np.number)) for v in values)
 
-
-
-# A string value reads bare when it is one "word" (letters of any script, digits, _ . + - / : @ # % *);
-# anything else (a space, a comma, a brace, a quote, ∧ …, or nothing at all) would blur the condition
-# around it ("a ∈ {x, y, z}" with a level "y, z"), so it is quoted.
-_BARE = re.compile(r"[\w.+\-/:@#%*]+")
-
-
-def format_value(value: Any) -> str:
-    """A parameter value as leaf descriptions and split labels (text, HTML, Graphviz) show it.
-
-    Whole floats lose their ``.0``, other floats keep 6 significant digits, and a string is
-    written bare when it is one word, else in double quotes (JSON escapes inside), so that a
-    level holding ", " or "}" cannot be read as two levels or as the end of the set.
-
-    >>> [format_value(v) for v in (8.0, 0.125, True, "nvidia", "sm_90", "tiled, v2", "", 'say "hi"')]
-    ['8', '0.125', 'True', 'nvidia', 'sm_90', '"tiled, v2"', '""', '"say \\\\"hi\\\\""']
-    """
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        return f"{float(value):.6g}"
-    if isinstance(value, str) and not _BARE.fullmatch(value):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
 
 
 _fmt = format_value

@@ -39,9 +39,10 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import yaml
 
-from starchart.errors import InputError
 from starchart._util.files import parse_json, read_text
+from starchart.errors import InputError
 
 __all__ = [
     "MEASUREMENT_FORMAT",
@@ -313,7 +314,6 @@ def _when(value: Any, where: str) -> pd.Timestamp:
 
 
 def _read_yaml(path: Path) -> Any:
-    import yaml
 
     text = read_text(path)
     try:

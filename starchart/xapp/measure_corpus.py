@@ -46,12 +46,24 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Self
 
+from rich.markup import (
+    escape,  # the description is read as markup: a kernel name is not
+)
+
+from starchart._util.files import write_json_atomic
+from starchart._util.progress import stderr_progress
 from starchart.errors import InputError, StarchartError
 from starchart.measure.environment import cpu_model, gpus
 from starchart.measure.process import run_process
-from starchart._util.files import write_json_atomic
-from starchart.xapp.corpus import (MEASUREMENT_FORMAT, SIDES, Corpus, CorpusKernel, checksums_match, file_sha256,
-                                   read_measurement_file)
+from starchart.xapp.corpus import (
+    MEASUREMENT_FORMAT,
+    SIDES,
+    Corpus,
+    CorpusKernel,
+    checksums_match,
+    file_sha256,
+    read_measurement_file,
+)
 
 __all__ = ["gpu_available", "machine_info", "main", "measure", "parse_xapp_line", "run_program"]
 
@@ -288,7 +300,6 @@ class _Bar:
 
     def __enter__(self) -> Self:
         if self.enabled:
-            from starchart._util.progress import stderr_progress
 
             self._progress = stderr_progress("failed {task.fields[failed]}")
             self._progress.__enter__()
@@ -301,7 +312,6 @@ class _Bar:
 
     def describe(self, text: str) -> None:
         if self.enabled:
-            from rich.markup import escape  # the description is read as markup: a kernel name is not
 
             self._progress.update(self._task, description=escape(text))
 

@@ -57,6 +57,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 from ..errors import InputError, NotFittedError
 from .align import aligned_positive, feature_ranges
@@ -474,7 +475,6 @@ class SpeedupRegressionEnsemble:
         Returns the :class:`matplotlib.figure.Figure` (built without pyplot, so no
         display is needed).
         """
-        from matplotlib.figure import Figure
 
         table = self.explanation().head(top).iloc[::-1]
         fig = Figure(figsize=(6.0, 0.35 * max(len(table), 3) + 1.2))

@@ -26,9 +26,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+from rich.progress import Progress
 
+from starchart._util.files import write_json_atomic
 from starchart.errors import InputError, StarchartError
 from starchart.xapp.corpus import Corpus, CorpusKernel
+from starchart.xapp.dynamic.features import dynamic_features
+from starchart.xapp.pragmas import scan_pragmas
+from starchart.xapp.static import static_features
+from starchart.xapp.toolchain import clang_command
 
 __all__ = ["CorpusFeatures", "corpus_features", "training_frame", "kernel_band_line", "features_file",
            "code_sha256"]
@@ -54,7 +60,6 @@ def kernel_band_line(kernel: CorpusKernel) -> int | None:
     """
     if kernel.band_line is None:
         return None
-    from starchart.xapp.pragmas import scan_pragmas
 
     for pragma in scan_pragmas(kernel.c_path.read_text(), str(kernel.c_path)):
         if pragma.line == kernel.band_line and pragma.parallel:
@@ -103,7 +108,6 @@ def corpus_features(corpus: Corpus, kind: str = "static", *, kernels: Sequence[s
     stored = _read_cache(path) if cache else {}
     rows: dict[str, dict[str, float]] = {}
     skipped: dict[str, str] = {}
-    from rich.progress import Progress
 
     with Progress(disable=not progress, transient=True) as bar:
         task = bar.add_task(f"{kind} features", total=len(chosen))
@@ -185,9 +189,7 @@ def _write_cache(path: Path, kind: str, kernels: dict[str, dict]) -> bool:
 
     A read-only corpus made train/evaluate fail after every feature was computed: the file
     is a record and a resume point, not needed for the answer."""
-    from starchart.xapp.toolchain import clang_command
 
-    from starchart._util.files import write_json_atomic
 
     try:
         # atomic: a killed run leaves the previous complete file
@@ -221,13 +223,11 @@ def training_frame(corpus: Corpus, features: CorpusFeatures) -> tuple[pd.DataFra
 
 
 def _static(kernel: CorpusKernel) -> dict[str, float]:
-    from starchart.xapp.static import static_features
 
     return static_features(kernel.c_path, kernel_band_line(kernel))
 
 
 def _dynamic(kernel: CorpusKernel, args: Sequence[int] | None = None) -> dict[str, float]:
-    from starchart.xapp.dynamic.features import dynamic_features
 
     # one execution of the region, as the measured time is per repeat (the harness repeats it)
     with _environment(XAPP_REPEATS="1"):
