@@ -44,3 +44,31 @@ def unit_of(metric: str | None, meta: Mapping[str, Any] | None = None) -> str | 
         return KNOWN_UNITS[name.lower()]
     suffix = _TIME_SUFFIX.search(name)
     return suffix.group(1).lower() if suffix else None
+
+
+def metric_unit(metric: str | None, unit: str | None = None) -> str | None:
+    """The unit of ``metric`` when it is given or known from the name, else None.
+
+    Examples
+    --------
+    >>> metric_unit("time"), metric_unit("wattage"), metric_unit("runtime"), metric_unit("time_s")
+    ('ms', 'W', None, 's')
+    """
+    if unit is not None:
+        return unit or None
+    return unit_of(metric)
+
+
+def metric_label(metric: str | None, unit: str | None = None) -> str:
+    """An axis label: the metric's name with its unit where known.
+
+    Examples
+    --------
+    >>> metric_label("time"), metric_label("runtime"), metric_label(None), metric_label("GFLOP/s")
+    ('time (ms)', 'runtime', 'mean response', 'GFLOP/s')
+    """
+    if metric is None:
+        return "mean response"
+    found = metric_unit(metric, unit)
+    # a name that is its own unit ("GFLOP/s") is not repeated: "GFLOP/s (GFLOP/s)" reads as a mistake
+    return f"{metric} ({found})" if found and found.lower() != str(metric).lower() else metric

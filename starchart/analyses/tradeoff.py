@@ -52,11 +52,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from starchart._util.axes import plain_log_ticks
 from starchart._util.direction import resolve_directions
 from starchart._util.text import shorten
+from starchart._util.units import metric_label
 from starchart.dataset import Dataset
 from starchart.errors import InputError
-from starchart.report.plots import metric_label, plain_log_ticks
 from starchart.tree import StarchartTree, check_tree_options
 
 __all__ = ["TradeoffResult", "node_regions", "node_stats", "pareto_mask", "plot_tradeoff", "power_savings",

@@ -1,5 +1,5 @@
 """``python -m starchart.cli``: the same program as ``starchart``."""
 
-from starchart.__main__ import main
+from starchart.cli import main
 
 main()

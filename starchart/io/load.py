@@ -14,10 +14,13 @@ from types import ModuleType
 from typing import Any
 
 from starchart._util.files import read_text
+from starchart._util.plugins import load_reference
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.io import csv, kernel_tuner, ktt, t4
-from starchart.study.store import Store
+
+#: The class that reads a starchart store (an SQLite file of the study layer, above this one).
+STORE = "starchart.study.store:Store"
 
 #: Reader modules by format name; each has ``sniff(head)``, ``read(path, text, **options)`` and ``OPTIONS``.
 READERS: dict[str, ModuleType] = {"kernel_tuner": kernel_tuner, "t4": t4, "ktt": ktt, "csv": csv}
@@ -61,8 +64,8 @@ def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset
         if format is not None or options:
             raise InputError("a starchart store takes no format or reader options", where=path,
                              hint="load(store) returns every parameter and metric; select columns afterwards")
-
-        with Store.open(path, read_only=True) as store:
+        store_class = load_reference(STORE)  # the study layer's: named, not imported
+        with store_class.open(path, read_only=True) as store:
             return store.to_dataset()
     text = read_text(path)
     name = _resolve_format(format, path) if format is not None else detect_format(path, text)

@@ -40,10 +40,11 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Patch
 from matplotlib.textpath import TextToPath
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
+from matplotlib.ticker import NullLocator
 
+from starchart._util.axes import plain_log_ticks
 from starchart._util.text import shorten
-from starchart._util.units import KNOWN_UNITS, unit_of  # noqa: F401  (KNOWN_UNITS: re-exported, it lived here)
+from starchart._util.units import KNOWN_UNITS, metric_label, metric_unit, unit_of  # noqa: F401  (KNOWN_UNITS: re-exported, it lived here)
 from starchart.dataset import REPEATS_PREFIX
 from starchart.errors import InputError
 from starchart.tree import split_labels
@@ -65,34 +66,6 @@ DENSE_POINTS = 5000
 #: Widest figure (inches) the HTML report's column shows without scrolling: 1200 px less its
 #: padding, at 96 px per inch. A wider tree is drawn with its root at the left (see :func:`plot_tree`).
 PAGE_INCHES = 11.5
-
-
-def metric_unit(metric: str | None, unit: str | None = None) -> str | None:
-    """The unit of ``metric`` when it is given or known from the name, else None.
-
-    Examples
-    --------
-    >>> metric_unit("time"), metric_unit("wattage"), metric_unit("runtime"), metric_unit("time_s")
-    ('ms', 'W', None, 's')
-    """
-    if unit is not None:
-        return unit or None
-    return unit_of(metric)
-
-
-def metric_label(metric: str | None, unit: str | None = None) -> str:
-    """An axis label: the metric's name with its unit where known.
-
-    Examples
-    --------
-    >>> metric_label("time"), metric_label("runtime"), metric_label(None), metric_label("GFLOP/s")
-    ('time (ms)', 'runtime', 'mean response', 'GFLOP/s')
-    """
-    if metric is None:
-        return "mean response"
-    found = metric_unit(metric, unit)
-    # a name that is its own unit ("GFLOP/s") is not repeated: "GFLOP/s (GFLOP/s)" reads as a mistake
-    return f"{metric} ({found})" if found and found.lower() != str(metric).lower() else metric
 
 
 def _fmt(value: float, digits: int = 3) -> str:
@@ -117,16 +90,6 @@ def _use_log(values: np.ndarray, log: bool | None) -> bool:
     if log is not None:
         return log
     return isinstance(_norm(values), LogNorm)
-
-
-def plain_log_ticks(axis: Any) -> None:
-    """Label a log axis 1, 2, 5, 10, 20... instead of powers of ten (every 1…9 on a short axis,
-    e.g. 0.6, 0.7, 0.8, 0.9, 1 for 0.55–1.1, where 1-2-5 would label a single tick)."""
-    low, high = sorted(abs(float(v)) for v in axis.get_view_interval())
-    short = low > 0 and high / low < 5
-    axis.set_major_locator(LogLocator(base=10, subs=tuple(range(1, 10)) if short else (1.0, 2.0, 5.0)))
-    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_formatter(NullFormatter())
 
 
 def _text_inches(text: str, size: float) -> float:
