@@ -16,9 +16,9 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from common import dataset, report
 
 import starchart
-from common import dataset, report
 
 SIZES = (20, 50, 100, 200, 400)
 CASES = [  # label, file, metric, load options

@@ -18,7 +18,6 @@ Run: ``nice python benchmarks/bench_carve_resources.py`` (about a minute on 2 co
 from __future__ import annotations
 
 import argparse
-
 import itertools
 import os
 import random

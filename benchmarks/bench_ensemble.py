@@ -33,8 +33,7 @@ from rich.table import Table
 from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
 
 import starchart
-from starchart.tree import StarchartForest
-from starchart.tree import cross_validated_error, fit_pruned
+from starchart.tree import StarchartForest, cross_validated_error, fit_pruned
 
 WMMA = "energy/AD4000_wmma_complex_gemm_opt_16bit_1x4096x4096x4096.json.gz"
 CASES = [  # label, file, metric, load options, RandomForestRegressor(100) error quoted in issue 4

@@ -22,8 +22,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-
 from common import dataset, quick_path, report
+
 from starchart._util.files import read_json
 from starchart.space import Space
 

@@ -12,15 +12,14 @@ or with --quick, sizes up to 20,000 rows only, a JSON file in the temporary fold
 from __future__ import annotations
 
 import argparse
-
 import time
 
 import numpy as np
 import pandas as pd
+from common import dataset, quick_path, report
 from sklearn.tree import DecisionTreeRegressor
 
 import starchart
-from common import dataset, quick_path, report
 
 # The authors' R tool on this kind of machine (2 cores), as quoted in the core issue;
 # R is not installed here, so these are references, not measurements of this run.

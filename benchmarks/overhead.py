@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from common import DATASETS, report
+
 from starchart.measure import CommandEvaluator, PythonEvaluator, ReplayEvaluator
-from starchart.study.runner import run
 from starchart.space import Space
+from starchart.study.runner import run
 from starchart.study.store import Store
 
 

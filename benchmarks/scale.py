@@ -114,8 +114,8 @@ def generate(folder: Path, sizes: dict[str, int]) -> dict[str, Any]:
     import pandas as pd
 
     from starchart.measure import Measurement, PythonEvaluator
-    from starchart.study.runner import session_record
     from starchart.space import Space
+    from starchart.study.runner import session_record
     from starchart.study.store import Store
 
     rng = np.random.default_rng(SEED)

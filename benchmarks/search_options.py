@@ -28,9 +28,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from common import report
-
 import search as bench
+from common import report
 
 
 @functools.lru_cache(maxsize=None)

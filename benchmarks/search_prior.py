@@ -23,10 +23,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from common import report
-
 import search as bench
 import search_options
+from common import report
 
 GPUS = ("convolution A100", "convolution A4000", "convolution A6000")
 

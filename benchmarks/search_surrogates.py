@@ -30,10 +30,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from common import quick_path, report
-
 import search as bench
 import search_options
+from common import quick_path, report
 
 PICKS = 5  # configurations each model adds to the n measured
 MODELS = ("trees", "additive", "gp", "uniform")

@@ -20,7 +20,6 @@ uniform random sampling (exact order statistics), and writes
 from __future__ import annotations
 
 import argparse
-
 import gzip
 import json
 import sys

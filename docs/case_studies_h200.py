@@ -39,8 +39,8 @@ import starchart
 from starchart import Space
 from starchart.measure import ReplayEvaluator
 from starchart.msp import find_msp
-from starchart.tree import fit_stated_tree
 from starchart.report.plots import plot_tree
+from starchart.tree import fit_stated_tree
 
 DATA = ROOT / "data" / "h200"
 COMMAND = "python docs/case_studies_h200.py"

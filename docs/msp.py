@@ -33,7 +33,6 @@ It writes
 from __future__ import annotations
 
 import argparse
-
 import datetime as dt
 import math
 import os

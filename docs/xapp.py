@@ -23,7 +23,6 @@ It loads ``corpus/`` and writes ``docs/xapp.md`` with, every number computed her
 from __future__ import annotations
 
 import argparse
-
 import datetime as dt
 import json
 import platform

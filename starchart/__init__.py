@@ -19,35 +19,50 @@ The public API:
 ('starchart.analyses.tradeoff', 'starchart.analyses.platforms')
 """
 
-import importlib
-from typing import Any
+from importlib import import_module as _import_module
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
+from importlib.metadata import version as _version
 
-from starchart.errors import InputError, SpaceError, StarchartError
+from starchart import _compat
+from starchart.errors import InputError, NotFittedError, SpaceError, StarchartError
+
+_compat.install()  # the old module paths (starchart.runner, starchart.explore.search, ...) keep working
+
+try:
+    __version__ = _version("starchart")
+except _PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
 
 # Every other name loads on first use (pandas, numba, matplotlib behind them), so that `import starchart`
 # and the `starchart` program start quickly: `starchart --help` does not wait for numba.
-_LAZY = {"Dataset": "starchart.dataset", "StarchartForest": "starchart.tree._forest", "search": "starchart.strategies.search",
-         "load": "starchart.io.load", "cross_validated_error": "starchart.tree._pruning", "fit_pruned": "starchart.tree._pruning",
-         "prune": "starchart.tree._pruning", "run": "starchart.study.runner", "Space": "starchart.space", "Store": "starchart.study.store",
-         "StarchartTree": "starchart.tree._tree",
+_LAZY = {"Dataset": "starchart.dataset", "load": "starchart.io.load", "Space": "starchart.space",
+         "StarchartTree": "starchart.tree", "StarchartForest": "starchart.tree",
+         "cross_validated_error": "starchart.tree", "fit_pruned": "starchart.tree", "prune": "starchart.tree",
+         "Evaluator": "starchart.measure", "Measurement": "starchart.measure",
+         "run": "starchart.study.runner", "Store": "starchart.study.store",
+         "search": "starchart.strategies.search", "resume_search": "starchart.strategies.search",
          "choose_sample_size": "starchart.analyses.sample_size", "tradeoff": "starchart.analyses.tradeoff",
          "merge_platforms": "starchart.analyses.platforms", "compare_platforms": "starchart.analyses.platforms",
-         "input_sensitivity": "starchart.analyses.inputs", "StarchartStrategy": "starchart.integrations.kernel_tuner_strategy",
+         "input_sensitivity": "starchart.analyses.inputs",
+         "StarchartStrategy": "starchart.integrations.kernel_tuner_strategy",
          "StarchartSampler": "starchart.integrations.optuna_sampler"}
 
-__all__ = ["InputError", "SpaceError", "StarchartError", *_LAZY]
+__all__ = ["InputError", "NotFittedError", "SpaceError", "StarchartError", "__version__", *_LAZY]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
+        value = getattr(_import_module(_LAZY[name]), name)
         globals()[name] = value  # once: later lookups are plain attribute reads
         return value
+    moved = _compat.moved_attribute(__name__, name)  # a module that moved: starchart.runner, ...
+    if moved is not None:
+        return moved
     raise AttributeError(f"module 'starchart' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
-
-
-__version__ = "0.1.0"
+    # the public names and the subpackages, not this module's helpers
+    packages = ("analyses", "carve", "cli", "dataset", "errors", "integrations", "io", "measure", "msp", "report",
+                "space", "strategies", "study", "tree", "xapp")
+    return sorted({*__all__, *packages})

@@ -85,5 +85,17 @@ class _MovedFinder(importlib.abc.MetaPathFinder):
 
 def install() -> None:
     """Put the finder first on ``sys.meta_path`` (once)."""
-    if not any(isinstance(finder, _MovedFinder) for finder in sys.meta_path):
+    if not any(type(finder).__name__ == "_MovedFinder" for finder in sys.meta_path):
         sys.meta_path.insert(0, _MovedFinder())
+
+
+def moved_attribute(package: str, name: str) -> types.ModuleType | None:
+    """The module that ``package.name`` named before the move, for a package's ``__getattr__``.
+
+    ``from starchart import runner`` then works even where something replaced ``sys.meta_path``
+    (the finder is put back too)."""
+    new = MOVED.get(f"{package}.{name}")
+    if new is None:
+        return None
+    install()
+    return importlib.import_module(new)

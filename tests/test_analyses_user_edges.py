@@ -12,18 +12,18 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from shared_data import dataset_path
 from typer.testing import CliRunner
 
 import starchart.analyses.inputs as inputs_module
 from starchart import Dataset, Space, load
-from starchart.cli import app
-from starchart.errors import InputError
 from starchart.analyses.inputs import add_throughput, input_sensitivity, interaction_test
 from starchart.analyses.platforms import compare_platforms, merge_platforms
 from starchart.analyses.sample_size import choose_sample_size
 from starchart.analyses.tradeoff import tradeoff
+from starchart.cli import app
+from starchart.errors import InputError
 from starchart.measure import PythonEvaluator
-from shared_data import dataset_path
 
 runner = CliRunner()
 SMALL_TREES = {"min_samples_split": 2}

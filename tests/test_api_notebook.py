@@ -11,9 +11,9 @@ import pytest
 
 import starchart
 from starchart import Dataset, StarchartTree, cross_validated_error, fit_pruned
-from starchart.errors import InputError
-from starchart.analyses.tradeoff import power_savings
 from starchart.analyses.throughput import throughput_column, work_function
+from starchart.analyses.tradeoff import power_savings
+from starchart.errors import InputError
 
 
 def tradeoff_data() -> Dataset:

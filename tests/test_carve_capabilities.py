@@ -15,13 +15,8 @@ from typer.testing import CliRunner
 
 from starchart.carve import occupancy, occupancy_frame, shared_carveout, static
 from starchart.carve.occupancy import LIMITS, device_limits, target_arch
-from starchart.carve.resources import (
-    ResourceCompiler,
-    Tool,
-    Toolchain,
-    find_toolchain,
-    usable_cores,
-)
+from starchart.carve.resources import ResourceCompiler
+from starchart.carve.toolchain import Tool, Toolchain, find_toolchain, usable_cores
 from starchart.cli import app
 from starchart.errors import InputError, StarchartError
 from starchart.space import Space
@@ -251,8 +246,8 @@ def test_carve_defaults_to_every_usable_core_and_keeps_j1(tmp_path, monkeypatch)
         seen.append(jobs)
         raise KeyboardInterrupt  # enough: the jobs it was called with
 
-    monkeypatch.setattr(static, "carve_source", record)
-    monkeypatch.setattr("starchart.carve.resources.usable_cores", lambda: 7)
+    monkeypatch.setattr("starchart.cli.carve.carve_source", record)  # the name the command calls
+    monkeypatch.setattr("starchart.cli.carve.usable_cores", lambda: 7)
     cu, yaml = tmp_path / "k.cu", tmp_path / "k.yaml"
     cu.write_text('extern "C" __global__ void k(float *a) { a[threadIdx.x] *= BX; }\n')
     yaml.write_text("parameters:\n  BX: [64, 128]\n")

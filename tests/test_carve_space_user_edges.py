@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from shared_data import dataset_path
 from typer.testing import CliRunner
 
 from starchart.carve import static
@@ -13,7 +14,6 @@ from starchart.carve.resources import ResourceCompiler
 from starchart.cli import app
 from starchart.errors import InputError, SpaceError
 from starchart.space import Space
-from shared_data import dataset_path
 
 runner = CliRunner()
 

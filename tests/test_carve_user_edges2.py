@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from starchart.carve import resources, sass, static
 from starchart.carve.occupancy import LIMITS, device_limits
-from starchart.carve.resources import ResourceCompiler, Tool, Toolchain, find_toolchain
+from starchart.carve.resources import ResourceCompiler
+from starchart.carve.toolchain import Tool, Toolchain, find_toolchain
 from starchart.cli import app
 from starchart.errors import InputError, StarchartError
 from starchart.space import Space
@@ -206,7 +207,7 @@ def test_ctrl_c_says_what_is_kept_and_how_to_go_on(tmp_path, monkeypatch):
             progress.advance("compiling")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(static, "carve_source", interrupted)
+    monkeypatch.setattr("starchart.cli.carve.carve_source", interrupted)  # the name the command calls
     said = invoke("carve", cu, "--kernel", "scale", "--space", yaml, "--cc", "8.0", "--threads-per-block", "BX",
                   "--threads", "BX")
     assert said.exit_code == 130, said.output

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from shared_data import dataset_path
 from typer.testing import CliRunner
 
 from starchart import StarchartTree
 from starchart.cli import app
-from shared_data import dataset_path
 
 runner = CliRunner()
 
@@ -243,9 +243,8 @@ def test_tree_of_three_samples_states_a_leave_one_out_error(tmp_path):
 
 
 def test_tree_forest_states_the_forests_out_of_bag_error_and_importance():
-    from starchart.tree import StarchartForest
     from starchart.io.load import load
-    from starchart.tree import describe_error
+    from starchart.tree import StarchartForest, describe_error
 
     path = dataset_path("starchart_kmeans/kmeans_hd7970.csv")
     result = runner.invoke(app, ["tree", str(path), "--metrics", "runtime,wattage", "--metric", "runtime",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from shared_data import dataset_path
 from typer.testing import CliRunner
 
 from starchart.cli import app
-from shared_data import dataset_path
 
 runner = CliRunner()
 

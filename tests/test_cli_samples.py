@@ -5,14 +5,14 @@ from __future__ import annotations
 import sys
 
 import pytest
+from shared_data import dataset_path
 from typer.testing import CliRunner
 
 from starchart.cli import app
 from starchart.study.store import Store
-from shared_data import dataset_path
 
 runner = CliRunner()
-CONVOLUTION = dataset_path("convolution/A100.json.gz")
+CONVOLUTION = "convolution/A100.json.gz"  # under ../shared/datasets; resolved per test (skips where absent)
 
 
 def run(*args: object):
@@ -21,7 +21,7 @@ def run(*args: object):
 
 def test_samples_on_replayed_convolution_stops_at_the_target_and_resumes(tmp_path):
     store = tmp_path / "conv.db"
-    result = run("samples", "--replay", CONVOLUTION, "--target", "15%", "--store", store, "--plot",
+    result = run("samples", "--replay", dataset_path(CONVOLUTION), "--target", "15%", "--store", store, "--plot",
                  tmp_path / "curve.png")
     assert result.exit_code == 0, result.output
     # 200 held out (8 of them failed), training 20, 40, 80, 160: the paper's doubling, stopped at the target
@@ -35,7 +35,7 @@ def test_samples_on_replayed_convolution_stops_at_the_target_and_resumes(tmp_pat
         assert len(db) == 360
         assert db.get("sample_size")["target"] == 0.15
     # running it again, or resuming it, measures nothing and gives the same answer
-    for again in (run("samples", "--replay", CONVOLUTION, "--target", "0.15", "--store", store),
+    for again in (run("samples", "--replay", dataset_path(CONVOLUTION), "--target", "0.15", "--store", store),
                   run("resume", store)):
         assert again.exit_code == 0, again.output
         assert "160 training samples: median relative error 11.8%" in again.output
@@ -48,7 +48,7 @@ def test_samples_on_replayed_convolution_stops_at_the_target_and_resumes(tmp_pat
 
 
 def test_samples_says_when_the_budget_ends_first(tmp_path):
-    result = run("samples", "--replay", CONVOLUTION, "--target", "2%", "--budget", "50", "--validation", "50",
+    result = run("samples", "--replay", dataset_path(CONVOLUTION), "--target", "2%", "--budget", "50", "--validation", "50",
                  "--store", tmp_path / "s.db")
     assert result.exit_code == 0, result.output
     assert "50 training samples" in result.output and "not reached within the budget" in result.output
@@ -59,19 +59,19 @@ def test_samples_says_when_the_budget_ends_first(tmp_path):
                                              ("150%", "'150%' must lie strictly between 0 and 100 %"),
                                              ("0", "'0' must lie strictly between 0 and 100 %")])
 def test_samples_refuses_a_bad_target(tmp_path, target, message):
-    result = run("samples", "--replay", CONVOLUTION, "--target", target, "--store", tmp_path / "s.db")
+    result = run("samples", "--replay", dataset_path(CONVOLUTION), "--target", target, "--store", tmp_path / "s.db")
     assert result.exit_code == 2
     assert "--target" in result.output and message in result.output
     assert not (tmp_path / "s.db").exists()
 
 
 def test_samples_errors_name_the_options(tmp_path):
-    result = run("samples", "--replay", CONVOLUTION, "--validation", "5000", "--store", tmp_path / "s.db")
+    result = run("samples", "--replay", dataset_path(CONVOLUTION), "--validation", "5000", "--store", tmp_path / "s.db")
     assert result.exit_code == 2
     assert "--validation" in result.output and "too few to hold out 5000" in result.output
-    result = run("samples", "--replay", CONVOLUTION, "--growth", "1", "--store", tmp_path / "t.db")
+    result = run("samples", "--replay", dataset_path(CONVOLUTION), "--growth", "1", "--store", tmp_path / "t.db")
     assert result.exit_code == 2 and "--growth" in result.output and "factor above 1" in result.output
-    result = run("samples", "--replay", CONVOLUTION, "--plot", tmp_path / "c.txt")
+    result = run("samples", "--replay", dataset_path(CONVOLUTION), "--plot", tmp_path / "c.txt")
     assert result.exit_code == 2 and "cannot write a figure as 'c.txt'" in result.output
 
 
@@ -86,16 +86,16 @@ def test_samples_with_a_live_command(tmp_path):
 
 
 def test_samples_reads_a_bare_percentage_as_a_mistake(tmp_path):
-    result = run("samples", "--replay", CONVOLUTION, "--target", "8", "--store", tmp_path / "s.db")
+    result = run("samples", "--replay", dataset_path(CONVOLUTION), "--target", "8", "--store", tmp_path / "s.db")
     assert result.exit_code == 2
     assert "'8' is read as a fraction (8 = 800 %)" in result.output and "write 8% for 8 %" in result.output
     assert not (tmp_path / "s.db").exists()
 
 
 def test_samples_refuses_an_infinite_growth_and_a_missing_plot_folder_before_measuring(tmp_path):
-    result = run("samples", "--replay", CONVOLUTION, "--growth", "inf", "--store", tmp_path / "g.db")
+    result = run("samples", "--replay", dataset_path(CONVOLUTION), "--growth", "inf", "--store", tmp_path / "g.db")
     assert result.exit_code == 2 and "--growth" in result.output and "Traceback" not in result.output
-    result = run("samples", "--replay", CONVOLUTION, "--plot", tmp_path / "missing" / "c.png", "--store",
+    result = run("samples", "--replay", dataset_path(CONVOLUTION), "--plot", tmp_path / "missing" / "c.png", "--store",
                  tmp_path / "p.db")
     assert result.exit_code == 2 and "error: --plot: the folder" in result.output and "does not exist" in result.output
     assert not (tmp_path / "p.db").exists()  # refused before anything was measured
@@ -112,9 +112,9 @@ def test_samples_on_an_exhausted_space_does_not_ask_for_more_budget(tmp_path):
 
 def test_samples_with_a_larger_budget_measures_only_the_new_designs(tmp_path):
     store = tmp_path / "s.db"
-    first = run("samples", "--replay", CONVOLUTION, "--target", "1%", "--budget", "100", "--store", store)
+    first = run("samples", "--replay", dataset_path(CONVOLUTION), "--target", "1%", "--budget", "100", "--store", store)
     assert first.exit_code == 0, first.output
-    more = run("samples", "--replay", CONVOLUTION, "--target", "1%", "--budget", "200", "--store", store)
+    more = run("samples", "--replay", dataset_path(CONVOLUTION), "--target", "1%", "--budget", "200", "--store", store)
     assert more.exit_code == 0, more.output
     with Store.open(store, read_only=True) as db:
         assert len(db) == 200 + 200  # the same 200 held out, the first 100 training designs kept

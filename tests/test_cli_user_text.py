@@ -60,8 +60,8 @@ def test_run_search_and_export_keep_brackets_in_store_paths_and_metric_names(dat
 
 
 def test_the_progress_bar_shows_a_bracketed_objective_as_written(capsys):
-    from starchart.study.runner import run
     from starchart.space import Space
+    from starchart.study.runner import run
 
     # the bar renders its fields as markup: "t[/ms]" crashed the run at its first result
     ds = run(Space({"x": [1, 2, 3]}), PythonEvaluator(lambda c: {"t[/ms]": float(c["x"])}), samples=3, seed=0)

@@ -8,8 +8,8 @@ import pytest
 from shared_data import dataset_path
 
 from starchart import StarchartTree
-from starchart.tree import StarchartForest
 from starchart.errors import InputError, NotFittedError
+from starchart.tree import StarchartForest
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +65,9 @@ def test_forest_splits_halfway_between_the_sides():
 def test_forest_at_least_as_accurate_as_random_forest_on_wmma_power():
     """The case scikit-learn's forest led before splits were placed halfway (paired over 6 repeats,
     200 training designs; the benchmark's 20 repeats give 5.58 % vs 5.57 %)."""
-    import starchart
     from sklearn.ensemble import RandomForestRegressor
+
+    import starchart
 
     path = dataset_path("energy/AD4000_wmma_complex_gemm_opt_16bit_1x4096x4096x4096.json.gz")
     ok = starchart.load(path).ok()

@@ -81,7 +81,7 @@ def test_a_missing_cuda_source_file_is_not_taken_for_code(tmp_path):
 
 
 def test_inline_cuda_code_in_a_file_is_kept_and_launch_errors_come_before_the_gpu(tmp_path):
-    from starchart.cli.measure import _resolve_paths
+    from starchart.cli.evaluators import _resolve_paths
 
     code = 'extern "C" __global__ void foo(float *c) { c[0] = 1; }\n'
     assert _resolve_paths({"kind": "cuda", "source": code}, tmp_path)["source"] == code  # was a path
@@ -304,7 +304,7 @@ def test_an_unusable_binary_cache_or_a_compiler_with_flags_is_a_set_up_error(tmp
 
 
 def test_a_relative_cache_dir_in_a_file_is_the_files(tmp_path, monkeypatch):
-    from starchart.cli.measure import _resolve_paths
+    from starchart.cli.evaluators import _resolve_paths
 
     resolved = _resolve_paths({"kind": "c", "source": "k.c", "cache_dir": "cache"}, tmp_path)
     assert resolved["cache_dir"] == str(tmp_path / "cache")  # was: taken from wherever the command ran

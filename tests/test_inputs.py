@@ -11,9 +11,14 @@ import pytest
 from matplotlib.figure import Figure
 
 from starchart import Dataset, Space
+from starchart.analyses.inputs import (
+    PerInputEvaluator,
+    add_throughput,
+    input_sensitivity,
+    interaction_test,
+    plot_input_sensitivity,
+)
 from starchart.errors import InputError
-from starchart.analyses.inputs import (PerInputEvaluator, add_throughput, input_sensitivity, interaction_test,
-                                      plot_input_sensitivity)
 from starchart.measure import PythonEvaluator
 from starchart.study.runner import run
 

@@ -8,14 +8,14 @@ import json
 from pathlib import Path
 
 import pytest
+from shared_data import dataset_path
 from typer.testing import CliRunner
 
 from starchart import load
+from starchart._util.files import read_text
 from starchart.cli import app
 from starchart.errors import InputError
-from starchart._util.files import read_text
 from starchart.io.kernel_tuner import UnfinishedCacheWarning
-from shared_data import dataset_path
 
 runner = CliRunner()
 

@@ -13,9 +13,8 @@ import pytest
 from shared_data import dataset_path
 
 from starchart import StarchartTree
-from starchart.tree import StarchartForest
 from starchart.errors import InputError
-from starchart.tree import choose_cp, cross_validated_error, fit_pruned, prune
+from starchart.tree import StarchartForest, choose_cp, cross_validated_error, fit_pruned, prune
 
 
 @pytest.fixture(scope="module")

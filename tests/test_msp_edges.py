@@ -7,10 +7,10 @@ import pytest
 from typer.testing import CliRunner
 
 from starchart.cli import app
+from starchart.cli.msp import parse_sizes
 from starchart.errors import InputError
 from starchart.measure import PythonEvaluator
 from starchart.msp import find_msp, throughput_curve
-from starchart.cli.msp import parse_sizes
 
 
 @pytest.fixture(autouse=True)

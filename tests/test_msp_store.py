@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+from child_env import child_env
 from typer.testing import CliRunner
 
-from child_env import child_env
 from starchart.cli import app
 from starchart.errors import InputError
 from starchart.io.load import load

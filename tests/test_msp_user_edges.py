@@ -11,10 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from starchart.cli import app
+from starchart.cli.msp import parse_config, parse_sizes
 from starchart.errors import InputError
 from starchart.measure import PythonEvaluator
 from starchart.msp import find_msp, throughput_curve, tune_at_msp
-from starchart.cli.msp import parse_config, parse_sizes
 from starchart.space import Space
 
 

@@ -7,7 +7,6 @@ import math
 import warnings
 
 import pytest
-
 from shared_data import dataset_path
 
 optuna = pytest.importorskip("optuna")  # the test extra installs it; the sampler itself is optional

@@ -8,13 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
+from shared_data import dataset_path
 
 import starchart
 from starchart import Dataset
-from starchart.errors import InputError
 from starchart.analyses.platforms import compare_platforms, merge_platforms, relative_performance
-
-from shared_data import dataset_path
+from starchart.errors import InputError
 
 
 def small_platforms():

@@ -14,8 +14,8 @@ from starchart.cli import app
 from starchart.errors import InputError
 from starchart.measure import PythonEvaluator, evaluator_from_dict
 from starchart.measure.deadline import CallTimedOut, call_with_timeout
-from starchart.study.runner import run
 from starchart.space import Space
+from starchart.study.runner import run
 from starchart.study.store import Store
 
 

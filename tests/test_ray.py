@@ -8,8 +8,8 @@ import pytest
 
 from starchart.errors import InputError
 from starchart.measure import CEvaluator, PythonEvaluator
-from starchart.study.runner import run
 from starchart.space import Space
+from starchart.study.runner import run
 
 SOURCE = r"""
 #include <stdio.h>

@@ -9,9 +9,9 @@ import subprocess
 import numpy as np
 import pytest
 from matplotlib.image import imread
+from shared_data import dataset_path
 
 from starchart.report.study import write_study_report
-from shared_data import dataset_path
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian: apt-get install chromium)")

@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 import starchart
+from starchart._util.direction import lower_is_better
 from starchart.cli import app
 from starchart.dataset import Dataset
-from starchart._util.direction import lower_is_better
 from starchart.measure import PythonEvaluator
 from starchart.report.plots import metric_label
 

@@ -17,11 +17,11 @@ from starchart import Dataset, Space, StarchartTree
 from starchart.errors import InputError
 from starchart.report.html import FIGURE_NAMES, figure_svg, write_html_report
 from starchart.report.plots import (
+    PAGE_INCHES,
     failure_counts,
     metric_label,
     plot_importance,
     plot_leaf_distributions,
-    PAGE_INCHES,
     plot_measurements,
     plot_progress,
     plot_tree,

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 
+from shared_data import dataset_path
 from typer.testing import CliRunner
 
 import starchart
-from starchart.cli import app
 from starchart.analyses.platforms import merge_platforms
+from starchart.cli import app
 from starchart.measure import PythonEvaluator
 from starchart.report.study import write_study_report
-from shared_data import dataset_path
 
 
 def _headings(path):

@@ -19,8 +19,8 @@ from child_env import child_env
 
 from starchart.errors import InputError
 from starchart.measure import CommandEvaluator, Measurement, PythonEvaluator
-from starchart.study.runner import plan_run, run
 from starchart.space import Space
+from starchart.study.runner import plan_run, run
 from starchart.study.store import Store
 
 

@@ -14,8 +14,8 @@ from child_env import child_env
 
 from starchart.errors import InputError
 from starchart.measure import Measurement, PythonEvaluator
-from starchart.study.runner import run
 from starchart.space import Space
+from starchart.study.runner import run
 from starchart.study.store import Store
 
 SPACE = Space({"x": list(range(12)), "y": [1, 2, 4, 8]}, ["x * y <= 40"])

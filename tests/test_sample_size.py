@@ -7,16 +7,15 @@ import sys
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
+from shared_data import dataset_path
 
 import starchart
 from starchart import Space, StarchartTree
 from starchart._util.configs import config_key, frame_configs
-from starchart.errors import InputError
 from starchart.analyses.sample_size import choose_sample_size, relative_errors, resume_sample_size, training_sizes
+from starchart.errors import InputError
 from starchart.measure import CommandEvaluator, PythonEvaluator, ReplayEvaluator
 from starchart.study.store import Store
-
-from shared_data import dataset_path
 
 SPACE = Space({"a": list(range(12)), "b": [1, 2, 4, 8], "c": [0, 1]}, ["a * b <= 60"])
 

@@ -328,8 +328,8 @@ def test_frame_keys_are_the_config_keys():
 
 def _resumable(tmp_path, n: int, learn: bool):
     from starchart.measure import PythonEvaluator
-    from starchart.study.runner import run
     from starchart.space import Space
+    from starchart.study.runner import run
 
     space = Space({"x": list(range(60)), "y": list(range(60)), "z": ["a", "b"]})
 

@@ -14,11 +14,11 @@ import pytest
 from shared_data import dataset_path
 
 from starchart.errors import InputError
-from starchart.strategies.search import search
-from starchart.strategies.engine import SearchOptions
 from starchart.io.load import load
 from starchart.measure import PythonEvaluator, ReplayEvaluator
 from starchart.space import Space
+from starchart.strategies.engine import SearchOptions
+from starchart.strategies.search import search
 from starchart.study.store import Store
 
 search_module = importlib.import_module("starchart.strategies.search")  # the module, not the function

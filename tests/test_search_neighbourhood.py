@@ -10,8 +10,8 @@ from shared_data import dataset_path
 import starchart
 from starchart import Space
 from starchart._util.configs import config_key
-from starchart.strategies.neighbourhood import Neighbourhood, best_neighbourhood
 from starchart.measure import PythonEvaluator, ReplayEvaluator
+from starchart.strategies.neighbourhood import Neighbourhood, best_neighbourhood
 
 
 def one_parameter_away(frame: pd.DataFrame, best: dict, names: list[str]) -> pd.DataFrame:

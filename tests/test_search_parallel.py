@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from starchart.errors import InputError
-from starchart.strategies.search import search
 from starchart.measure import PythonEvaluator
 from starchart.space import Space
+from starchart.strategies.search import search
 from starchart.study.store import Store
 
 SPACE = Space({"x": list(range(16)), "y": list(range(16)), "z": ["a", "b", "c"]})

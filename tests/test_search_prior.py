@@ -9,12 +9,12 @@ from shared_data import dataset_path
 
 from starchart.dataset import Dataset
 from starchart.errors import InputError
-from starchart.strategies.search import search
-from starchart.strategies.encoding import Encoding
-from starchart.strategies.prior import MIN_PRIOR_ROWS, PRIOR_BINS, PriorFeature, prior_measurements
 from starchart.io.load import load
 from starchart.measure import PythonEvaluator, ReplayEvaluator
 from starchart.space import Space
+from starchart.strategies.encoding import Encoding
+from starchart.strategies.prior import MIN_PRIOR_ROWS, PRIOR_BINS, PriorFeature, prior_measurements
+from starchart.strategies.search import search
 from starchart.study.store import Store
 
 

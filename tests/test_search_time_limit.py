@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from starchart.cli import app
 from starchart.errors import InputError
-from starchart.strategies.search import resume_search, search
 from starchart.measure import PythonEvaluator
 from starchart.space import Space
+from starchart.strategies.search import resume_search, search
 from starchart.study.store import Store
 
 search_module = importlib.import_module("starchart.strategies.search")  # the package's `search` is the function

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 from starchart.cli import app
 from starchart.dataset import Dataset
 from starchart.errors import InputError
-from starchart.strategies.search import resume_search, search
 from starchart.measure import PythonEvaluator
 from starchart.space import Space
+from starchart.strategies.search import resume_search, search
 from starchart.study.store import Store
 
 BOWL = Space({"x": list(range(20)), "y": list(range(20))})

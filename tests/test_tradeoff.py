@@ -8,14 +8,20 @@ import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
+from shared_data import dataset_path
 
 import starchart
 from starchart import Dataset, StarchartTree
+from starchart.analyses.tradeoff import (
+    node_regions,
+    node_stats,
+    pareto_mask,
+    power_savings,
+    select_nodes,
+    suggest_limits,
+    tradeoff,
+)
 from starchart.errors import InputError
-from starchart.analyses.tradeoff import (node_regions, node_stats, pareto_mask, power_savings, select_nodes,
-                                        suggest_limits, tradeoff)
-
-from shared_data import dataset_path
 
 ENERGY = "energy/AD4000_wmma_complex_gemm_opt_16bit_1x4096x4096x4096.json.gz"
 

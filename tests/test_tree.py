@@ -8,12 +8,11 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from shared_data import dataset_path
 
 import starchart.tree._growth as growth
 from starchart import StarchartTree
 from starchart.errors import InputError, NotFittedError
-
-from shared_data import dataset_path
 
 
 def literal_starchart(X: pd.DataFrame, y: np.ndarray, splittable: int = 10) -> list[tuple]:

@@ -12,12 +12,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from shared_data import dataset_path
 from typer.testing import CliRunner
 
 from starchart import StarchartTree
 from starchart.errors import InputError
-
-from shared_data import dataset_path
 
 
 # ----------------------------------------------------------- levels absent from a node

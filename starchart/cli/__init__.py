@@ -2,11 +2,6 @@
 
 :mod:`starchart.cli.app` holds the app and the table of commands; each command's module is imported
 only when that command runs, so ``starchart --help`` loads neither numpy nor pandas nor matplotlib.
-
->>> import sys
->>> import starchart.cli
->>> any(name in sys.modules for name in ("numpy", "pandas", "matplotlib")) or "light"
-'light'
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ command is one function in such a module plus one line in :data:`COMMANDS`.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -108,7 +109,14 @@ class LazyCommandsGroup(OneLineErrorsGroup):
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         if args and args[0] in COMMANDS:
             self.load(args[0])
-        return super().resolve_command(ctx, args)
+        try:
+            return super().resolve_command(ctx, args)
+        except _click_errors.UsageError as exc:
+            # Typer suggests among the commands loaded so far; suggest among all of them
+            matches = difflib.get_close_matches(args[0], self.list_commands(ctx)) if args else []
+            if matches and "Did you mean" not in exc.message:
+                exc.message = f"{exc.message.rstrip('.')}. Did you mean {', '.join(map(repr, matches))}?"
+            raise
 
     def load(self, name: str) -> None:
         """Import the module of command ``name`` and add what it registered on :data:`app` to this group."""

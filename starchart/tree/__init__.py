@@ -10,7 +10,7 @@ The private modules hold the parts: ``_tree`` (estimator), ``_growth`` (the comp
 ``_pruning``, ``_forest``, ``_text`` and ``_graphviz``.
 
 >>> from starchart.tree import StarchartTree
->>> StarchartTree().fit([[1], [2], [3], [4]], [1.0, 1.0, 5.0, 5.0]).predict([[1], [4]]).tolist()
+>>> StarchartTree(min_samples_split=2).fit([[1], [2], [3], [4]], [1.0, 1.0, 5.0, 5.0]).predict([[1], [4]]).tolist()
 [1.0, 5.0]
 """
 

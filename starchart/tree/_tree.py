@@ -245,7 +245,7 @@ def _validate_xy(X: Any, y: Any) -> tuple[pd.DataFrame, np.ndarray]:
     if X.columns.has_duplicates:
         raise InputError("duplicate parameter names", where="X", hint="rename the columns")
     # object columns that hold only numbers (or only booleans) are ordered parameters, not categories
-    if any(dtype == object for dtype in X.dtypes):
+    if any(dtype == object for dtype in X.dtypes):  # noqa: E721  (pandas dtypes compare to object)
         X = X.infer_objects()
     try:
         y_arr = np.asarray(y, dtype=np.float64)

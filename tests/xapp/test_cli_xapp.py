@@ -13,9 +13,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from corpus_copy import corpus_copy
 from typer.testing import CliRunner
 
-from corpus_copy import corpus_copy
 from starchart.cli import app
 from starchart.xapp.corpus import MEASUREMENT_FORMAT, Corpus
 from starchart.xapp.static import FEATURES, static_features

@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
-
 from clang_available import needs_clang
 from corpus_copy import corpus_copy
+from typer.testing import CliRunner
+
 from starchart.cli import app
 from starchart.errors import InputError, StarchartError
 from starchart.xapp import toolchain

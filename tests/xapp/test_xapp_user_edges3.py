@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from typer.testing import CliRunner
-
 from clang_available import needs_clang
 from corpus_copy import corpus_copy
+from typer.testing import CliRunner
+
 from starchart.cli import app
 from starchart.errors import InputError
 from starchart.xapp import toolchain
