@@ -260,3 +260,44 @@ def test_time_pattern_and_checksums():
     values = parse_values(text, pattern=TIME_PATTERN)["time"]
     assert values[:2] == [1.5, 0.002] and values[2] != values[2] and values[3] == 0.5 and len(values) == 4
     assert read_checksum(["checksum=1", "checksum: 2.5,"], r"checksum\s*[:=]\s*(\S+)") == 2.5
+
+
+# A space-file value is compiled into the program: this one would run a shell command inside the kernel binary.
+PAYLOAD = '({{extern int system(const char*); system("touch {marker}"); 8;}})'
+
+
+def test_a_value_that_is_c_code_is_refused_and_never_compiled(kernel, tmp_path):
+    marker = tmp_path / "pwned"
+    payload = PAYLOAD.format(marker=marker)
+    ev = CEvaluator(kernel, repeats=1, warmup=0, cache_dir=tmp_path / "cache")
+    with pytest.raises(InputError, match=r"parameter 'SCALE' has the value '\(\{extern int system") as info:
+        ev.prepare(Space({"MODE": [0], "SCALE": [1, payload]}))
+    assert "raw_defines: true" in info.value.hint and info.value.where == "CEvaluator"
+    m = ev.evaluate({"MODE": 0, "SCALE": payload})  # without prepare() too
+    assert m.status == "runtime" and "not a C literal or identifier" in m.reason
+    assert not marker.exists() and not binaries(tmp_path / "cache")  # nothing was compiled or run
+
+
+def test_raw_defines_passes_values_through_as_c_code(kernel, tmp_path):
+    ev = CEvaluator(kernel, repeats=1, warmup=0, reference=1001000.0, cache_dir=tmp_path / "cache", raw_defines=True)
+    ev.prepare(Space({"MODE": [0], "SCALE": ["(1 + 1)"]}))
+    m = ev.evaluate({"MODE": 0, "SCALE": "(1 + 1)"})
+    assert m.ok and m.extra["checksum"] == 1001000.0
+    d = ev.describe()
+    assert d["raw_defines"] is True and CEvaluator.from_description(d).raw_defines
+    assert "raw_defines" not in CEvaluator(kernel).describe()  # stores described before it stay the same evaluator
+    with pytest.raises(InputError, match="raw_defines must be true or false"):
+        CEvaluator(kernel, raw_defines="yes")
+
+
+def test_literal_and_identifier_values_still_compile(tmp_path):
+    source = tmp_path / "values.c"
+    source.write_text('#include <stdio.h>\nint main(void) { printf("time=%g\\n", (double)(A + B + C + D + E + F)); '
+                      'printf("checksum=%s%c\\n", S, CH); return 0; }\n')
+    space = Space({"A": [-3, 2], "B": [0.5, "1.5e1f"], "C": [True], "D": ["0x10", "-2"], "E": ["M_ONE"],
+                   "F": ["1u"], "S": ['"ok"'], "CH": ["'!'"]})
+    ev = CEvaluator(source, flags=["-O1", "-DM_ONE=1"], repeats=1, warmup=0, cache_dir=tmp_path / "cache")
+    ev.prepare(space)
+    m = ev.evaluate({"A": -3, "B": "1.5e1f", "C": True, "D": "0x10", "E": "M_ONE", "F": "1u", "S": '"ok"',
+                     "CH": "'!'"})
+    assert m.ok and m.values == {"time": [31.0]} and m.extra["checksum"] == "ok!"

@@ -706,3 +706,28 @@ def test_session_rejects_a_missing_device(monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", fake_cupy_module(device_count=1))
     with pytest.raises(InputError, match="no GPU 2"):
         make(device=2).prepare(SPACE)
+
+
+def test_a_value_that_is_c_code_is_refused_before_compiling(fake_gpu):
+    payload = '({extern int system(const char*); system("touch /tmp/x"); 8;})'
+    space = Space({"block_size_x": [32, 64], "T": ["float", payload]})
+    evaluator = make()
+    with pytest.raises(InputError, match=r"parameter 'T' has the value '\(\{extern int system") as info:
+        evaluator.prepare(space)
+    assert "raw_defines" in info.value.hint
+    result = evaluator.evaluate({"block_size_x": 64, "T": payload})
+    assert result.status == "runtime" and "not a C literal or identifier" in result.reason
+    assert fake_gpu[0].compiles == []  # never handed to NVRTC
+    # legitimate values pass, and a parameter no string define names is not a macro at all
+    assert make().evaluate({"block_size_x": 64, "T": "float", "S": -1.5}).ok
+    assert make(defines={"BLOCK": "block_size_x"}).evaluate({"block_size_x": 64, "T": payload}).ok
+
+
+def test_raw_defines_passes_values_through(fake_gpu):
+    evaluator = make(raw_defines=True)
+    assert evaluator.evaluate({"block_size_x": 64, "T": "unsigned int"}).ok
+    assert "-DT=unsigned int" in fake_gpu[0].compiles[0]
+    description = json.loads(json.dumps(evaluator.describe()))
+    assert description["raw_defines"] is True and "raw_defines" not in make().describe()
+    args, _ = vector_args()
+    assert CudaEvaluator.from_description(description, arguments=args, answer=None).raw_defines

@@ -11,6 +11,7 @@ from starchart.errors import InputError
 from starchart.measure.launch import (
     DEFAULT_BLOCK_SIZE_NAMES,
     LaunchGeometry,
+    check_define_values,
     check_expression,
     compile_options,
     evaluate_expression,
@@ -202,3 +203,31 @@ def test_compile_options_with_defines():
     with pytest.raises(InputError, match="dict"):
         compile_options({}, defines=["X"])  # type: ignore[arg-type]
     assert compile_options({"s": "a\nb"}) == ["-Ds=a b"]
+
+
+@pytest.mark.parametrize("value", [16, -3, 0.1, True, None, np.int64(7), np.float32(0.5), "float", "_T2", "-1",
+                                   "+2.5", "1e-3", ".5f", "2.0L", "0x1F", "0b101", "8ull", "0x1.8p3", "'a'",
+                                   "'\\n'", '"text"', 'u8"x\\"y"', "nan"])
+def test_define_values_that_are_one_c_token_pass(value):
+    check_define_values({"P": value})
+    assert compile_options({"P": value})  # and are written as before
+
+
+@pytest.mark.parametrize("value", ['({extern int system(const char*); system("touch /tmp/x"); 8;})',
+                                   "8; abort()", "1 + 1", "a b", "f(1)", "8 /* */", '"a" "b"', "'", '"open',
+                                   "unsigned int", "1\nabort()", "#x", "[1, 2]", ""])
+def test_define_values_that_are_c_code_are_refused(value):
+    with pytest.raises(InputError, match="parameter 'P' has the value .* not a C literal or identifier") as info:
+        check_define_values({"P": value}, where="CEvaluator")
+    assert info.value.where == "CEvaluator" and "raw_defines" in info.value.hint
+    check_define_values({"P": value}, raw=True)  # the opt-in
+
+
+def test_define_values_checked_are_those_that_become_macros():
+    """With defines, only parameters a string define names reach the compiler."""
+    config = {"bx": 64, "label": "not C code"}
+    check_define_values(config, {"WIDTH": "bx * 2", "N": 10, "F": lambda c: 1})
+    with pytest.raises(InputError, match="'label'"):
+        check_define_values(config, {"NAME": "label"})
+    with pytest.raises(InputError, match="'label'"):
+        check_define_values(config)

@@ -360,3 +360,17 @@ def test_named_barriers_from_ptxas_limit_blocks_per_sm_from_hopper_on(tmp_path):
         rows[cc] = static_metrics(out, cc, threads_per_block=64, threads=64 * 1024)
     assert rows["9.0"].blocks_per_sm.tolist() == [32, 16] and rows["9.0"].limiter.tolist()[1] == "barriers"
     assert rows["8.6"].blocks_per_sm.tolist() == [16, 16]  # the 16-block limit, barriers or not
+
+
+def test_a_value_that_is_c_code_is_refused_before_compiling(tmp_path):
+    """Each value is compiled into the kernel: C code from a space or dataset must not reach the compiler."""
+    payload = '({extern int system(const char*); system("touch /tmp/x"); 8;})'
+    rc = ResourceCompiler(MATMUL, "matmul", "8.0", cache_dir=tmp_path / "cache")
+    configs = [{"TILE": 16, "WPT": 1, "UNROLL": 1}, {"TILE": 16, "WPT": 1, "UNROLL": payload}]
+    with pytest.raises(InputError, match="parameter 'UNROLL' has the value .* not a C literal") as info:
+        rc.compile_all(configs)
+    assert "raw_defines" in info.value.hint and not (tmp_path / "cache").exists()  # nothing compiled, not even row 0
+    with pytest.raises(InputError, match="'UNROLL'"):
+        rc.compile(configs[1])
+    raw = ResourceCompiler(MATMUL, "matmul", "8.0", cache_dir=tmp_path / "cache", raw_defines=True)
+    assert raw._options(configs[1])[-1] == f"-DUNROLL={payload}"  # the opt-in hands it over as it is

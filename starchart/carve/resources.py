@@ -66,7 +66,7 @@ from starchart.carve.toolchain import (
     usable_cores,
 )
 from starchart.errors import InputError
-from starchart.measure.launch import compile_options
+from starchart.measure.launch import check_define_values, compile_options
 
 __all__ = [
     "CARVE_HINT",
@@ -116,6 +116,10 @@ class ResourceCompiler:
         temporary folder.
     jobs:
         Configurations compiled (and disassembled) at once (each compile is one process/thread).
+    raw_defines:
+        Pass parameter values to the compiler as they are; by default each must be a C
+        literal or an identifier (see :func:`starchart.measure.launch.check_define_values`),
+        since a value is compiled into the kernel. Only for a space you trust as code.
 
     Results are kept as each configuration finishes: after Ctrl-C the same call compiles only
     what is left. :meth:`frame` and :meth:`compile_all` take ``progress`` (``True``: a bar on
@@ -133,7 +137,7 @@ class ResourceCompiler:
     def __init__(self, source: str | Path, kernel: str, cc: Any, *, options: Sequence[str] = (),
                  ptxas_options: Sequence[str] = (), defines: Mapping[str, Any] | None = None, backend: str = "auto",
                  cache_dir: str | Path | bool | None = None, jobs: int = 1, line_info: bool = True,
-                 toolchain: Toolchain | None = None, timeout: float = 300.0):
+                 toolchain: Toolchain | None = None, timeout: float = 300.0, raw_defines: bool = False):
         self.include_dirs: tuple[Path, ...] = ()
         if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source and
                                         source.endswith((".cu", ".cuh", ".cuda"))):
@@ -155,6 +159,7 @@ class ResourceCompiler:
         self.options = tuple(options)
         self.ptxas_options = tuple(ptxas_options)
         self.defines = defines
+        self.raw_defines = bool(raw_defines)
         self.backend = backend
         self.jobs = max(1, int(jobs))
         self.line_info = line_info
@@ -174,7 +179,9 @@ class ResourceCompiler:
         return self._toolchain
 
     def _options(self, config: Mapping[str, Any]) -> list[str]:
-        return compile_options(plain_config(config), self.defines, self.options)
+        config = plain_config(config)
+        check_define_values(config, self.defines, where="ResourceCompiler", raw=self.raw_defines)
+        return compile_options(config, self.defines, self.options)
 
     def _key(self, options: Sequence[str]) -> str:
         chosen = _choose_backend(self.toolchain, self.sm, self.backend, self.suffix)
@@ -223,6 +230,8 @@ class ResourceCompiler:
             key = config_key(row)
             unique.setdefault(key, row)
             keys.append(key)
+        for row in unique.values():  # a value that is C code is refused before anything compiles
+            self._options(row)
         done: dict[str, Compiled] = {}
         with step_progress(progress, f"for {self.arch}") as bar:
             bar.start("compiling", len(unique))

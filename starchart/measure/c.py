@@ -6,6 +6,11 @@ Binaries are cached under ``cache_dir`` by a hash of the source, compiler (and
 its version), flags and definitions, so measuring a configuration again, or in a
 resumed study, does not recompile.
 
+A value is compiled into the program, so each must be one C token: a number, a
+character or string literal, or an identifier (``float``). A space-file value
+such as ``({system("..."); 8;})`` is refused unless ``raw_defines=True`` says
+the space is trusted as code.
+
 The program reports its own timing: by default every line like ``time: 1.25``
 or ``time_ms=1.25`` is one value (in whatever unit it prints; milliseconds by
 convention). It finds how many values to print in the environment variable
@@ -65,12 +70,13 @@ from starchart.measure.base import (
     check_metrics,
 )
 from starchart.measure.command import (
+    check_bool,
     check_env,
     check_regex,
     check_timeout,
     description_options,
 )
-from starchart.measure.launch import compile_options
+from starchart.measure.launch import check_define_values, compile_options
 from starchart.measure.process import (
     OutputParseError,
     _excerpt,
@@ -202,6 +208,13 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
     minimize:
         Whether smaller values of ``metric`` are better; default by the
         metric's name (:func:`starchart._util.direction.lower_is_better`: GFLOP/s maximised, time minimised).
+    raw_defines:
+        Pass parameter values to the compiler as they are. By default each must be a C
+        literal (``16``, ``-1.5e-3f``, ``0x10``, ``'c'``, ``"text"``) or an identifier
+        (``float``), since ``-D<P>=<value>`` compiles the value into the program and a
+        value such as ``({system("..."); 8;})`` would run when it is measured. Set it
+        only for a space you trust as code (``raw_defines: true`` in an evaluator file).
+        ``defines`` are never checked: they are the evaluator's own, like ``flags``.
     """
 
     kind: ClassVar[str] = "c"
@@ -212,7 +225,7 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
                  check_pattern: str | None = CHECKSUM_PATTERN, reference: float | Mapping[str, Any] | None = None,
                  rtol: float = 1e-6, timeout: float | None = 60.0, compile_timeout: float | None = 120.0,
                  cache_dir: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None,
-                 minimize: bool | None = None):
+                 minimize: bool | None = None, raw_defines: bool = False):
         where = type(self).__name__
         self.source = _check_source(source, where)
         self.args = _check_strings(args, "args", where, split=False)
@@ -242,6 +255,7 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
                              hint="e.g. cache_dir: build/cache (leave it out for ~/.cache/starchart/c)")
         self.cache_dir = os.fspath(cache_dir) if cache_dir is not None else None
         self.env = check_env(env, where)
+        self.raw_defines = check_bool(raw_defines, "raw_defines", where)
         self._fields = template_fields(list(self.args) + list((self.env or {}).values()), where)
         self._compiler_version: str | None = None
         self._reference_answer: tuple[float | str | None, str] | None = None  # (answer, why there is none)
@@ -294,6 +308,10 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
                 raise InputError(f"parameter {name!r} is a C keyword: -D{name}=<value> would replace the keyword "
                                  "everywhere in the source, so no configuration could compile", where=where,
                                  hint=f"rename the parameter (e.g. {name.upper()}_ or P_{name})")
+        # every value is compiled into the program: refuse C code before anything is built
+        for name, values in (getattr(space, "tune_params", None) or {}).items():
+            for value in values:
+                check_define_values({name: value}, where=where, raw=self.raw_defines)
         if isinstance(self.reference, Mapping):
             unknown = sorted(set(self.reference) - set(space_names(space)))
             if unknown:
@@ -375,7 +393,13 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
 
         Returns ``(binary, compile seconds, "", the compiler's warnings)`` (0 seconds and no
         warnings when cached) or, when it does not compile, ``(None, seconds, reason, stderr tail)``.
+
+        Raises
+        ------
+        InputError
+            A value is not a C literal or identifier and ``raw_defines`` is off.
         """
+        check_define_values(config, where=type(self).__name__, raw=self.raw_defines)  # also without prepare()
         try:
             source_bytes = self.source_path.read_bytes()
         except OSError as exc:
@@ -483,7 +507,9 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
                 "check_pattern": self.check_pattern,
                 "reference": dict(self.reference) if isinstance(self.reference, Mapping) else self.reference,
                 "rtol": self.rtol, "timeout": self.timeout, "compile_timeout": self.compile_timeout,
-                "cache_dir": self.cache_dir, "env": dict(self.env) if self.env else None}
+                "cache_dir": self.cache_dir, "env": dict(self.env) if self.env else None,
+                # only when set: a store described without it stays the same evaluator
+                **({"raw_defines": True} if self.raw_defines else {})}
 
     @classmethod
     def from_description(cls, description: Mapping[str, Any]) -> CEvaluator:

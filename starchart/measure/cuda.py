@@ -67,6 +67,7 @@ from starchart.measure.launch import (
     GridDiv,
     LaunchGeometry,
     ProblemSize,
+    check_define_values,
     check_expression,
     compile_options,
     expression_names,
@@ -634,6 +635,13 @@ class CudaEvaluator(Evaluator):
         NVML, adding metrics ``"power"`` (W) and ``"energy"`` (J per launch).
     device:
         CUDA device index.
+    raw_defines:
+        Pass parameter values to NVRTC as they are. By default each value that becomes
+        a macro (every parameter, or those named in string ``defines``) must be a C
+        literal (``16``, ``0.5f``, ``'c'``, ``"text"``) or an identifier (``float``):
+        the value is compiled into the kernel, so C code in a space file would run in
+        it. Set it only for a space you trust as code. The ``defines`` themselves are
+        never checked: they are the evaluator's own, like ``compiler_options``.
 
     Notes
     -----
@@ -660,7 +668,7 @@ class CudaEvaluator(Evaluator):
                  reference: Callable[[dict[str, Any], list[Any]], Sequence[Any]] | None = None,
                  answer: Sequence[Any] | None = None, rtol: float = 1e-6, atol: float = 1e-6,
                  smem_args: Mapping[str, Any] | None = None, power: bool = False,
-                 power_duration_s: float = 1.0, device: int = 0):
+                 power_duration_s: float = 1.0, device: int = 0, raw_defines: bool = False):
         self.source, self.source_path = read_source(source)
         self.kernel_name = _check_kernel_name(kernel_name, self.source)
         self.arguments = check_arguments(arguments)
@@ -688,6 +696,7 @@ class CudaEvaluator(Evaluator):
         if not self.power_duration_s > 0:
             raise InputError(f"must be positive, got {power_duration_s!r}", where="power_duration_s")
         self.device = _positive_int(device, "device", minimum=0)
+        self.raw_defines = check_bool(raw_defines, "raw_defines", "raw_defines")
         self.metrics = ("time", "power", "energy") if self.power else ("time",)
         self._session: Any = None
         self._sampler: NvmlPowerSampler | None = None
@@ -712,6 +721,10 @@ class CudaEvaluator(Evaluator):
             self.geometry.check(names)
             if self.smem_args and isinstance(self.smem_args["size"], str):
                 check_expression(self.smem_args["size"], names, label="smem_args['size']")
+        # the values are compiled into the kernel: refuse C code before the GPU is opened
+        for name, values in (getattr(space, "tune_params", None) or {}).items():
+            for value in values:
+                check_define_values({name: value}, self.defines, where="CudaEvaluator", raw=self.raw_defines)
 
     def _ensure_ready(self) -> None:
         if self._session is not None:
@@ -746,7 +759,11 @@ class CudaEvaluator(Evaluator):
     # -- one configuration
     def options(self, config: Mapping[str, Any], grid: tuple[int, int, int],
                 block: tuple[int, int, int]) -> list[str]:
-        """The compiler options of ``config``: user options, include folder, then the defines."""
+        """The compiler options of ``config``: user options, include folder, then the defines.
+
+        Raises :class:`InputError` for a value that is not a C literal or identifier (unless ``raw_defines``).
+        """
+        check_define_values(config, self.defines, where="CudaEvaluator", raw=self.raw_defines)
         extra = list(self.compiler_options)
         if self.source_path is not None:
             extra.append(f"-I{Path(self.source_path).resolve().parent}")
@@ -863,6 +880,8 @@ class CudaEvaluator(Evaluator):
             "rtol": self.rtol, "atol": self.atol, "smem_args": self.smem_args, "power": self.power,
             "power_duration_s": self.power_duration_s, "device": self.device,
         })
+        if self.raw_defines:  # only when set: a store described without it stays the same evaluator
+            description["raw_defines"] = True
         return description
 
     @classmethod
@@ -939,7 +958,7 @@ class CudaEvaluator(Evaluator):
                           stacklevel=2)
         keys = ("problem_size", "block_size_names", "grid_div_x", "grid_div_y", "grid_div_z", "defines",
                 "compiler_options", "repeats", "warmup", "rtol", "atol", "smem_args", "power",
-                "power_duration_s", "device")
+                "power_duration_s", "device", "raw_defines")
         kwargs: dict[str, Any] = {key: description[key] for key in keys if key in description}
         if kwargs.get("block_size_names") is not None:
             names = list(kwargs["block_size_names"])

@@ -41,13 +41,16 @@ from typing import Any
 
 import numpy as np
 
+from starchart._util.text import shorten
 from starchart.constraints import ALLOWED_FUNCTIONS, Expression
 from starchart.errors import InputError, SpaceError
 
 __all__ = [
     "DEFAULT_BLOCK_SIZE_NAMES",
     "GRID_SIZE_NAMES",
+    "RAW_DEFINES_HINT",
     "LaunchGeometry",
+    "check_define_values",
     "check_expression",
     "compile_options",
     "evaluate_expression",
@@ -423,6 +426,83 @@ def _format_value(value: Any) -> str:
     if value is None:
         return ""
     return str(value).replace("\r\n", " ").replace("\n", " ")  # one option, one line
+
+
+# A parameter value reaches the compiler as -D<NAME>=<value>, i.e. as source code: a value from a space file or a
+# dataset could otherwise run code inside the kernel binary, ``({extern int system(const char*); system(...); 8;})``.
+# One token is allowed: a number, a character or string literal, or an identifier (``float``, ``true``).
+_C_SUFFIX_INT = r"(?:[uU](?:ll|LL|[lLzZ])?|(?:ll|LL|[lLzZ])[uU]?|[wW][bB]|[uU][wW][bB])?"
+_C_SUFFIX_FLOAT = r"(?:[fFlL]|[fF](?:16|32|64|128)[xX]?|bf16|BF16|d[fdl]|D[FDL])?"
+_C_LITERAL = re.compile(
+    r"[+-]?(?:"
+    rf"(?:0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+){_C_SUFFIX_INT}"                              # 42, 0x2a, 7u, 8ull
+    rf"|(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?{_C_SUFFIX_FLOAT}"           # 1.5, .5f, 1e-3, 2.0L
+    rf"|0[xX](?:[0-9a-fA-F]*\.[0-9a-fA-F]+|[0-9a-fA-F]+\.?)[pP][+-]?[0-9]+{_C_SUFFIX_FLOAT}"  # 0x1.8p3
+    r")"
+    r"|(?:u8|[uUL])?'(?:[^'\\\n]|\\[^\n])+'"                                              # 'a', '\n'
+    r'|(?:u8|[uUL])?"(?:[^"\\\n]|\\[^\n])*"'                                              # "fast"
+    r"|[A-Za-z_][A-Za-z0-9_]*")                                                          # float, true
+
+#: What to do about a value refused by :func:`check_define_values`.
+RAW_DEFINES_HINT = ("give a number, a 'c'/\"string\" literal or an identifier; if the value is C code on purpose "
+                    "and you trust where the space came from, set raw_defines: true in the evaluator "
+                    "(raw_defines=True in Python)")
+
+
+def _define_text_is_safe(value: Any) -> bool:
+    """Whether ``value`` is written as one C token (numbers and booleans always are)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, (bool, numbers.Integral, float)):
+        return True  # formatted by _format_value: digits, '.', 'e', '-', 'inf', 'nan'
+    return _C_LITERAL.fullmatch(_format_value(value)) is not None
+
+
+def check_define_values(config: Mapping[str, Any], defines: Mapping[str, Any] | None = None, *,
+                        where: str = "defines", raw: bool = False) -> None:
+    """Refuse a parameter value that would reach the compiler as C code rather than as one literal or name.
+
+    Parameters
+    ----------
+    config:
+        The configuration (or, to check a whole space before measuring, one value at a time).
+    defines:
+        As for :func:`compile_options`: ``None`` checks every parameter; a dict checks the
+        parameters its string values name (the values substituted into them). Constant and
+        callable defines are the evaluator author's own code and are not checked.
+    where:
+        What the error names (the evaluator, the parameter's file).
+    raw:
+        The ``raw_defines`` opt-in: check nothing.
+
+    Raises
+    ------
+    InputError
+        Naming the parameter and its value, for anything but a C integer, floating, character or
+        string literal (a leading sign allowed on numbers) or an identifier.
+
+    Examples
+    --------
+    >>> check_define_values({"TILE": 16, "T": "float", "F": True, "S": "-1.5e-3f", "C": "'x'", "N": None})
+    >>> check_define_values({"TILE": "8; abort()"}, where="CEvaluator")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: CEvaluator: parameter 'TILE' has the value '8; abort()', which is not a C literal ...
+    """
+    if raw:
+        return
+    if defines is None:
+        names: Iterable[str] = config
+    else:
+        used = {token for value in defines.values() if isinstance(value, str) for token in _TOKEN.findall(value)}
+        names = [name for name in config if name in used]
+    for name in names:
+        value = config[name]
+        if not _define_text_is_safe(value):
+            shown = shorten(repr(value if not isinstance(value, np.generic) else value.item()), 80, collapse=True)
+            raise InputError(f"parameter {name!r} has the value {shown}, which is not a C literal or identifier, "
+                             f"so it is not passed to the compiler as -D{name}=...", where=where,
+                             hint=RAW_DEFINES_HINT)
 
 
 def compile_options(config: Mapping[str, Any], defines: Mapping[str, Any] | None = None,
