@@ -173,3 +173,59 @@ def test_describe_round_trip(tmp_path):
         CommandEvaluator.from_description({**d, "kind": "c"})
     with pytest.raises(InputError, match="unknown option.*argvs"):
         CommandEvaluator.from_description({"kind": "command", "argvs": ["true"]})
+
+
+# --- shell=True: values are data, not shell code ------------------------------------------------------------
+
+def _args(folder: Path) -> list[str]:
+    """The arguments ``printf '%s\\0' ...`` wrote to ``args`` (NUL-separated: a value may hold a newline)."""
+    return (folder / "args").read_text().split("\0")[:-1]
+
+
+@pytest.mark.parametrize("value", ["1; touch pwned", "$(touch pwned)", "`touch pwned`", "1 && touch pwned",
+                                   "it's; touch pwned; '", 'a"; touch pwned; "', "two words", "*", "",
+                                   "line\ntouch pwned", "\\; touch pwned"])
+def test_shell_values_are_quoted_and_arrive_as_one_argument(tmp_path, value):
+    """Before: 'echo {x}' with value '1; touch /tmp/x' ran the payload."""
+    (tmp_path / "other").write_text("")  # an unquoted * would expand to it
+    ev = CommandEvaluator("""printf '%s\\0' {x} '{x}' "{x}" --x={x} > args; echo time=1""", shell=True,
+                          pattern=r"time=(\d+)", cwd=tmp_path)
+    m = ev.evaluate({"x": value})
+    assert m.ok, m.reason
+    assert not (tmp_path / "pwned").exists()
+    assert _args(tmp_path) == [value, value, value, f"--x={value}"]  # as a word, in '...' and in "..."
+
+
+def test_shell_fields_that_cannot_be_quoted_are_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for template, where in (("echo `echo {x}`", "inside `...`"), ("echo ${{N:-{x}}}", r"inside \$\{...\}"),
+                            ("echo \\{x}", "right after a backslash"), ("true # {x}", "in a comment"),
+                            ("cat <<EOF\n{x}\nEOF", "after a here-document"), ("echo $'{x}'", r"inside \$'...'")):
+        with pytest.raises(InputError, match=rf"\{{x\}} stands {where}") as info:
+            CommandEvaluator(template, shell=True)
+        assert "raw_shell_values: true" in info.value.hint
+        assert CommandEvaluator(template, shell=True, raw_shell_values=True).parameters == {"x"}
+    # arithmetic and command substitution are read as the shell reads them
+    ev = CommandEvaluator('echo time=$(( 1 << {x} )) "$(echo {y})"', shell=True, pattern=r"time=(\d+)")
+    assert ev.evaluate({"x": 3, "y": "a b"}).values == {"time": [8.0]}
+    # bash evaluates arithmetic operands as expressions even when quoted ('a[$(cmd)]' runs cmd): plain tokens only
+    for template in ("echo time=$(( {x} * 2 ))", "(( {x} > 1 )); echo time=1", "[[ {x} -gt 1 ]]; echo time=1",
+                     "let n={x}; echo time=1"):
+        m = CommandEvaluator(template, shell=True, pattern=r"time=(\d+)").evaluate({"x": "a[$(touch pwned)]"})
+        assert m.status == "runtime" and "{x} stands in shell arithmetic" in m.reason, template
+    assert not Path("pwned").exists()
+    # format specs apply before quoting; an unknown name is the same error as before
+    assert CommandEvaluator("echo time={x:03d}", shell=True, pattern=r"time=(\d+)").evaluate({"x": 7}).ok
+    m = CommandEvaluator("echo {x} {y}", shell=True).evaluate({"x": 1})
+    assert m.status == "runtime" and "names {y}, which is not a parameter" in m.reason
+
+
+def test_raw_shell_values_substitutes_values_as_shell_code(tmp_path):
+    ev = CommandEvaluator("echo time={x}", shell=True, raw_shell_values=True, cwd=tmp_path, pattern=r"time=(\d+)")
+    assert ev.evaluate({"x": "1; touch opted-in"}).values == {"time": [1.0]}
+    assert (tmp_path / "opted-in").exists()
+    d = ev.describe()
+    assert d["raw_shell_values"] is True and CommandEvaluator.from_description(d).raw_shell_values
+    assert "raw_shell_values" not in CommandEvaluator("echo {x}", shell=True).describe()  # stores stay the same
+    with pytest.raises(InputError, match="raw_shell_values applies to a shell command only"):
+        CommandEvaluator(["echo", "{x}"], raw_shell_values=True)

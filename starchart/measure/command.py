@@ -44,8 +44,10 @@ from starchart.measure.process import (
     find_program,
     parse_values,
     render_argv,
+    render_shell,
     render_text,
     run_repeated,
+    shell_field_contexts,
     template_fields,
 )
 
@@ -61,7 +63,8 @@ class CommandEvaluator(Evaluator):
         The command line as a list, e.g. ``["./bench", "--block={block_size}"]``;
         ``{param}`` is replaced by the configuration's value in every element
         (``{{``/``}}`` are literal braces). With ``shell=True``, one string run by
-        ``/bin/sh -c`` (its ``{param}`` fields are filled in too, unquoted).
+        ``/bin/sh -c``, each value quoted for where its field stands, so it stays one
+        literal word (see ``raw_shell_values``).
     timeout:
         Seconds per launch before the program and its children are killed
         (status ``"timeout"``); ``None``: no limit.
@@ -84,10 +87,20 @@ class CommandEvaluator(Evaluator):
         Working directory of the program; default the current one when the evaluator is made
         (recorded, so that a study resumed from another folder runs the program where it ran).
     shell:
-        Run ``argv`` (one string) through ``/bin/sh``.
+        Run ``argv`` (one string) through ``/bin/sh``. A ``{param}`` standing as a word
+        becomes one argument whatever its value (:func:`shlex.quote`), and one inside
+        ``'...'`` or ``"..."`` is escaped for those quotes; in arithmetic (``$((...))``,
+        ``((...))``, ``[[ ]]``, ``let``), which bash evaluates even when quoted, only
+        numbers and plain names are let in. A field the shell would not read literally
+        (inside backquotes, ``${...}`` or ``$'...'``, after a backslash, in a comment or a
+        here-document) is refused when the evaluator is made.
     minimize:
         Whether smaller values of ``metric`` are better; default by the
         metric's name (:func:`starchart._util.direction.lower_is_better`: GFLOP/s maximised, time minimised).
+    raw_shell_values:
+        With ``shell=True``, substitute values unquoted, as shell code: a value
+        ``1; rm -rf ~`` then runs. Only for a space you trust as much as the command
+        (``raw_shell_values: true`` in an evaluator file).
 
     Examples
     --------
@@ -104,9 +117,14 @@ class CommandEvaluator(Evaluator):
     def __init__(self, argv: Sequence[str] | str, timeout: float | None = None, pattern: str | None = None, *,
                  json_lines: bool = False, metric: str = "time", repeats: int = 1, warmup: int = 0,
                  env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
-                 shell: bool = False, minimize: bool | None = None):
+                 shell: bool = False, minimize: bool | None = None, raw_shell_values: bool = False):
         where = type(self).__name__
         self.shell = check_bool(shell, "shell", where)
+        self.raw_shell_values = check_bool(raw_shell_values, "raw_shell_values", where)
+        if self.raw_shell_values and not self.shell:  # it would silently do nothing
+            raise InputError("raw_shell_values applies to a shell command only; without shell=True each value is "
+                             "already one argument", where=where,
+                             hint="drop raw_shell_values, or set shell=True for a command line run by /bin/sh")
         self.argv: list[str] | str = _check_argv(argv, self.shell, where)
         self.timeout = check_timeout(timeout, "timeout", where)
         self.pattern = check_regex(pattern, "pattern", where)
@@ -122,6 +140,8 @@ class CommandEvaluator(Evaluator):
         self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd()
         # Fields are checked now so a malformed template fails at construction, not per configuration.
         self._fields = template_fields(self._templates(), where)
+        if self.shell and not self.raw_shell_values:  # and so is a field whose value could not be quoted
+            shell_field_contexts(self.argv, f"{where} argv")  # type: ignore[arg-type]
 
     def _templates(self) -> list[str]:
         argv = [self.argv] if isinstance(self.argv, str) else list(self.argv)
@@ -164,7 +184,9 @@ class CommandEvaluator(Evaluator):
     def _measure(self, config: dict[str, Any]) -> Measurement:
         where = type(self).__name__
         if isinstance(self.argv, str):
-            argv: list[str] | str = render_text(self.argv, config, where)
+            # a value must not become shell code: quoted unless the user opted out
+            render = render_text if self.raw_shell_values else render_shell
+            argv: list[str] | str = render(self.argv, config, where)
         else:
             argv = render_argv(self.argv, config, where)
         env = {key: render_text(value, config, f"{where} env {key}") for key, value in (self.env or {}).items()}
@@ -183,7 +205,9 @@ class CommandEvaluator(Evaluator):
                 "argv": self.argv if isinstance(self.argv, str) else list(self.argv), "timeout": self.timeout,
                 "pattern": self.pattern, "json_lines": self.json_lines, "metric": self.metric,
                 "repeats": self.repeats, "warmup": self.warmup, "env": dict(self.env) if self.env else None,
-                "cwd": self.cwd, "shell": self.shell}
+                "cwd": self.cwd, "shell": self.shell,
+                # only when set: a store described without it stays the same evaluator
+                **({"raw_shell_values": True} if self.raw_shell_values else {})}
 
     @classmethod
     def from_description(cls, description: Mapping[str, Any]) -> CommandEvaluator:

@@ -9,6 +9,7 @@ The command-line and C evaluators share everything here:
   process is killed (:mod:`starchart.measure.watchdog`);
 - :func:`render_argv` and :func:`template_fields` handle ``{param}`` templates,
   so unknown parameters are found by ``prepare`` before anything runs;
+  :func:`render_shell` fills a ``/bin/sh`` command line, each value quoted as one word;
 - :func:`parse_values` reads metric values from a program's output (a regex or
   JSON lines) and raises :class:`OutputParseError` when it cannot;
 - :func:`run_repeated` launches a program until it has printed ``warmup + repeats``
@@ -30,6 +31,7 @@ import math
 import numbers
 import os
 import re
+import shlex
 import shutil
 import signal
 import string
@@ -45,6 +47,7 @@ from starchart.errors import InputError
 from starchart.measure import watchdog
 from starchart.measure.base import Measurement
 from starchart.measure.capture import OUTPUT_LIMIT, PipeReader
+from starchart.text import shorten
 
 __all__ = [
     "REPEATS_ENV",
@@ -56,9 +59,11 @@ __all__ = [
     "kill_running",
     "parse_values",
     "render_argv",
+    "render_shell",
     "render_text",
     "run_process",
     "run_repeated",
+    "shell_field_contexts",
     "space_names",
     "template_fields",
 ]
@@ -521,6 +526,193 @@ def render_text(text: str, config: Mapping[str, Any], where: str = "template") -
     except (IndexError, ValueError, AttributeError, TypeError) as exc:
         raise InputError(f"cannot fill template {text!r}: {exc}", where=where,
                          hint="write {param} for a parameter and {{ or }} for a literal brace") from exc
+
+
+# Where a {field} stands in a /bin/sh command line, which decides how its value is quoted:
+# "word" (unquoted, also inside $(...)), "single" ('...{x}...') or "double" ("...{x}...").
+_SHELL_QUOTING = {
+    "word": shlex.quote,
+    # inside '...' only a quote ends the string: close it, add an escaped quote, reopen
+    "single": lambda text: text.replace("'", "'\\''"),
+    # inside "..." these four keep their meaning unless escaped
+    "double": lambda text: re.sub(r'([\\"$`])', r"\\\1", text),
+    # bash evaluates arithmetic operands as expressions whatever their quotes ('a[$(cmd)]' runs cmd):
+    # only a plain token is let in, and it needs no quoting
+    "arithmetic": lambda text: text,
+}
+_PLAIN_TOKEN = re.compile(r"[A-Za-z0-9_.+-]*")
+_SHELL_RAW_HINT = ("write it as a plain word (./bench {x}), or inside '...' or \"...\"; if you trust the space as "
+                   "shell code, set raw_shell_values: true (values are then not quoted)")
+
+
+def shell_field_contexts(text: str, where: str = "template") -> list[str]:
+    r"""How each ``{param}`` field of a ``/bin/sh`` command line is quoted: ``"word"``, ``"single"``,
+    ``"double"`` or ``"arithmetic"``.
+
+    The command line is scanned as the shell reads it (quotes, backslashes, ``$(...)``). A
+    field in arithmetic (``$((...))``, ``((...))``, ``[[ ... ]]``, ``let``) is ``"arithmetic"``:
+    bash evaluates its value as an expression, quoted or not, so only a plain token (letters,
+    digits, ``_ . + -``) is let in there. A field where no quoting keeps its value one literal
+    word is refused: inside backquotes, ``${...}`` or ``$'...'``, after a backslash, in a
+    comment or a here-document.
+
+    Raises
+    ------
+    InputError
+        Naming the field and where it stands.
+
+    Examples
+    --------
+    >>> shell_field_contexts('./bench --n={n} \'x={x}\' "$(echo {y})" "{z}" $(( {w} * 2 ))')
+    ['word', 'single', 'word', 'double', 'arithmetic']
+    >>> shell_field_contexts("echo `echo {x}`")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: template: {x} stands inside `...`, where its value cannot be quoted safely ...
+    """
+    try:
+        chunks = list(string.Formatter().parse(str(text)))
+    except ValueError as exc:
+        raise InputError(f"bad template {text!r}: {exc}", where=where,
+                         hint="write {param} for a parameter and {{ or }} for a literal brace") from exc
+    # One frame per nesting level: [kind, open parentheses]; "sub" is $(...), read like the top level.
+    stack: list[list[Any]] = [["top", 0]]
+    escaped = comment = heredoc = case = test = let = False
+    previous = " "
+    contexts = []
+    for literal, field, _spec, _conversion in chunks:
+        i = 0
+        while i < len(literal):
+            char, kind = literal[i], stack[-1][0]
+            ahead = literal[i:]
+            word_start = previous.isspace() or previous in ";&|()<>"
+            skip = 0  # further characters an opening takes
+            if escaped:
+                escaped = False
+            elif comment:
+                comment = char != "\n"
+            elif kind == "single":
+                if char == "'":
+                    stack.pop()
+            elif char == "\\":
+                escaped = True
+            elif kind in ("backquote", "brace", "ansi"):
+                if char == {"backquote": "`", "brace": "}", "ansi": "'"}[kind]:
+                    stack.pop()
+            elif kind == "arithmetic":
+                if char == "(":
+                    stack[-1][1] += 1
+                elif char == ")" and stack[-1][1]:
+                    stack[-1][1] -= 1
+                elif char == ")":
+                    stack.pop()
+                    skip = 1 if ahead.startswith("))") else 0
+            elif kind == "double":
+                if char == '"':
+                    stack.pop()
+                elif ahead.startswith("$(("):
+                    stack.append(["arithmetic", 0])
+                    skip = 2
+                elif ahead.startswith(("$(", "${")) or char == "`":
+                    stack.append([{"$(": "sub", "${": "brace"}.get(ahead[:2], "backquote"), 0])
+                    skip = 1 if char == "$" else 0
+            else:  # the top level or inside $(...)
+                if ahead.startswith(("$((", "((")):
+                    stack.append(["arithmetic", 0])
+                    skip = 2 if char == "$" else 1
+                elif ahead.startswith(("$(", "${", "$'")) or char in "`'\"":
+                    opened = {"$(": "sub", "${": "brace", "$'": "ansi"}.get(ahead[:2])
+                    stack.append([opened or {"`": "backquote", "'": "single", '"': "double"}[char], 0])
+                    skip = 1 if opened else 0
+                elif char == "(":
+                    stack[-1][1] += 1
+                elif char == ")" and kind == "sub":
+                    if stack[-1][1]:
+                        stack[-1][1] -= 1
+                    else:
+                        stack.pop()
+                        let = False
+                elif char == "#" and word_start:
+                    comment = True
+                elif ahead.startswith("<<"):
+                    heredoc = True
+                elif word_start and re.match(r"(?:\[\[|let|case)(?!\S)", ahead):
+                    test, let = test or ahead.startswith("[["), let or ahead.startswith("let")
+                    case = case or (ahead.startswith("case") and kind == "sub")  # its ')' would end $(...)
+                elif ahead.startswith("]]"):
+                    test = False
+                elif char in ";&|\n":
+                    let = False
+            previous = literal[i + skip]
+            i += 1 + skip
+        if field is None:
+            continue
+        kinds = [frame[0] for frame in stack]
+        trouble = ("inside `...`" if "backquote" in kinds else "inside ${...}" if "brace" in kinds else
+                   "inside $'...'" if "ansi" in kinds else "right after a backslash" if escaped else
+                   "in a comment" if comment else "after a here-document (<<)" if heredoc else
+                   "after a case inside $(...)" if case else None)
+        if trouble:
+            raise InputError(f"{{{field}}} stands {trouble}, where its value cannot be quoted safely",
+                             where=where, hint=_SHELL_RAW_HINT)
+        if "arithmetic" in kinds or test or let:
+            contexts.append("arithmetic")
+        else:
+            contexts.append({"single": "single", "double": "double"}.get(kinds[-1], "word"))
+        previous = "x"  # the value: a '#' right after it does not start a comment
+    return contexts
+
+
+def render_shell(text: str, config: Mapping[str, Any], where: str = "template") -> str:
+    r"""Fill the ``{param}`` fields of a ``/bin/sh`` command line, each value quoted so it stays literal text.
+
+    A field standing as a word becomes one argument whatever its value (:func:`shlex.quote`);
+    inside ``'...'`` or ``"..."`` the value is escaped for those quotes, so a template written
+    for unquoted substitution (``echo '{x}'``) keeps working. Format specs apply before
+    quoting (``{x:04d}``).
+
+    Raises
+    ------
+    InputError
+        For an unknown parameter, a malformed template, or a field that cannot be quoted
+        (see :func:`shell_field_contexts`).
+
+    Examples
+    --------
+    >>> print(render_shell('echo {x} \'{x}\' "{x}"', {"x": "1; touch /tmp/x"}))
+    echo '1; touch /tmp/x' '1; touch /tmp/x' "1; touch /tmp/x"
+    >>> value = 'it\'s $HOME; `id` "x" \\'
+    >>> line = render_shell('printf "%s|" {x} \'{x}\' "{x}"', {"x": value})
+    >>> run_process(line, shell=True).stdout == f"{value}|" * 3   # each arrives as it was
+    True
+    """
+    contexts = iter(shell_field_contexts(text, where))
+    formatter = string.Formatter()
+    out = []
+    try:
+        for literal, field, spec, conversion in formatter.parse(str(text)):
+            out.append(literal)
+            if field is None:
+                continue
+            value, _ = formatter.get_field(field, (), config)
+            value = formatter.convert_field(value, conversion)
+            spec = str(spec).format_map(config) if spec else ""  # nested fields shape the value, never the command
+            context, formatted = next(contexts), formatter.format_field(value, spec)
+            if context == "arithmetic" and not _PLAIN_TOKEN.fullmatch(formatted):
+                raise InputError(f"{{{field}}} stands in shell arithmetic, where bash evaluates its value "
+                                 f"{shorten(formatted, 80)!r} as an expression even when quoted", where=where,
+                                 hint="give it numbers or plain names there (letters, digits, _ . + -), "
+                                      "or move it out of $((...)), ((...)), [[ ]] and let")
+            out.append(_SHELL_QUOTING[context](formatted))
+    except KeyError as exc:
+        name = exc.args[0] if exc.args else "?"
+        raise InputError(f"template {text!r} names {{{name}}}, which is not a parameter", where=where,
+                         hint=f"known parameters: {', '.join(map(str, config)) or '(none)'}; "
+                              "write {{ or }} for a literal brace") from exc
+    except (IndexError, ValueError, AttributeError, TypeError) as exc:
+        raise InputError(f"cannot fill template {text!r}: {exc}", where=where,
+                         hint="write {param} for a parameter and {{ or }} for a literal brace") from exc
+    return "".join(out)
 
 
 def render_argv(template: Sequence[str], config: Mapping[str, Any], where: str = "argv") -> list[str]:
