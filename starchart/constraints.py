@@ -241,21 +241,22 @@ _FUNCTIONS: dict[str, tuple[Callable[..., tuple[Any, _Bad]], int, int]] = {
 class _Compiler:
     """Turns a whitelisted expression AST into a tree of closures over numpy columns."""
 
-    def __init__(self, source: str, known: Sequence[str]):
+    def __init__(self, source: str, known: Sequence[str], label: str = "restriction"):
         self.source = source
         self.known = tuple(known)
+        self.label = label  # what the errors call the expression
         self.used: set[str] = set()
 
     def error(self, node: ast.AST, what: str) -> SpaceError:
         segment = ast.get_source_segment(self.source, node) or ""
         col = getattr(node, "col_offset", None)
         at = f" (`{segment}` at column {col + 1})" if segment and col is not None else ""
-        return SpaceError(f"{what}{at}", where=f"restriction {self.source!r}", hint=_SYNTAX_HINT)
+        return SpaceError(f"{what}{at}", where=f"{self.label} {self.source!r}", hint=_SYNTAX_HINT)
 
     def compile(self, node: ast.AST) -> _Node:
         method = getattr(self, f"_{type(node).__name__}", None)
         if method is None:
-            raise self.error(node, f"{_describe_node(node)} is not allowed in a restriction")
+            raise self.error(node, f"{_describe_node(node)} is not allowed in a {self.label}")
         return method(node)
 
     def _Expression(self, node: ast.Expression) -> _Node:
@@ -273,7 +274,7 @@ class _Compiler:
             if name in ALLOWED_FUNCTIONS:
                 raise self.error(node, f"the function {name!r} must be called, not used as a value")
             listed = ", ".join(self.known) if self.known else "(none)"
-            raise SpaceError(f"unknown name {name!r}", where=f"restriction {self.source!r}",
+            raise SpaceError(f"unknown name {name!r}", where=f"{self.label} {self.source!r}",
                              hint=f"use one of the parameters: {listed}")
         self.used.add(name)
         return lambda cols: (cols[name], None)
@@ -428,6 +429,7 @@ class Expression:
     ``evaluate(columns)`` returns ``(value, bad)``: the value as numpy would
     broadcast it, and a boolean mask of the elements whose evaluation would have
     raised in Python (or ``None``).
+    ``label`` is what errors call the expression (``"restriction"``, ``"predicate"``...).
 
     Examples
     --------
@@ -437,13 +439,13 @@ class Expression:
     [16, 32, 48]
     """
 
-    def __init__(self, source: str, known: Sequence[str]):
+    def __init__(self, source: str, known: Sequence[str], *, label: str = "restriction"):
         try:
             tree = ast.parse(source.strip(), mode="eval")
         except SyntaxError as exc:
-            raise SpaceError(f"not a valid Python expression ({exc.msg})", where=f"restriction {source!r}",
+            raise SpaceError(f"not a valid Python expression ({exc.msg})", where=f"{label} {source!r}",
                              hint=_SYNTAX_HINT) from exc
-        compiler = _Compiler(source.strip(), known)
+        compiler = _Compiler(source.strip(), known, label)
         self.source = source
         self._root = compiler.compile(tree)
         self.names: tuple[str, ...] = tuple(name for name in known if name in compiler.used)
@@ -616,15 +618,15 @@ def compile_restriction(expression: str, names: Sequence[str]) -> Restriction:
     return Restriction.from_expression(expression, names)
 
 
-def compile_expression(expression: str, names: Sequence[str]) -> Expression:
-    """Parse a whitelisted value expression (as in restrictions) over ``names``.
+def compile_expression(expression: str, names: Sequence[str], *, label: str = "restriction") -> Expression:
+    """Parse a whitelisted value expression (as in restrictions) over ``names``; errors call it ``label``.
 
     >>> import numpy as np
     >>> value, bad = compile_expression("n // d", ["n", "d"]).evaluate({"n": np.array([8, 8]), "d": np.array([2, 0])})
     >>> value[0].item(), bad.tolist()   # 8 // 0 would raise in Python: flagged, not an error
     (4, [False, True])
     """
-    return Expression(expression, names)
+    return Expression(expression, names, label=label)
 
 
 def rowwise(func: Callable[[dict[str, Any]], Any], names: Iterable[str] | None = None) -> _RowwiseMarker:

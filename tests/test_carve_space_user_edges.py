@@ -112,6 +112,16 @@ def test_cli_carve_assignment_predicate_and_infinite_within_on_ktt_data():
     assert "error: --within: within must be a finite distance" in result.output
 
 
+def test_cli_carve_predicate_that_calls_pandas_is_refused_not_run(tmp_path):
+    """Before: --predicate went to DataFrame.eval(engine="python"): this one wrote the file."""
+    path = tmp_path / "x.csv"
+    data = dataset_path("ktt/KTConvolutionOutput_2080Ti.json.gz")
+    result = invoke("carve", data, "--cc", "7.5", "-p", f"BLOCK_SIZE_X.to_csv('{path}') == 0")
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert "error: --predicate: predicate" in result.output and "is not allowed" in result.output
+    assert not path.exists()
+
+
 def test_an_empty_configuration_table_gives_an_empty_resource_table():
     """Before: ResourceCompiler.frame of no configurations raised KeyError: 'registers'."""
     compiler = ResourceCompiler('extern "C" __global__ void k(float *a) { a[0] = N; }', "k", "8.0",

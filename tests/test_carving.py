@@ -16,6 +16,7 @@ from starchart.carve.carving import (
     measure_survivors,
     pareto_front,
 )
+from starchart.carve.metrics import resolve
 from starchart.errors import InputError
 
 
@@ -278,3 +279,54 @@ def test_configurations_that_do_not_compile_stay_in_the_result():
     from starchart.carve.plots import plot_carving
 
     assert "1 failed, not shown" in plot_carving(result).axes[0].get_title(loc="left")
+
+
+# --- predicates are compiled with the restriction whitelist, never eval-ed ----------------------------------
+
+@pytest.mark.parametrize("predicate", [
+    "bx.to_csv({path!r}) == 0",                                 # pandas method on a column: wrote a file
+    "__import__('pathlib').Path({path!r}).write_text('x') == 0",
+    "(lambda: open({path!r}, 'w'))() == 0",
+    "[open({path!r}, 'w') for _ in [1]] == 0",
+    "bx == @bx",
+])
+def test_a_predicate_outside_the_whitelist_is_refused_not_run(tmp_path, predicate):
+    """Before: predicates went to DataFrame.eval(engine="python"), which wrote the file."""
+    path = tmp_path / "pwned"
+    predicate = predicate.format(path=str(path))
+    with pytest.raises(InputError, match="predicate") as err:
+        carve(frame(10), predicates=[predicate])
+    assert not path.exists()
+    assert err.value.where == "predicate" and predicate in str(err.value)
+
+
+def test_a_predicate_outside_the_whitelist_says_what_is_allowed():
+    with pytest.raises(InputError, match=r"is not allowed: calling attribute access is not allowed") as err:
+        carve(frame(10), predicates=["bx.sum() > 0"])
+    assert "min, max, abs, int, float, round" in err.value.hint
+    with pytest.raises(InputError, match=r"the function 'eval' is not allowed"):
+        carve(frame(10), predicates=["eval('1') == 1"])
+    # launch expressions and metric expressions go through the same compiler
+    with pytest.raises(InputError, match=r"threads per block 'bx.to_csv\(\)' is not allowed"):
+        resolve(frame(10), "bx.to_csv()", "threads per block")
+    assert resolve(frame(3), "bx * 2 + `tile`", "threads per block").tolist() == \
+        (frame(3)["bx"] * 2 + frame(3)["tile"]).astype(float).tolist()
+
+
+def test_predicates_keep_their_pandas_meaning():
+    df = pd.DataFrame({"bx": [16, 32, 64, 128], "ty": [1, 2, 0, 4], "kind": ["a", "b", "a", "c"],
+                       "a.b": [1.0, 2.0, 3.0, np.nan], "efficiency": [1.0, 2.0, 3.0, 4.0],
+                       "utilization": [4.0, 3.0, 2.0, 1.0]})
+    kept = {
+        "bx >= 32 & ty > 1": [32, 128],                    # & and | bind like and/or, as in pandas
+        "bx < 32 | ty == 4": [16, 128],
+        "~(bx > 32)": [16, 32],
+        "not bx > 32 and kind == 'a'": [16],
+        "kind in ['a', 'c']": [16, 64, 128],
+        "`a.b` >= 2": [32, 64],                             # NaN compares false
+        "bx / ty > 10": [16, 32, 128],                      # 64 / 0 has no value: not kept
+        "max(bx, 40) // ty >= 32 and abs(-bx) == bx": [16, 128],
+    }
+    for predicate, expected in kept.items():
+        result = carve(df, predicates=[predicate], within=10.0)
+        assert sorted(result.kept["bx"]) == expected, predicate

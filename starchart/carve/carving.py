@@ -266,8 +266,11 @@ def carve(data: pd.DataFrame | Dataset, *, metrics: Sequence[str] = ("efficiency
         Columns or expressions to maximise jointly (two or more); write ``"-x"`` to
         minimise ``x``.
     predicates:
-        Threshold predicates (pandas expressions), each keeping the rows where it
-        is true; NaN counts as false.
+        Threshold predicates, each keeping the rows where it is true; NaN counts as
+        false. Each is compiled with the restriction whitelist (column names, numbers,
+        strings, arithmetic, comparisons, and/or/not or ``& | ~``, ``in (...)``,
+        ``a if c else b``, min/max/abs/int/float/round; backticks around names that are
+        not identifiers) and never ``eval``-ed, so a predicate cannot run code.
     within:
         Also keep configurations at most this far from the front, on metrics scaled
         to [0, 1] over the candidates (see the module docstring); 0 keeps the front only.

@@ -27,9 +27,11 @@ Two ways to get the inputs:
   ``Instr × Threads`` and for the load consumers. This is an approximation of the
   paper's static metric, documented at the function.
 
-Every argument naming an input accepts a column name, a pandas expression over
-the columns (``"BLOCK_SIZE_X * BLOCK_SIZE_Y"``, with backticks around names that
-contain dots) or a number.
+Every argument naming an input accepts a column name, an expression over the
+columns (``"BLOCK_SIZE_X * BLOCK_SIZE_Y"``, with backticks around names that
+contain dots) or a number. Expressions, like carving predicates, are compiled with
+the restriction whitelist (:mod:`starchart.constraints`) and evaluated on whole
+columns, never ``eval``-ed: ``bx.to_csv('f')`` is an error, not a written file.
 
 Examples
 --------
@@ -45,7 +47,11 @@ The paper's worked example (§4.2, matrix multiplication on a GeForce 8800):
 
 from __future__ import annotations
 
+import ast
 import difflib
+import io
+import re
+import tokenize
 from collections.abc import Callable
 from typing import Any
 
@@ -53,7 +59,8 @@ import numpy as np
 import pandas as pd
 
 from starchart.carve.occupancy import device_limits, occupancy_frame
-from starchart.errors import InputError
+from starchart.constraints import ALLOWED_FUNCTIONS, Expression, compile_expression
+from starchart.errors import InputError, SpaceError
 
 __all__ = ["KTT_COUNTERS", "blocks_per_sm", "carving_metrics", "counter_metrics", "efficiency", "resolve",
            "static_metrics", "utilization", "warps_per_block"]
@@ -123,7 +130,7 @@ def warps_per_block(threads_per_block: Any, warp_size: int = 32) -> np.ndarray:
 def resolve(frame: pd.DataFrame, spec: Spec, what: str) -> np.ndarray:
     """The values of ``spec`` for every row of ``frame``, as floats.
 
-    ``spec`` is a column name, a pandas expression over the columns, a number or an
+    ``spec`` is a column name, an expression over the columns (see :func:`_evaluate`), a number or an
     array of one value per row. A bad name or expression raises :class:`InputError`
     naming ``what`` and the available columns.
 
@@ -178,23 +185,103 @@ def _launch(frame: pd.DataFrame, threads_per_block: Spec, threads: Spec) -> tupl
     return values[0], values[1]
 
 
+#: What an expression over the table may use, said when it uses something else.
+_WHITELIST_HINT = ("use column names (in backticks when not identifiers), numbers, strings, + - * / // % **, "
+                   "comparisons (also 'in (...)'), and/or/not (or & | ~), 'a if c else b' and the functions "
+                   + ", ".join(ALLOWED_FUNCTIONS))
+#: pandas' eval reads & | ~ as and/or/not (with their precedence): predicates written for it keep their meaning.
+_BOOLEAN_OPERATORS = {"&": "and", "|": "or", "~": "not"}
+
+
 def _evaluate(frame: pd.DataFrame, expression: str, what: str) -> Any:
-    """``frame.eval(expression)``, with errors a user can act on."""
+    """``expression`` over the columns of ``frame``: a Series (one value per row) or a scalar.
+
+    The expression is compiled with the restriction whitelist (:func:`starchart.constraints.compile_expression`)
+    and evaluated on whole columns, never ``eval``-ed: attribute access, calls other than
+    min/max/abs/int/float/round, and anything else outside the whitelist raise :class:`InputError`
+    naming ``what`` and the expression. As in pandas' ``DataFrame.eval``, names that are not
+    identifiers go in backticks and ``&``, ``|``, ``~`` mean ``and``, ``or``, ``not``. A row
+    where Python would raise (a division by zero) has no value: NaN, or false for a comparison.
+
+    >>> df = pd.DataFrame({"bx": [16, 32, 64], "a b": [1, 0, 1]})
+    >>> _evaluate(df, "bx >= 32 & `a b` == 1", "predicate").tolist()
+    [False, False, True]
+    >>> _evaluate(df, "bx.to_csv('x') == 0", "predicate")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    starchart.errors.InputError: predicate: predicate "bx.to_csv('x') == 0" is not allowed: ...
+    """
     columns = ", ".join(f"`{c}`" if not str(c).isidentifier() else str(c) for c in frame.columns)
     hint = (f"use columns of the table ({_clip(columns)}); put names with dots or spaces in backticks")
+    compiled, aliases = _compile(frame, expression, what, hint)
+    values = {name: _column(frame[aliases.get(name, name)]) for name in compiled.names}
+    value, bad = compiled.evaluate(values)
+    if np.ndim(value) == 0:  # no column: one value for the whole table
+        return value.item() if isinstance(value, (np.ndarray, np.generic)) else value
+    value = np.asarray(value)
+    if bad is not None and np.any(bad):  # Python would have raised on these rows: no value there
+        value = np.where(bad, False, value) if value.dtype == bool else \
+            np.where(bad, np.nan, value.astype(float if value.dtype.kind in "biuf" else object))
+    return pd.Series(np.broadcast_to(value, (len(frame),)).copy(), index=frame.index)
+
+
+def _compile(frame: pd.DataFrame, expression: str, what: str, hint: str) -> tuple[Expression, dict[str, str]]:
+    """The whitelisted expression over ``frame``'s columns, and the names standing for backticked columns."""
+    aliases: dict[str, str] = {}  # stand-in identifier -> column name
+
+    def alias(match: re.Match[str]) -> str:
+        name = f"_starchart_column_{len(aliases)}"
+        aliases[name] = match.group(1)
+        return name
+
+    source = re.sub(r"`([^`]+)`", alias, expression.strip())
     try:
-        result = frame.eval(expression, engine="python")
-    except NameError as err:  # pandas' UndefinedVariableError is a NameError
-        name = str(err).split("'")[1] if "'" in str(err) else str(err)
-        close = difflib.get_close_matches(name, [str(c) for c in frame.columns], n=1)
-        raise InputError(f"{what} {_show(expression)}: unknown column {name!r}", where=what,
-                         hint=(f"did you mean {close[0]!r}? " if close else "") + hint) from None
-    except (SyntaxError, ValueError, TypeError, KeyError, AttributeError) as err:
-        raise InputError(f"{what} {_show(expression)} cannot be evaluated: {err}", where=what, hint=hint) from None
-    if isinstance(result, pd.DataFrame):  # "x = 1" assigns a column in pandas: the table, not one value per row
-        raise InputError(f"{what} {_show(expression)} is an assignment, not a value per configuration",
-                         where=what, hint="= assigns in pandas: write == to compare (e.g. \"BLOCK_SIZE_X == 32\")")
-    return result
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+        if any(t.type == tokenize.OP and t.string in _BOOLEAN_OPERATORS for t in tokens):
+            source = tokenize.untokenize(
+                (tokenize.NAME, _BOOLEAN_OPERATORS[t.string]) if t.type == tokenize.OP and t.string in
+                _BOOLEAN_OPERATORS else (t.type, t.string) for t in tokens).strip()
+        tree = ast.parse(source, mode="eval")
+    except (SyntaxError, tokenize.TokenError) as err:
+        if _is_assignment(source):  # "x = 1" assigns a column in pandas: the table, not one value per row
+            raise InputError(f"{what} {_show(expression)} is an assignment, not a value per configuration",
+                             where=what, hint="= assigns: write == to compare (e.g. \"BLOCK_SIZE_X == 32\")") from None
+        reason = err.msg if isinstance(err, SyntaxError) else err.args[0]
+        raise InputError(f"{what} {_show(expression)} cannot be evaluated: {reason}", where=what, hint=hint) from None
+    known = [str(c) for c in frame.columns if str(c).isidentifier()] + list(aliases)
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and id(node) not in called and node.id not in known:
+            name = aliases.get(node.id, node.id)
+            close = difflib.get_close_matches(name, [str(c) for c in frame.columns], n=1)
+            raise InputError(f"{what} {_show(expression)}: unknown column {name!r}", where=what,
+                             hint=(f"did you mean {close[0]!r}? " if close else "") + hint)
+    try:
+        return compile_expression(source, known, label=what), aliases
+    except SpaceError as err:
+        message = err.message
+        for name, column in aliases.items():  # the user's names, not the stand-ins
+            message = message.replace(name, f"`{column}`")
+        raise InputError(f"{what} {_show(expression)} is not allowed: {message}", where=what,
+                         hint=_WHITELIST_HINT) from None
+
+
+def _is_assignment(source: str) -> bool:
+    try:
+        statements = ast.parse(source, mode="exec").body
+    except SyntaxError:
+        return False
+    return len(statements) == 1 and isinstance(statements[0], (ast.Assign, ast.AugAssign, ast.AnnAssign))
+
+
+def _column(series: pd.Series) -> np.ndarray:
+    """A column as numpy: numbers stay numbers (missing ones NaN), anything else Python objects."""
+    if isinstance(series.dtype, np.dtype):
+        return series.to_numpy()
+    if pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype):
+        if not series.isna().any():  # nullable Int64 and boolean without gaps keep their kind
+            return series.to_numpy(dtype=series.dtype.numpy_dtype)
+        return series.to_numpy(dtype=float, na_value=np.nan)
+    return series.to_numpy(dtype=object)
 
 
 def _show(spec: Any) -> str:
