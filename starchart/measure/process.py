@@ -43,11 +43,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from starchart._util.text import shorten
 from starchart.errors import InputError
 from starchart.measure import watchdog
 from starchart.measure.base import Measurement
 from starchart.measure.capture import OUTPUT_LIMIT, PipeReader
-from starchart.text import shorten
 
 __all__ = [
     "REPEATS_ENV",

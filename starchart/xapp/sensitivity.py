@@ -46,6 +46,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from starchart.xapp.static import static_analysis, static_features
+
 from ..errors import InputError
 from .discretize import as_feature_frame
 from .model import SpeedupRangeModel
@@ -87,8 +89,6 @@ class SweepResult:
 
 def _static_features(path: Any, band_line: int | None = None, trip_counts: Any = None,
                      branch_probs: Any = None, **compile_options: Any) -> Mapping[str, float]:
-    from .static import static_features  # lazy: the feature extractor is optional here
-
     return static_features(path, band_line=band_line, trip_counts=trip_counts, branch_probs=branch_probs,
                            **compile_options)
 
@@ -101,8 +101,6 @@ def sweep_sites(path: Any, band_line: int | None = None,
     >>> sweep_sites("tests/xapp/cases/pragma_trip.c")      # doctest: +SKIP
     ([7, 9], [])
     """
-    from .static import static_analysis
-
     result = static_analysis(path, band_line=band_line, **(compile_options or {}))
     loops = sorted({l.line for l in result.loops if l.role == "body" and l.line is not None})
     # only two-way branches take a probability (loop tests use the trip count, switches split evenly)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import types
 from pathlib import Path
 
@@ -97,9 +96,8 @@ def test_default_feature_function_is_static_features(model, monkeypatch):
         branches = [types.SimpleNamespace(line=7, kind="loop-exit"), types.SimpleNamespace(line=9, kind="if")]
         return types.SimpleNamespace(loops=loops, branches=branches)
 
-    fake = types.ModuleType("starchart.xapp.static")
-    fake.static_features, fake.static_analysis = static_features, static_analysis
-    monkeypatch.setitem(sys.modules, "starchart.xapp.static", fake)
+    monkeypatch.setattr("starchart.xapp.sensitivity.static_features", static_features)
+    monkeypatch.setattr("starchart.xapp.sensitivity.static_analysis", static_analysis)
     result = sweep(model, "kernel.c", 3, trip_counts=(10,), branch_probs=(0.25,))
     assert calls == [("kernel.c", 3, {7: 10}, {9: 0.25})] and result.majority == "> 3"
     assert result.table[["trip_counts", "branch_probs"]].values.tolist() == [[10, 0.25]]
