@@ -230,8 +230,8 @@ class ResourceCompiler:
             key = config_key(row)
             unique.setdefault(key, row)
             keys.append(key)
-        for row in unique.values():  # a value that is C code is refused before anything compiles
-            self._options(row)
+        for config in unique.values():  # a value that is C code is refused before anything compiles
+            self._options(config)
         done: dict[str, Compiled] = {}
         with step_progress(progress, f"for {self.arch}") as bar:
             bar.start("compiling", len(unique))

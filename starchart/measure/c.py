@@ -255,7 +255,7 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
                              hint="e.g. cache_dir: build/cache (leave it out for ~/.cache/starchart/c)")
         self.cache_dir = os.fspath(cache_dir) if cache_dir is not None else None
         self.env = check_env(env, where)
-        self.raw_defines = check_bool(raw_defines, "raw_defines", where)
+        self.raw_defines: bool = check_bool(raw_defines, "raw_defines", where)
         self._fields = template_fields(list(self.args) + list((self.env or {}).values()), where)
         self._compiler_version: str | None = None
         self._reference_answer: tuple[float | str | None, str] | None = None  # (answer, why there is none)
