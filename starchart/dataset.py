@@ -37,10 +37,9 @@ DEFAULT_METRIC_NAMES: tuple[str, ...] = ("time", "runtime", "wattage", "power", 
 
 #: Prefix of the columns holding per-repeat measurement lists.
 REPEATS_PREFIX = "repeats_"
-#: The writers of :meth:`Dataset.to_csv`, :meth:`~Dataset.to_kernel_tuner` and :meth:`~Dataset.to_t4`: they live
-#: in ``starchart.io``, a layer above this one, so they are named here and loaded when called.
-_WRITERS = {"csv": "starchart.io.csv:write", "kernel_tuner": "starchart.io.kernel_tuner:write_cache",
-            "t4": "starchart.io.t4:write_t4"}
+#: What :meth:`Dataset.to_csv`, :meth:`~Dataset.to_kernel_tuner` and :meth:`~Dataset.to_t4` write with: the
+#: format registry of ``starchart.io``, a layer above this one, so it is named here and loaded when called.
+_WRITE = "starchart.io.formats:write"
 
 #: Columns every dataset frame holds besides its parameters and metrics (no parameter may take their names).
 BOOKKEEPING_COLUMNS: tuple[str, ...] = ("status", "reason")
@@ -338,17 +337,17 @@ class Dataset:
         :func:`starchart.io.csv.write`.
         """
 
-        load_reference(_WRITERS["csv"])(self, path)
+        load_reference(_WRITE)(self, path, "csv")
 
     def to_kernel_tuner(self, path: str | Path, **options: Any) -> None:
         """Write a Kernel Tuner cache file; see :func:`starchart.io.kernel_tuner.write_cache`."""
 
-        load_reference(_WRITERS["kernel_tuner"])(self, path, **options)
+        load_reference(_WRITE)(self, path, "kernel_tuner", **options)
 
     def to_t4(self, path: str | Path, **options: Any) -> None:
         """Write a T4 results file; see :func:`starchart.io.t4.write_t4`."""
 
-        load_reference(_WRITERS["t4"])(self, path, **options)
+        load_reference(_WRITE)(self, path, "t4", **options)
 
 
 # ---------------------------------------------------------------------- validation helpers

@@ -39,7 +39,8 @@ from starchart.cli.common import (
 )
 from starchart.errors import InputError, StarchartError
 from starchart.io import csv, kernel_tuner, ktt, t4
-from starchart.io.load import is_store, load
+from starchart.io.formats import BUILT_IN
+from starchart.io.load import detect_format, is_store, load
 from starchart.space import Space
 from starchart.study.store import Store
 from starchart.tree import (
@@ -51,6 +52,9 @@ from starchart.tree import (
 )
 
 DataHelp = "Measurements: Kernel Tuner cache, T4, KTT, CSV, or a starchart store (study.db)."
+
+#: The formats whose files `starchart space` reads its own way (restrictions, T1 and caches' spaces).
+BUILT_IN_NAMES = frozenset(fmt.name for fmt in BUILT_IN)
 
 
 @app.command()
@@ -126,9 +130,12 @@ def _search_settings(settings: dict[str, Any]) -> str:
     'budget 50, seed 7'
     >>> _search_settings({"budget": 50, "seed": 7, "prior": "a100.json"})
     'budget 50, seed 7, warm start from a100.json'
+    >>> _search_settings({"budget": 50, "seed": 7, "strategy": "uniform"})
+    'budget 50, seed 7, strategy uniform'
     """
-    prior = settings.get("prior")
+    prior, strategy = settings.get("prior"), settings.get("strategy")
     return (f"budget {settings.get('budget')}, seed {settings.get('seed')}"
+            + (f", strategy {strategy}" if strategy else "")
             + (f", warm start from {prior}" if prior else ""))
 
 
@@ -345,6 +352,10 @@ def _read_space(file: Path, restrictions: list[str]) -> Any:
         # a table whatever its name (results.json holding CSV), as `info` and `tree` read it
         _refuse_restrictions(restrictions, file, "filter the configurations before, or write a space file")
         return Space.from_dataset(load(file, format="csv"))
+    plugin = _plugin_format(file, text)
+    if plugin is not None:  # a format a plug-in registered: the configurations its file holds
+        _refuse_restrictions(restrictions, file, "filter the configurations before, or write a space file")
+        return Space.from_dataset(load(file, format=plugin))
     if kernel_tuner.sniff(head):
         # an unfinished cache (a crashed run, a cut .json.gz) still has its whole header: read it as `info`
         # and `tree` do, rather than calling it invalid JSON
@@ -362,6 +373,15 @@ def _read_space(file: Path, restrictions: list[str]) -> Any:
         _refuse_restrictions(restrictions, file, "filter the configurations before, or write a space file")
         return Space.from_dataset(load(file))
     return Space.from_file(file)
+
+
+def _plugin_format(file: Path, text: str) -> str | None:
+    """The name of the registered plug-in format (not a built-in one) a file is in, if any."""
+    try:
+        name = detect_format(file, text)
+    except InputError:
+        return None
+    return None if name in BUILT_IN_NAMES else name
 
 
 def _refuse_restrictions(restrictions: list[str], file: Path, hint: str) -> None:

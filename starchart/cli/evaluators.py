@@ -33,7 +33,7 @@ from starchart.cli.app import err, out
 from starchart.cli.common import minimize_for, print_failure_reasons
 from starchart.cli.data import _read_space
 from starchart.errors import InputError
-from starchart.measure import evaluator_from_dict
+from starchart.measure import Evaluator, evaluator_class, evaluator_from_dict
 from starchart.measure.process import check_fields
 from starchart.space import (
     Space,
@@ -250,25 +250,10 @@ def _read_study_file(path: Path) -> tuple[Any, dict[str, Any] | None]:
 def _resolve_paths(section: dict[str, Any], folder: Path) -> dict[str, Any]:
     """Paths in an evaluator file or section are taken from that file's folder, whichever folder the command
     runs in: the sources, the cache, a command's working folder (by default the file's own, so that
-    ``argv: [./bench]`` beside the file runs from anywhere) and the folder of a Python function's module."""
-    section = dict(section)
-    keys = ["source", "cwd", "cache_dir"] if section.get("kind") != "cuda" else ["source"]
-    if section.get("kind") == "python":
-        keys.append("path")
-        section.setdefault("path", ".")
-    if section.get("kind") == "command":
-        section.setdefault("cwd", ".")
-    for key in keys:
-        value = section.get(key)
-        if isinstance(value, str) and value.strip() and not Path(value).expanduser().is_absolute():
-            if key == "source" and section.get("kind") == "cuda" and not value.strip().endswith(_CUDA_SUFFIXES):
-                continue  # the kernel's code itself, not a file name
-            section[key] = str((folder / value).resolve())
-    return section
-
-
-# What a CUDA evaluator's ``source`` ends with when it names a file (else it is the code).
-_CUDA_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp")
+    ``argv: [./bench]`` beside the file runs from anywhere) and the folder of a Python function's module.
+    Which options are paths is the evaluator class's to say (:meth:`Evaluator.resolve_paths`)."""
+    cls = evaluator_class(str(section.get("kind"))) or Evaluator
+    return cls.resolve_paths(section, folder)
 
 
 def _evaluator_description(command: Optional[str], c_source: Optional[Path], evaluator_file: Optional[Path],

@@ -45,6 +45,7 @@ from starchart.cli.samples import OPTION_NAMES, print_sample_size
 from starchart.cli.search import _print_search
 from starchart.errors import InputError
 from starchart.io.csv import read_configs
+from starchart.io.formats import writable
 from starchart.strategies.search import resume_search
 from starchart.study.runner import run
 from starchart.study.store import Store
@@ -151,12 +152,17 @@ def resume_command(
     _measure(lambda: run(store=store, samples=samples, workers=workers, ray=ray), store)
 
 
+# the choices of the format registry (installed plug-in formats included)
+_FORMATS = " | ".join(sorted(writable()))
+_SUFFIXES = ", ".join(fmt.write_suffixes[0] for _, fmt in sorted(writable().items()) if fmt.write_suffixes)
+
+
 @app.command("export")
 @friendly
 def export_command(
     store: Path = typer.Argument(..., help="The study's SQLite store."),
-    output: Path = typer.Option(..., "--output", "-o", help="File to write (.csv, .json, .t4.json)."),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="csv | kernel_tuner | t4 (default: from -o)."),
+    output: Path = typer.Option(..., "--output", "-o", help=f"File to write ({_SUFFIXES})."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", help=f"{_FORMATS} (default: from -o)."),
 ) -> None:
     """Write a study as CSV, a Kernel Tuner cache or a T4 results file."""
 

@@ -2,7 +2,7 @@
 
     starchart msp SPACE_FILE --sizes 8,64,512,4096 [--size-param n] [--work "n * 256"]
                   [--default "BLOCK=256,GROUP=4"] [--target T] [--threshold 0.1] [--stable]
-                  [--search exhaustive|uniform] [--budget B] [--seed S] [--baseline search|exhaustive|none]
+                  [--search exhaustive|uniform|tree] [--budget B] [--seed S] [--baseline search|exhaustive|none]
                   [--transfer] [--confirm K] [--stat median|min|mean]
                   [--command CMD | --c-source FILE | --evaluator FILE] [--repeats R] [--warmup W]
                   [--timeout S] [--pattern RE] [--metric M] [--plots DIR] [--json] [--store msp.db]
@@ -154,8 +154,9 @@ def msp_command(
     target: Optional[float] = typer.Option(None, "--target", help="The size tuned for (default: the largest)."),
     threshold: float = typer.Option(0.10, "--threshold", help="Noise threshold of the MSP (fraction)."),
     stable: bool = typer.Option(False, "--stable", help="Require every larger size to stay saturated."),
-    search: str = typer.Option("exhaustive", "--search", help="exhaustive or uniform."),
-    budget: Optional[int] = typer.Option(None, "--budget", min=1, help="Evaluations of a uniform search."),
+    search: str = typer.Option("exhaustive", "--search", help="exhaustive, uniform or tree (the tree-guided "
+                                                             "search), or an installed search strategy."),
+    budget: Optional[int] = typer.Option(None, "--budget", min=1, help="Evaluations of a uniform or tree search."),
     seed: int = seed_option(0, "Seed of the search."),
     baseline: str = typer.Option("search", "--baseline",
                                  help="Reference at the target: search (the same), exhaustive, or none."),

@@ -36,6 +36,7 @@ from starchart.cli.evaluators import (
     evaluator_options,
 )
 from starchart.errors import InputError
+from starchart.strategies.registry import strategy_names
 from starchart.strategies.search import search
 
 
@@ -61,6 +62,9 @@ def search_command(
     workers: int = typer.Option(1, "--workers", "-w", min=1, help="Configurations measured at a time "
                                 "(proposed in batches; the search stays deterministic for a seed)."),
     time_limit: Optional[str] = TimeLimitOption,
+    strategy: Optional[str] = typer.Option(None, "--strategy", help=f"How to choose what to measure next: "
+                                           f"{' | '.join(strategy_names())} (default: tree, or what the store "
+                                           f"recorded)."),
 ) -> None:
     """Tree-guided search for the best configuration within a budget of evaluations."""
 
@@ -72,10 +76,10 @@ def search_command(
     space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options,
                                             maximize)
     # the library's errors in the command line's words: "use --budget 81", not "use budget=81"
-    with option_names({"budget": "--budget", "seed": "--seed", "prior": "--prior"}):
+    with option_names({"budget": "--budget", "seed": "--seed", "prior": "--prior", "strategy": "--strategy"}):
         _print_search(_interruptible(lambda: search(evaluator, space, budget, seed=seed, store=store,
                                                     progress=True, prior=prior, workers=workers,
-                                                    time_limit=limit), store), store)
+                                                    time_limit=limit, strategy=strategy), store), store)
 
 
 def _print_search(result: Any, store: Path | None = None) -> None:

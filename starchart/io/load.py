@@ -10,21 +10,17 @@ recognised by its SQLite header whatever its name.
 from __future__ import annotations
 
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from starchart._util.files import read_text
 from starchart._util.plugins import load_reference
 from starchart.dataset import Dataset
 from starchart.errors import InputError
-from starchart.io import csv, kernel_tuner, ktt, t4
+from starchart.io.formats import Format, get_format, readable
 
 #: The class that reads a starchart store (an SQLite file of the study layer, above this one).
 STORE = "starchart.study.store:Store"
 
-#: Reader modules by format name; each has ``sniff(head)``, ``read(path, text, **options)`` and ``OPTIONS``.
-READERS: dict[str, ModuleType] = {"kernel_tuner": kernel_tuner, "t4": t4, "ktt": ktt, "csv": csv}
-_ALIASES = {"kerneltuner": "kernel_tuner", "kt": "kernel_tuner", "cache": "kernel_tuner"}
 #: How much of the file sniffing looks at: the headers and first entry fit easily.
 _HEAD = 65536
 #: The first bytes of every SQLite database file (a starchart store).
@@ -68,13 +64,14 @@ def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset
         with store_class.open(path, read_only=True) as store:
             return store.to_dataset()
     text = read_text(path)
-    name = _resolve_format(format, path) if format is not None else detect_format(path, text)
-    reader = READERS[name]
-    unknown = sorted(set(options) - reader.OPTIONS)
+    reader: Format = get_format(format, path) if format is not None else readable()[detect_format(path, text)]
+    name = reader.name
+    unknown = sorted(set(options) - reader.options)
     if unknown:
-        accepted = ", ".join(sorted(reader.OPTIONS)) or "none"
+        accepted = ", ".join(sorted(reader.options)) or "none"
         raise InputError(f"option(s) {unknown} do not apply to the {name} format", where=path,
                          hint=f"options for {name}: {accepted}")
+    assert reader.read is not None  # readable() holds only formats with a reader
     return reader.read(path, text, **options)
 
 
@@ -97,7 +94,8 @@ def is_store(path: str | Path) -> bool:
 
 
 def detect_format(path: str | Path, text: str) -> str:
-    """The name of the reader for a file with this ``text``.
+    """The name of the format of a file with this ``text``: the first JSON format whose sniffer takes a
+    JSON document, else the first other format whose name suffix or sniffer fits (CSV last).
 
     Examples
     --------
@@ -105,10 +103,11 @@ def detect_format(path: str | Path, text: str) -> str:
     'kernel_tuner'
     """
     head = text[:_HEAD]
+    table = readable()
     if head.lstrip().startswith("{"):
-        for name in ("kernel_tuner", "t4", "ktt"):
-            if READERS[name].sniff(head):
-                return name
+        for fmt in table.values():
+            if fmt.json and fmt.sniff is not None and fmt.sniff(head):
+                return fmt.name
         if '"ConfigurationSpace"' in head:
             raise InputError("a T1 input file describes a tuning space, not measurements", where=path,
                              hint=f"describe the space with `starchart space {path}`, measure it with "
@@ -117,21 +116,15 @@ def detect_format(path: str | Path, text: str) -> str:
         raise InputError("a YAML file is a space file (a tuning space), not measurements", where=path,
                          hint=f"describe the space with `starchart space {path}`, measure it with "
                               f"`starchart run {path} ...`")
-    elif _stem_suffix(Path(path)) in (".csv", ".tsv") or csv.sniff(head):
-        return "csv"
+    else:
+        for fmt in table.values():
+            if not fmt.json and (_stem_suffix(Path(path)) in fmt.read_suffixes
+                                 or (fmt.sniff is not None and fmt.sniff(head))):
+                return fmt.name
+    titles = ", ".join(fmt.title for fmt in table.values())
     raise InputError("unknown file format", where=path,
-                     hint="supported formats: Kernel Tuner cache JSON, T4 results JSON, KTT output JSON, "
-                          "CSV (each optionally .gz), a starchart store; from Python, force a reader with "
-                          f"load(path, format=...), one of {', '.join(READERS)}")
-
-
-def _resolve_format(format: str, path: Path) -> str:
-    name = format.strip().lower().replace("-", "_")
-    name = _ALIASES.get(name, name)
-    if name not in READERS:
-        raise InputError(f"unknown format {format!r}", where=path,
-                         hint=f"use one of: {', '.join(READERS)}")
-    return name
+                     hint=f"supported formats: {titles} (each optionally .gz), a starchart store; from Python, "
+                          f"force a reader with load(path, format=...), one of {', '.join(table)}")
 
 
 def _stem_suffix(path: Path) -> str:

@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from starchart._util.plugins import PluginLoader
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement
 from starchart.measure.c import CEvaluator
@@ -27,9 +28,47 @@ from starchart.measure.cuda import CudaEvaluator
 from starchart.measure.python import PythonEvaluator
 from starchart.measure.replay import ReplayEvaluator
 
-#: Evaluator classes by their ``kind``.
+#: The entry-point group through which other packages add evaluator kinds: ``kind = "module:Class"``.
+ENTRY_POINT_GROUP = "starchart.evaluators"
+
+#: Evaluator classes by their ``kind``: the built-in ones, then those :func:`register_evaluator` adds
+#: and those installed packages declare in the entry-point group ``starchart.evaluators`` (read on first use).
 EVALUATORS: dict[str, type[Evaluator]] = {cls.kind: cls for cls in (
     PythonEvaluator, CommandEvaluator, CEvaluator, CudaEvaluator, ReplayEvaluator)}
+_plugins = PluginLoader(ENTRY_POINT_GROUP)
+
+
+def register_evaluator(cls: type[Evaluator]) -> type[Evaluator]:
+    """Add an evaluator class under its ``kind`` (usable as a class decorator).
+
+    Its kind then works everywhere a built-in one does: ``evaluator: {kind: ...}`` in a space or
+    evaluator file, ``starchart run --evaluator``, ``starchart resume``, Ray scheduling
+    (:attr:`~Evaluator.needs_gpu`).
+
+    >>> class Echo(PythonEvaluator):
+    ...     kind = "echo-example"
+    >>> register_evaluator(Echo) is Echo and evaluator_class("echo-example") is Echo
+    True
+    >>> del EVALUATORS["echo-example"]
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Evaluator)):
+        raise InputError(f"{cls!r} is not an Evaluator subclass", where="register_evaluator",
+                         hint="subclass starchart.measure.Evaluator and give it a kind")
+    kind = getattr(cls, "kind", None)
+    if not isinstance(kind, str) or not kind or kind == Evaluator.kind:
+        raise InputError(f"{cls.__name__} has no kind of its own", where="register_evaluator",
+                         hint='set a class attribute, e.g. kind = "my-simulator"')
+    EVALUATORS[kind] = cls
+    return cls
+
+
+def evaluator_class(kind: str) -> type[Evaluator] | None:
+    """The class registered for ``kind`` (installed plug-ins included), or ``None``."""
+    if kind not in EVALUATORS:
+        for name, cls in _plugins.load().items():
+            if isinstance(cls, type) and issubclass(cls, Evaluator):
+                EVALUATORS.setdefault(name, cls)
+    return EVALUATORS.get(kind)
 
 
 def evaluator_from_dict(data: Mapping[str, Any], where: str = "evaluator") -> Evaluator:
@@ -62,14 +101,14 @@ def evaluator_from_dict(data: Mapping[str, Any], where: str = "evaluator") -> Ev
         raise InputError("the evaluator has no 'kind'", where=where,
                          hint=f"add kind: one of {', '.join(EVALUATORS)} (e.g. kind: c)")
     kind = data.get("kind")
-    cls = EVALUATORS.get(str(kind))
+    cls = evaluator_class(str(kind))
     if cls is None:
         close = difflib.get_close_matches(str(kind).strip().lower(), list(EVALUATORS), n=1, cutoff=0.6)
         guess = f"did you mean {close[0]!r}? " if close else ""
         raise InputError(f"unknown evaluator kind {kind!r}", where=where,
                          hint=f"{guess}use one of: {', '.join(EVALUATORS)}")
     try:
-        return cls.from_description(data)  # type: ignore[attr-defined]
+        return cls.from_description(data)
     except (TypeError, ValueError) as exc:  # an option of a type no check foresaw: still one clear line
         raise InputError(f"cannot build a {kind!r} evaluator from these options: {exc}", where=where,
                          hint="check the types of the options (lists in [ ], numbers unquoted)") from None
@@ -88,5 +127,6 @@ def _names_an_option(where: str) -> bool:
     return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])*(\(\.\.\.\))?", where) is not None
 
 
-__all__ = ["CEvaluator", "CommandEvaluator", "CudaEvaluator", "EVALUATORS", "Evaluator", "Measurement",
-           "PythonEvaluator", "ReplayEvaluator", "evaluator_from_dict"]
+__all__ = ["CEvaluator", "CommandEvaluator", "CudaEvaluator", "ENTRY_POINT_GROUP", "EVALUATORS", "Evaluator",
+           "Measurement", "PythonEvaluator", "ReplayEvaluator", "evaluator_class", "evaluator_from_dict",
+           "register_evaluator"]

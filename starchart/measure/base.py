@@ -27,6 +27,7 @@ import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 from starchart._util.direction import lower_is_better
@@ -133,7 +134,23 @@ class Evaluator(ABC):
     Class attributes
     ----------------
     kind:
-        The name used in :meth:`describe` and by :func:`~starchart.measure.evaluator_from_dict`.
+        The name used in :meth:`describe` and by :func:`~starchart.measure.evaluator_from_dict`;
+        the key of the evaluator registry (:data:`starchart.measure.EVALUATORS`).
+    needs_gpu:
+        Whether each evaluation needs a GPU of its own: on Ray, each worker then holds one GPU.
+    path_options:
+        The options of an evaluator file that name files or folders: :meth:`resolve_paths` takes
+        them from that file's folder, so a study file works from any folder.
+    path_defaults:
+        Values a file's path options take when it leaves them out (a command runs in its file's
+        folder: ``{"cwd": "."}``).
+    packages:
+        Distributions whose versions a study records with its environment (CuPy for CUDA).
+
+    A new kind subclasses this with ``kind``, :meth:`_measure`, :meth:`describe` and
+    :meth:`from_description`, and registers itself with
+    :func:`starchart.measure.register_evaluator` or an entry point in the group
+    ``starchart.evaluators``.
 
     Instance attributes
     -------------------
@@ -144,6 +161,10 @@ class Evaluator(ABC):
     """
 
     kind: ClassVar[str] = "evaluator"
+    needs_gpu: ClassVar[bool] = False
+    path_options: ClassVar[tuple[str, ...]] = ("source", "cwd", "cache_dir")
+    path_defaults: ClassVar[Mapping[str, str]] = {}
+    packages: ClassVar[tuple[str, ...]] = ()
     metrics: tuple[str, ...] = ("time",)
     minimize: bool = True
 
@@ -186,6 +207,49 @@ class Evaluator(ABC):
     def describe(self) -> dict[str, Any]:
         """A JSON-able description: ``{"kind": ..., options...}``."""
         return {"kind": self.kind, "metrics": list(self.metrics), "minimize": self.minimize}
+
+    @classmethod
+    def from_description(cls, description: Mapping[str, Any]) -> Evaluator:
+        """The evaluator a :meth:`describe` output (or an evaluator file's section) describes.
+
+        Every kind that ``starchart resume`` or an evaluator file should rebuild overrides this.
+        """
+        raise InputError(f"a {cls.kind!r} evaluator cannot be rebuilt from a description", where=cls.__name__,
+                         hint="define the classmethod from_description(description) on the evaluator class")
+
+    @classmethod
+    def resolve_paths(cls, description: Mapping[str, Any], folder: Path) -> dict[str, Any]:
+        """``description`` with its relative :attr:`path_options` taken from ``folder`` (an evaluator
+        file's), after filling in :attr:`path_defaults`.
+
+        >>> from pathlib import Path
+        >>> Evaluator.resolve_paths({"kind": "c", "source": "k.c", "repeats": 3}, Path("/studies"))
+        {'kind': 'c', 'source': '/studies/k.c', 'repeats': 3}
+        """
+        resolved = dict(description)
+        for key, default in cls.path_defaults.items():
+            resolved.setdefault(key, default)
+        for key in cls.path_options:
+            value = resolved.get(key)
+            if (isinstance(value, str) and value.strip() and not Path(value).expanduser().is_absolute()
+                    and cls._names_a_file(key, value)):
+                resolved[key] = str((folder / value).resolve())
+        return resolved
+
+    @classmethod
+    def cache_names(cls, description: Mapping[str, Any], environment: Mapping[str, Any]) -> dict[str, str]:
+        """``kernel_name`` and ``device_name`` for a Kernel Tuner cache header, where a study of this kind
+        knows them from its evaluator's ``description`` and the machine's ``environment``.
+
+        >>> Evaluator.cache_names({"kind": "command", "kernel_name": "conv"}, {})
+        {'kernel_name': 'conv'}
+        """
+        return {"kernel_name": str(description["kernel_name"])} if description.get("kernel_name") else {}
+
+    @classmethod
+    def _names_a_file(cls, option: str, value: str) -> bool:
+        """Whether ``value`` of path option ``option`` is a file name (rather than, say, inline code)."""
+        return True
 
     def close(self) -> None:
         """Release resources (processes, GPU contexts, temporary files)."""

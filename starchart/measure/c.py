@@ -512,6 +512,20 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
                 **({"raw_defines": True} if self.raw_defines else {})}
 
     @classmethod
+    def cache_names(cls, description: Mapping[str, Any], environment: Mapping[str, Any]) -> dict[str, str]:
+        """The source file's name as the kernel's, and the CPU as the device.
+
+        >>> CEvaluator.cache_names({"kind": "c", "source": "/k/matmul.c"}, {"cpu": "Xeon"})
+        {'kernel_name': 'matmul', 'device_name': 'Xeon'}
+        """
+        names = super().cache_names(description, environment)
+        if "kernel_name" not in names and description.get("source"):
+            names["kernel_name"] = Path(str(description["source"])).stem
+        if environment.get("cpu"):
+            names["device_name"] = str(environment["cpu"])
+        return names
+
+    @classmethod
     def from_description(cls, description: Mapping[str, Any]) -> CEvaluator:
         """Rebuild an evaluator from :meth:`describe`'s output (the sha256 and compiler version are informational)."""
         options = description_options(description, cls, informational=("source_sha256", "compiler_version"))

@@ -113,6 +113,8 @@ class CommandEvaluator(Evaluator):
     """
 
     kind: ClassVar[str] = "command"
+    #: a command runs in its evaluator file's folder unless ``cwd`` says otherwise
+    path_defaults: ClassVar[Mapping[str, str]] = {"cwd": "."}
 
     def __init__(self, argv: Sequence[str] | str, timeout: float | None = None, pattern: str | None = None, *,
                  json_lines: bool = False, metric: str = "time", repeats: int = 1, warmup: int = 0,

@@ -658,6 +658,25 @@ class CudaEvaluator(Evaluator):
     """
 
     kind: ClassVar[str] = "cuda"
+    needs_gpu: ClassVar[bool] = True
+    path_options: ClassVar[tuple[str, ...]] = ("source",)
+    packages: ClassVar[tuple[str, ...]] = ("cupy", "nvidia-ml-py")
+    #: What ``source`` ends with when it names a file; otherwise it is the kernel's code itself.
+    SOURCE_SUFFIXES: ClassVar[tuple[str, ...]] = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp")
+
+    @classmethod
+    def cache_names(cls, description: Mapping[str, Any], environment: Mapping[str, Any]) -> dict[str, str]:
+        """The kernel's name, and the name of the GPU it ran on (``device``, else the first)."""
+        names = super().cache_names(description, environment)
+        gpus, index = environment.get("gpus") or [], description.get("device")
+        index = index if isinstance(index, int) and not isinstance(index, bool) else 0
+        if index < len(gpus) and gpus[index].get("name"):
+            names["device_name"] = str(gpus[index]["name"])
+        return names
+
+    @classmethod
+    def _names_a_file(cls, option: str, value: str) -> bool:
+        return option != "source" or value.strip().endswith(cls.SOURCE_SUFFIXES)
 
     def __init__(self, source: str | os.PathLike[str], kernel_name: str, arguments: Sequence[Any], *,
                  problem_size: ProblemSize,

@@ -66,6 +66,9 @@ class PythonEvaluator(Evaluator):
     """
 
     kind = "python"
+    #: ``path``: the folder of the function's module (an evaluator file's own by default)
+    path_options = ("source", "cwd", "cache_dir", "path")
+    path_defaults = {"path": "."}
 
     def __init__(self, fn: Callable[[dict[str, Any]], Any], *, metrics: str | Sequence[str] | None = None,
                  repeats: int = 1, minimize: bool | None = None, timeout: float | None = None):

@@ -6,9 +6,11 @@ object with ``.best`` (the best configuration found, as a dict, a pandas row or 
 
 - :func:`exhaustive_search` — every valid configuration (the paper's search);
 - :func:`uniform_search` — ``budget`` configurations drawn uniformly (through
-  :func:`starchart.run`).
+  :func:`starchart.run`);
+- ``tree`` (:func:`strategy_search`) — the tree-guided search, and so every strategy of the search
+  registry (:mod:`starchart.strategies.registry`), installed plug-ins included.
 
-Others (e.g. a tree-guided search) are passed as callables. While a search runs,
+Others are passed as callables. While a search runs,
 its evaluator is wrapped in a :class:`Recorder`, which keeps every measurement and
 the wall time of every evaluation, so what a search cost is known whatever the
 search is.
@@ -40,6 +42,8 @@ from starchart.measure.base import Evaluator, Measurement, mean_of
 from starchart.msp.curve import aggregate, measurement_value
 from starchart.msp.store import Stopwatch, Wrapper
 from starchart.space import Space
+from starchart.strategies.registry import strategy_names
+from starchart.strategies.search import search as run_strategy
 from starchart.study.runner import run
 
 __all__ = ["SEARCHES", "Cost", "NothingRan", "Recorder", "SearchResult", "best_config", "exhaustive_search",
@@ -126,17 +130,40 @@ def uniform_search(evaluator: Evaluator, space: Space, budget: int | None, seed:
     return _best_of(dataset, evaluator, stat)
 
 
-#: The built-in searches by name.
-SEARCHES: dict[str, Callable[..., SearchResult]] = {"exhaustive": exhaustive_search, "uniform": uniform_search}
+def strategy_search(evaluator: Evaluator, space: Space, budget: int | None, seed: int | None = None, *,
+                    strategy: str = "tree", stat: str = "median") -> SearchResult:
+    """Spend ``budget`` evaluations on a strategy of the search registry (:mod:`starchart.strategies.registry`),
+    by default the tree-guided search, and return the best configuration it measured.
+
+    >>> from starchart.measure import PythonEvaluator
+    >>> space = Space({"x": list(range(1, 13)), "n": [10]})
+    >>> strategy_search(PythonEvaluator(lambda c: (c["x"] - 7) ** 2 + 1.0), space, budget=12, seed=1).best
+    {'x': 7, 'n': 10}
+    """
+    if budget is None or isinstance(budget, bool) or int(budget) < 1:
+        raise InputError(f"a {strategy} search needs a budget of at least 1 evaluation, got {budget!r}",
+                         where="budget", hint="pass budget=N")
+    result = run_strategy(evaluator, space, min(int(budget), space.size()), seed=0 if seed is None else int(seed),
+                          strategy=strategy)
+    return _best_of(result.to_dataset(), evaluator, stat)
+
+
+#: The built-in searches by name; every strategy of the search registry (``tree`` and installed ones)
+#: is a search too (:func:`resolve_search`).
+SEARCHES: dict[str, Callable[..., SearchResult]] = {"exhaustive": exhaustive_search, "uniform": uniform_search,
+                                                   "tree": functools.partial(strategy_search, strategy="tree")}
 
 
 def resolve_search(search: str | Callable[..., Any], stat: str) -> tuple[str, SearchFn]:
     """``(name, callable)`` for a search name or callable; built-ins get ``stat`` bound."""
     if isinstance(search, str):
         fn = SEARCHES.get(search)
+        if fn is None and search in strategy_names():  # a strategy a plug-in installed
+            fn = functools.partial(strategy_search, strategy=search)
         if fn is None:
+            names = [*SEARCHES, *(name for name in strategy_names() if name not in SEARCHES)]
             raise InputError(f"unknown search {search!r}", where="search",
-                             hint=f"use one of {', '.join(SEARCHES)}, or pass a callable "
+                             hint=f"use one of {', '.join(names)}, or pass a callable "
                                   "search(evaluator, space, budget, seed) returning an object with .best")
         return search, functools.partial(fn, stat=stat)
     if not callable(search):

@@ -73,7 +73,10 @@ class Wrapper(Evaluator):
 
     def __init__(self, inner: Evaluator):
         self.inner = inner
-        self.kind = inner.kind  # type: ignore[misc]  # describes itself as what it wraps
+        # describes itself, and is scheduled and recorded, as what it wraps
+        self.kind = inner.kind  # type: ignore[misc]
+        self.needs_gpu = inner.needs_gpu  # type: ignore[misc]
+        self.packages = inner.packages  # type: ignore[misc]
 
     @property  # type: ignore[override]
     def metrics(self) -> tuple[str, ...]:

@@ -53,9 +53,10 @@ from starchart.errors import InputError, SpaceError
 from starchart.measure.base import Evaluator, Measurement
 from starchart.space import Space
 from starchart.strategies.encoding import CandidatePool, Encoding
-from starchart.strategies.engine import SearchOptions, TreeGuidedOptimizer
+from starchart.strategies.engine import SearchOptions
 from starchart.strategies.neighbourhood import Neighbourhood, best_neighbourhood
 from starchart.strategies.prior import prior_dataset, prior_measurements
+from starchart.strategies.registry import strategy_class
 from starchart.study.runner import (
     Progress,
     RunPlan,
@@ -195,7 +196,7 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
            initial: Iterable[Mapping[str, Any]] | pd.DataFrame | None = None,
            store: Store | str | Path | None = None, progress: bool = False,
            options: SearchOptions | None = None, prior: Dataset | str | Path | None = None,
-           workers: int = 1, time_limit: float | None = None) -> SearchResult:
+           workers: int = 1, time_limit: float | None = None, strategy: str | None = None) -> SearchResult:
     """Search ``space`` for the configuration that optimises ``evaluator``'s objective.
 
     Parameters
@@ -244,6 +245,11 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
         sooner; where they do not, the trees learn to ignore them (a misleading
         prior can still cost some evaluations early on).
 
+    strategy:
+        How to choose what to measure next (:mod:`starchart.strategies.registry`): ``"tree"`` (the
+        tree-guided search), ``"uniform"``, ``"exhaustive"`` or a registered plug-in; default: the
+        strategy ``store`` recorded, else ``"tree"``. ``prior`` and ``options`` guide the tree only.
+
     Returns
     -------
     SearchResult
@@ -275,6 +281,8 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
                          where="budget", hint=f"use budget={count.estimate} to measure the whole space, or less")
     seed = _check_seed(seed)
     workers, time_limit = _check_workers(workers), _check_time_limit(time_limit)  # before a store file is made
+    if strategy is not None:
+        strategy_class(strategy)  # an unknown name: refused before a store file is made
     owns_store = not isinstance(store, Store)
     db = Store.open(store) if owns_store else store
     try:
@@ -283,8 +291,11 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
             seed = int(recorded["seed"]) if recorded else int(np.random.SeedSequence().entropy % 2**32)
         if prior is None and recorded and recorded.get("prior"):  # and its warm start, for the same reason
             prior = _stored_prior(recorded["prior"], store)
+        if strategy is None:  # and its strategy
+            strategy = str(recorded.get("strategy", "tree")) if recorded else "tree"
+        strategy_class(strategy)  # a recorded name no longer installed: refused before anything is measured
         return _search(evaluator, space, budget, seed, initial, db, progress, options, count, prior, recorded,
-                       workers, time_limit)
+                       workers, time_limit, strategy)
     finally:
         if owns_store:
             db.close()
@@ -311,7 +322,7 @@ def resume_search(store: str | Path, *, progress: bool = False, workers: int | N
     recorded, space, evaluator = stored_study(store, "search", "search")
     return search(evaluator, space, int(recorded["budget"]), seed=int(recorded["seed"]), store=store,
                   progress=progress, workers=int(recorded.get("workers", 1)) if workers is None else workers,
-                  time_limit=time_limit)
+                  time_limit=time_limit, strategy=str(recorded.get("strategy", "tree")))
 
 
 def _stored_prior(prior: str, store: Any) -> str:
@@ -333,12 +344,14 @@ def _check_seed(seed: Any) -> int | None:
 
 
 def _settings(budget: int, seed: int, evaluator: Evaluator, prior: str | None,
-              recorded: dict[str, Any] | None, workers: int = 1) -> dict[str, Any]:
+              recorded: dict[str, Any] | None, workers: int = 1, strategy: str = "tree") -> dict[str, Any]:
     """What the store records of this search; a store first searched with other settings keeps those too."""
     settings: dict[str, Any] = {"budget": budget, "seed": seed, "objective": evaluator.objective,
                                 "minimize": evaluator.minimize, "prior": prior}
     if workers > 1:  # proposals come in batches of that size: a resume needs it to propose the same ones
         settings["workers"] = workers
+    if strategy != "tree":  # recorded only when not the default, so stores of tree searches stay as they were
+        settings["strategy"] = strategy
     return with_earlier(settings, recorded)
 
 
@@ -384,7 +397,8 @@ def _check_budget(budget: Any) -> int:
 
 def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial: Any, db: Store,
             progress: bool, options: SearchOptions | None, count: Any, prior: Any,
-            recorded: dict[str, Any] | None, workers: int, time_limit: float | None = None) -> SearchResult:
+            recorded: dict[str, Any] | None, workers: int, time_limit: float | None = None,
+            strategy: str = "tree") -> SearchResult:
 
     space = study_space(db, space)
     evaluator = study_evaluator(db, evaluator, space)
@@ -402,9 +416,9 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
         # a file is recorded by its absolute path, so the search resumes from any folder
         source = str(Path(given).resolve()) if isinstance(given, (str, Path)) else str(
             prior.meta.get("source", "a Dataset"))
-    optimizer = TreeGuidedOptimizer(pool, seed=seed, minimize=evaluator.minimize, budget=budget,
-                                    options=options, sampler=sampler, prior=earlier)
-    settings = _settings(budget, seed, evaluator, source, recorded, workers)
+    optimizer = strategy_class(strategy)(pool, seed=seed, minimize=evaluator.minimize, budget=budget,
+                                         options=options, sampler=sampler, prior=earlier)
+    settings = _settings(budget, seed, evaluator, source, recorded, workers, strategy)
     db.put("search", settings)
     # as run() records its sessions (with the machine's environment, which the store's dataset reports)
     db.add_session(session_record(evaluator, search=True))

@@ -176,7 +176,7 @@ class _ActorPool:
 
     def __init__(self, ray: Any, evaluator: Evaluator, workers: int, todo: Iterator[dict[str, Any]]):
         self.ray = ray
-        self.resources = {"num_gpus": 1} if evaluator.kind == "cuda" else {"num_cpus": 1}
+        self.resources = {"num_gpus": 1} if evaluator.needs_gpu else {"num_cpus": 1}
         # a second concurrency group, so that stop() runs while the default one (one call at a time) measures
         self.actor_class = ray.remote(concurrency_groups={"control": 1}, **self.resources)(_Worker)
         self.evaluator = _put_evaluator(ray, evaluator)
@@ -355,7 +355,7 @@ def _first_line(exc: BaseException) -> str:
 def _check_resources(ray: Any, evaluator: Evaluator, workers: int) -> None:
     """Refuse more workers than the cluster has CPUs (GPUs for CUDA): their actors would never start,
     and the configurations handed to them would never come back."""
-    kind = "GPU" if evaluator.kind == "cuda" else "CPU"
+    kind = "GPU" if evaluator.needs_gpu else "CPU"
     have = int(ray.cluster_resources().get(kind, 0))
     if workers > have:
         raise InputError(f"each worker holds one {kind}: {workers} need {workers}, but the Ray cluster has {have}",

@@ -327,7 +327,7 @@ def session_record(evaluator: Evaluator, *, workers: int = 1, ray: str | bool | 
     >>> record["evaluator"]["kind"], record["workers"], record["ray"], record["msp"], "environment" in record
     ('python', 1, None, True, True)
     """
-    packages = {"cuda": ["cupy", "nvidia-ml-py"]}.get(evaluator.kind, []) + (["ray"] if ray else [])
+    packages = list(evaluator.packages) + (["ray"] if ray else [])
     return {"started": time.time(), "evaluator": evaluator.describe(), "workers": workers, "ray": ray if ray else None,
             "argv": list(sys.argv), **flags, "environment": environment(extra_packages=packages)}
 

@@ -51,6 +51,8 @@ import pandas as pd
 from starchart._util.configs import config_key, plain_config
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
+from starchart.io.formats import format_for_writing
+from starchart.measure import Evaluator, evaluator_class
 from starchart.measure.base import MEASUREMENT_STATUSES, Measurement, mean_of
 from starchart.space import Space
 
@@ -474,20 +476,13 @@ class Store:
         if self.path is not None and _same_file(path, self.path):  # writing would destroy the study
             raise InputError("the export would overwrite the store itself", where=path,
                              hint="give another file name, e.g. results.csv")
-        format = format or _format_from_name(path)
+        writer = format_for_writing(path, format)  # an unknown format or name: refused before reading
         dataset = self.to_dataset()
         if not len(dataset):
             raise InputError("the store holds no measurements yet, so there is nothing to export", where=self.path,
                              hint=f"measure first, e.g. starchart resume {self.path}")
-        if format == "csv":
-            dataset.to_csv(path)
-        elif format == "kernel_tuner":
-            dataset.to_kernel_tuner(path)
-        elif format == "t4":
-            dataset.to_t4(path)
-        else:
-            raise InputError(f"unknown export format {format!r}", where=path,
-                             hint="use csv, kernel_tuner or t4")
+        assert writer.write is not None  # format_for_writing chooses among writable formats
+        writer.write(dataset, path)
         return path
 
 
@@ -742,36 +737,12 @@ def _same_file(path: Path, store: Path) -> bool:
     return any(target == store.resolve().with_name(store.resolve().name + suffix) for suffix in ("", "-wal", "-shm"))
 
 
-def _format_from_name(path: Path) -> str:
-    name = path.name.lower()
-    if name.endswith((".csv", ".csv.gz")):
-        return "csv"
-    if name.endswith((".t4.json", ".t4.json.gz")):
-        return "t4"
-    if name.endswith((".json", ".json.gz")):
-        return "kernel_tuner"
-    raise InputError("cannot tell the export format from the file name", where=path,
-                     hint="end it in .csv, .json (Kernel Tuner cache) or .t4.json, or pass --format")
-
-
 def _names_for_caches(evaluator: Mapping[str, Any], environment: Mapping[str, Any] | None) -> dict[str, str]:
-    """``kernel_name`` and ``device_name`` (Kernel Tuner's cache header) where the study knows them:
-    a CUDA evaluator's kernel and GPU, a C evaluator's source file and CPU.
+    """``kernel_name`` and ``device_name`` (Kernel Tuner's cache header) where the study knows them: what
+    the evaluator's class says of its description (:meth:`Evaluator.cache_names`).
 
     >>> _names_for_caches({"kind": "c", "source": "/k/matmul.c"}, {"cpu": "Xeon"})
     {'kernel_name': 'matmul', 'device_name': 'Xeon'}
     """
-    names: dict[str, str] = {}
-    kind, environment = evaluator.get("kind"), environment or {}
-    if evaluator.get("kernel_name"):
-        names["kernel_name"] = str(evaluator["kernel_name"])
-    elif kind == "c" and evaluator.get("source"):
-        names["kernel_name"] = Path(str(evaluator["source"])).stem
-    if kind == "cuda":
-        gpus, index = environment.get("gpus") or [], evaluator.get("device")
-        index = index if isinstance(index, int) and not isinstance(index, bool) else 0
-        if index < len(gpus) and gpus[index].get("name"):
-            names["device_name"] = str(gpus[index]["name"])
-    elif kind == "c" and environment.get("cpu"):
-        names["device_name"] = str(environment["cpu"])
-    return names
+    cls = evaluator_class(str(evaluator.get("kind"))) or Evaluator
+    return cls.cache_names(evaluator, environment or {})
