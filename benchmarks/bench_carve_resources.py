@@ -34,7 +34,8 @@ from common import ROOT, report
 
 from starchart.carve import occupancy_frame
 from starchart.carve.occupancy import LIMITS, UNLIMITED
-from starchart.carve.resources import ResourceCompiler, find_toolchain
+from starchart.carve.resources import ResourceCompiler
+from starchart.carve.toolchain import find_toolchain
 
 ORACLE = ROOT / "tests" / "data" / "ptxas" / "occupancy_oracle.cpp"
 MATMUL = ROOT / "examples" / "carve" / "matmul.cu"

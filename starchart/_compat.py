@@ -17,6 +17,7 @@ import importlib.machinery
 import sys
 import types
 from collections.abc import Sequence
+from typing import Any
 
 #: Old module path -> where it lives now.
 MOVED: dict[str, str] = {
@@ -54,6 +55,14 @@ MOVED: dict[str, str] = {
     "starchart.cli_analyse": "starchart.cli.analyse",
     "starchart.msp.cli": "starchart.cli.msp",
     "starchart.xapp.cli": "starchart.cli.xapp",
+}
+
+
+#: Names that moved out of a module that stays: old module -> {name: the module it lives in now}.
+MOVED_NAMES: dict[str, dict[str, str]] = {
+    "starchart.carve.resources": dict.fromkeys(
+        ["CARVE_HINT", "Compiled", "ResourceUsage", "Toolchain", "find_kernel", "find_toolchain", "from_cupy",
+         "from_ktt", "ktt_resources", "parse_ptxas", "parse_res_usage", "usable_cores"], "starchart.carve.toolchain"),
 }
 
 
@@ -99,3 +108,11 @@ def moved_attribute(package: str, name: str) -> types.ModuleType | None:
         return None
     install()
     return importlib.import_module(new)
+
+
+def moved_name(module: str, name: str) -> Any:
+    """The object ``module.name`` named before it moved (for that module's ``__getattr__``)."""
+    new = MOVED_NAMES.get(module, {}).get(name)
+    if new is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(new), name)

@@ -7,7 +7,7 @@ import importlib
 import pytest
 
 import starchart
-from starchart._compat import MOVED
+from starchart._compat import MOVED, MOVED_NAMES
 
 
 @pytest.mark.parametrize("old, new", sorted(MOVED.items()))
@@ -33,3 +33,9 @@ def test_the_public_api_is_declared_and_loads():
         assert getattr(starchart, name) is not None
     assert not {"Any", "importlib", "annotations"} & set(dir(starchart))
     assert starchart.__version__ and starchart.__version__ != "0+unknown"
+
+
+@pytest.mark.parametrize("module, name", sorted((m, n) for m, names in MOVED_NAMES.items() for n in names))
+def test_a_name_that_moved_out_of_a_module_is_still_found_there(module, name):
+    assert getattr(importlib.import_module(module), name) is getattr(importlib.import_module(MOVED_NAMES[module][name]),
+                                                                     name)

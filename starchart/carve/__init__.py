@@ -40,17 +40,7 @@ from starchart.carve.occupancy import (
     target_arch,
 )
 from starchart.carve.progress import StepProgress
-from starchart.carve.resources import (
-    ResourceCompiler,
-    ResourceUsage,
-    find_toolchain,
-    from_cupy,
-    from_ktt,
-    ktt_resources,
-    parse_ptxas,
-    parse_res_usage,
-    resource_usage,
-)
+from starchart.carve.resources import ResourceCompiler, resource_usage
 from starchart.carve.sampling import (
     expected_best,
     expected_best_curve,
@@ -67,6 +57,15 @@ from starchart.carve.sass import (
     source_trip_counts,
 )
 from starchart.carve.static import carve_source
+from starchart.carve.toolchain import (
+    ResourceUsage,
+    find_toolchain,
+    from_cupy,
+    from_ktt,
+    ktt_resources,
+    parse_ptxas,
+    parse_res_usage,
+)
 
 __all__ = [
     "CarveResult",

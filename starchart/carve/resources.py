@@ -18,15 +18,8 @@ calculator adds that itself). ``cuobjdump -res-usage`` on sm_90 cubins counts th
 in ``SHARED``; :func:`parse_res_usage` subtracts it when it knows the architecture (and says so in
 ``notes``).
 
-Examples
---------
->>> text = '''ptxas info    : Compiling entry function 'matmul' for 'sm_80'
-... ptxas info    : Function properties for matmul
-...     24 bytes stack frame, 32 bytes spill stores, 20 bytes spill loads
-... ptxas info    : Used 24 registers, used 1 barriers, 8192 bytes smem, 376 bytes cmem[0]'''
->>> u = parse_ptxas(text)[0]
->>> u.kernel, u.arch, u.registers, u.shared_bytes, u.spill_stores, u.constant_bytes
-('matmul', 'sm_80', 24, 8192, 32, {0: 376})
+The parsers and the compile step live in :mod:`starchart.carve.toolchain` (its examples show them);
+this module compiles every configuration and caches what it found.
 """
 
 from __future__ import annotations
@@ -41,12 +34,12 @@ from typing import Any
 
 import pandas as pd
 
+from starchart._compat import moved_name
 from starchart._util.configs import config_key, frame_configs, plain_config
 from starchart.carve.occupancy import device_limits, target_arch
 from starchart.carve.progress import ProgressOption, step_progress
 from starchart.carve.sass import sass_counts_frame, source_trip_counts
 from starchart.carve.toolchain import (
-    CARVE_HINT,
     Compiled,
     ResourceUsage,
     Toolchain,
@@ -56,34 +49,17 @@ from starchart.carve.toolchain import (
     _sm,
     _suffix,
     compile_source,
-    find_kernel,
     find_toolchain,
-    from_cupy,
-    from_ktt,
-    ktt_resources,
-    parse_ptxas,
-    parse_res_usage,
-    usable_cores,
 )
 from starchart.errors import InputError
 from starchart.measure.launch import check_define_values, compile_options
 
-__all__ = [
-    "CARVE_HINT",
-    "Compiled",
-    "ResourceCompiler",
-    "ResourceUsage",
-    "Toolchain",
-    "find_kernel",
-    "find_toolchain",
-    "from_cupy",
-    "from_ktt",
-    "ktt_resources",
-    "parse_ptxas",
-    "parse_res_usage",
-    "resource_usage",
-    "usable_cores",
-]
+__all__ = ["ResourceCompiler", "resource_usage"]
+
+
+def __getattr__(name: str) -> Any:
+    # the parsers and the toolchain moved to starchart.carve.toolchain; their old names still work here
+    return moved_name(__name__, name)
 
 class ResourceCompiler:
     """Compile every configuration of a CUDA kernel and read its resource usage, without a GPU.

@@ -22,8 +22,8 @@ from starchart.carve import carve_counters
 from starchart.carve.carving import require_counters
 from starchart.carve.plots import plot_carving
 from starchart.carve.progress import StepProgress
-from starchart.carve.resources import _default_cache, usable_cores
 from starchart.carve.static import carve_source
+from starchart.carve.toolchain import _default_cache, usable_cores
 from starchart.cli.app import app, err, friendly, out
 from starchart.cli.common import (
     check_figure_path,

@@ -14,12 +14,16 @@ file works from any folder.
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 import shlex
 import signal
 import sqlite3
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
 from pathlib import Path
 from typing import Any, Optional
 
@@ -58,6 +62,63 @@ WarmupOption = typer.Option(None, "--warmup", min=0, help="Discarded warm-up rep
 TimeLimitOption = typer.Option(None, "--time-limit", metavar="DURATION",
                                help="Stop a search after this long (3600, 90s, 30m, 2h); resume continues it.")
 
+
+
+@dataclass(frozen=True)
+class EvaluatorChoice:
+    """The evaluator options of ``run``, ``search`` and ``samples``, as the user typed them.
+
+    A command declares one parameter ``measuring: EvaluatorChoice`` and the decorator
+    :func:`with_evaluator_options` gives Typer the nine options in its place.
+    """
+
+    command: Optional[str] = None
+    c_source: Optional[Path] = None
+    evaluator_file: Optional[Path] = None
+    replay: Optional[Path] = None
+    pattern: Optional[str] = None
+    metric: Optional[str] = None
+    repeats: Optional[int] = None
+    warmup: Optional[int] = None
+    timeout: Optional[float] = None
+
+    def options(self) -> dict[str, Any]:
+        """The measuring options given (``--pattern``, ``--repeats`` ...), those not set left out."""
+        return evaluator_options(pattern=self.pattern, metric=self.metric, repeats=self.repeats,
+                                 warmup=self.warmup, timeout=self.timeout)
+
+    def space_and_evaluator(self, space_file: Optional[Path], maximize: Optional[bool] = None) -> tuple[Any, Any]:
+        """The space and the evaluator these options and ``space_file`` describe."""
+        return _space_and_evaluator(space_file, self.command, self.c_source, self.evaluator_file, self.replay,
+                                    self.options(), maximize)
+
+
+#: The parameters :func:`with_evaluator_options` puts in place of ``measuring``, in the order --help lists them.
+_EVALUATOR_PARAMETERS = [
+    inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=option, annotation=annotation)
+    for name, option, annotation in (
+        ("command", CommandOption, Optional[str]), ("c_source", CSourceOption, Optional[Path]),
+        ("evaluator_file", EvaluatorOption, Optional[Path]), ("replay", ReplayOption, Optional[Path]),
+        ("pattern", PatternOption, Optional[str]), ("metric", MetricOption, Optional[str]),
+        ("repeats", RepeatsOption, Optional[int]), ("warmup", WarmupOption, Optional[int]),
+        ("timeout", TimeoutOption, Optional[float]))]
+
+
+def with_evaluator_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Give ``command`` the evaluator options (``--command``, ``--c-source`` ... ``--timeout``) in place of
+    its parameter ``measuring``, which receives them as one :class:`EvaluatorChoice`."""
+    signature = inspect.signature(command)
+    parameters: list[inspect.Parameter] = []
+    for parameter in signature.parameters.values():
+        parameters.extend(_EVALUATOR_PARAMETERS if parameter.name == "measuring" else [parameter])
+
+    @wraps(command)
+    def run(**given: Any) -> Any:
+        choice = EvaluatorChoice(**{p.name: given.pop(p.name) for p in _EVALUATOR_PARAMETERS})
+        return command(measuring=choice, **given)
+
+    run.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]  # what Typer reads
+    return run
 
 
 def evaluator_options(**given: Any) -> dict[str, Any]:

@@ -23,22 +23,13 @@ from starchart.cli.common import (
     seed_option,
 )
 from starchart.cli.evaluators import (
-    CommandOption,
-    CSourceOption,
-    EvaluatorOption,
-    MetricOption,
-    PatternOption,
+    EvaluatorChoice,
     RayOption,
-    RepeatsOption,
-    ReplayOption,
     TimeLimitOption,
-    TimeoutOption,
-    WarmupOption,
     WorkersOption,
     _interruptible,
     _measure,
-    _space_and_evaluator,
-    evaluator_options,
+    with_evaluator_options,
 )
 from starchart.cli.msp import msp_command_line
 from starchart.cli.samples import OPTION_NAMES, print_sample_size
@@ -53,20 +44,13 @@ from starchart.study.store import Store
 
 @app.command("run")
 @friendly
+@with_evaluator_options
 def run_command(
     space_file: Optional[Path] = typer.Argument(None, help="Space file (YAML/JSON, T1); optional with --replay."),
     samples: Optional[int] = typer.Option(None, "--samples", "-n", min=1, help="Configurations to measure."),
     store: Path = typer.Option(Path("study.db"), "--store", "-s", help="SQLite store of the study."),
     seed: Optional[int] = seed_option(None, "Seed of the uniform sample (kept in the store)."),
-    command: Optional[str] = CommandOption,
-    c_source: Optional[Path] = CSourceOption,
-    evaluator_file: Optional[Path] = EvaluatorOption,
-    replay: Optional[Path] = ReplayOption,
-    pattern: Optional[str] = PatternOption,
-    metric: Optional[str] = MetricOption,
-    repeats: Optional[int] = RepeatsOption,
-    warmup: Optional[int] = WarmupOption,
-    timeout: Optional[float] = TimeoutOption,
+    measuring: EvaluatorChoice = EvaluatorChoice(),  # the evaluator options (with_evaluator_options)
     configs: Optional[Path] = typer.Option(None, "--configs",
                                            help="CSV of configurations to measure instead of a uniform sample "
                                                 "(e.g. what starchart carve kept)."),
@@ -76,9 +60,7 @@ def run_command(
 ) -> None:
     """Measure a uniform sample of a space (or given configurations), storing every result as it arrives."""
 
-    options = evaluator_options(pattern=pattern, metric=metric, repeats=repeats, warmup=warmup, timeout=timeout)
-    space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options,
-                                            maximize)
+    space, evaluator = measuring.space_and_evaluator(space_file, maximize)
     chosen = read_configs(configs, space) if configs is not None else None
     if chosen is None and samples is None and not store.exists():
         raise InputError("how many configurations to measure is not known", hint="pass --samples N (or --configs)")

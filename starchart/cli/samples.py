@@ -29,19 +29,10 @@ from starchart.cli.common import (
     seed_option,
 )
 from starchart.cli.evaluators import (
-    CommandOption,
-    CSourceOption,
-    EvaluatorOption,
-    MetricOption,
-    PatternOption,
-    RepeatsOption,
-    ReplayOption,
-    TimeoutOption,
-    WarmupOption,
+    EvaluatorChoice,
     WorkersOption,
     _interruptible,
-    _space_and_evaluator,
-    evaluator_options,
+    with_evaluator_options,
 )
 from starchart.errors import InputError
 
@@ -56,6 +47,7 @@ OPTION_NAMES = {"target": "--target", "validation": "--validation", "start": "--
 
 @app.command("samples")
 @friendly
+@with_evaluator_options
 def samples_command(
     space_file: Optional[Path] = typer.Argument(None, help="Space file (YAML/JSON, T1); optional with --replay."),
     target: str = typer.Option("8%", "--target", "-t",
@@ -68,15 +60,7 @@ def samples_command(
     seed: int = seed_option(0, "Seed of the uniform sample (same seed, same designs, same curve)."),
     store: Path = typer.Option(Path("samples.db"), "--store", "-s",
                                help="SQLite store of every measurement (run again to resume)."),
-    command: Optional[str] = CommandOption,
-    c_source: Optional[Path] = CSourceOption,
-    evaluator_file: Optional[Path] = EvaluatorOption,
-    replay: Optional[Path] = ReplayOption,
-    pattern: Optional[str] = PatternOption,
-    metric: Optional[str] = MetricOption,
-    repeats: Optional[int] = RepeatsOption,
-    warmup: Optional[int] = WarmupOption,
-    timeout: Optional[float] = TimeoutOption,
+    measuring: EvaluatorChoice = EvaluatorChoice(),  # the evaluator options (with_evaluator_options)
     workers: int = WorkersOption,
     plot: Optional[Path] = PlotOption,
 ) -> None:
@@ -85,12 +69,11 @@ def samples_command(
     if plot is not None:
         check_figure_path(plot, "--plot")
     share = parse_share(target, "--target")
-    options = evaluator_options(pattern=pattern, metric=metric, repeats=repeats, warmup=warmup, timeout=timeout)
-    space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options)
+    space, evaluator = measuring.space_and_evaluator(space_file)
     with option_names(OPTION_NAMES):
         result = _interruptible(lambda: choose_sample_size(
             space, evaluator, validation=validation, start=start, growth=growth, target=share, budget=budget,
-            seed=seed, store=store, metric=metric, workers=workers, progress=True), store)
+            seed=seed, store=store, metric=measuring.metric, workers=workers, progress=True), store)
     print_sample_size(result, store)
     save_plot(result.plot, plot)
 

@@ -21,19 +21,10 @@ from starchart.cli.common import (
     seed_option,
 )
 from starchart.cli.evaluators import (
-    CommandOption,
-    CSourceOption,
-    EvaluatorOption,
-    MetricOption,
-    PatternOption,
-    RepeatsOption,
-    ReplayOption,
+    EvaluatorChoice,
     TimeLimitOption,
-    TimeoutOption,
-    WarmupOption,
     _interruptible,
-    _space_and_evaluator,
-    evaluator_options,
+    with_evaluator_options,
 )
 from starchart.errors import InputError
 from starchart.strategies.registry import strategy_names
@@ -42,20 +33,13 @@ from starchart.strategies.search import search
 
 @app.command("search")
 @friendly
+@with_evaluator_options
 def search_command(
     space_file: Optional[Path] = typer.Argument(None, help="Space file (YAML/JSON, T1); optional with --replay."),
     budget: int = typer.Option(..., "--budget", "-b", min=1, help="Evaluations to spend (failures included)."),
     seed: Optional[int] = seed_option(None, "Seed of every random choice."),
     store: Optional[Path] = typer.Option(None, "--store", "-s", help="SQLite store (resumable)."),
-    command: Optional[str] = CommandOption,
-    c_source: Optional[Path] = CSourceOption,
-    evaluator_file: Optional[Path] = EvaluatorOption,
-    replay: Optional[Path] = ReplayOption,
-    pattern: Optional[str] = PatternOption,
-    metric: Optional[str] = MetricOption,
-    repeats: Optional[int] = RepeatsOption,
-    warmup: Optional[int] = WarmupOption,
-    timeout: Optional[float] = TimeoutOption,
+    measuring: EvaluatorChoice = EvaluatorChoice(),  # the evaluator options (with_evaluator_options)
     prior: Optional[Path] = typer.Option(None, "--prior", help="Earlier measurements of the same space "
                                          "(another GPU's cache file or store): a warm start."),
     maximize: Optional[bool] = DirectionOption,
@@ -72,9 +56,7 @@ def search_command(
         raise InputError(f"{str(prior)!r} is not a file", where="--prior",
                          hint="give earlier measurements of the same space (a cache file, data file or store)")
     limit = parse_duration(time_limit)  # a typo is refused before anything is measured
-    options = evaluator_options(pattern=pattern, metric=metric, repeats=repeats, warmup=warmup, timeout=timeout)
-    space, evaluator = _space_and_evaluator(space_file, command, c_source, evaluator_file, replay, options,
-                                            maximize)
+    space, evaluator = measuring.space_and_evaluator(space_file, maximize)
     # the library's errors in the command line's words: "use --budget 81", not "use budget=81"
     with option_names({"budget": "--budget", "seed": "--seed", "prior": "--prior", "strategy": "--strategy"}):
         _print_search(_interruptible(lambda: search(evaluator, space, budget, seed=seed, store=store,

@@ -508,6 +508,17 @@ def _collect_fields(text: str, names: set[str], where: str) -> None:
             _collect_fields(spec, names, where)  # nested fields, e.g. {x:{width}}
 
 
+def _template_error(exc: Exception, text: str, config: Mapping[str, Any], where: str) -> InputError:
+    """Why ``text`` could not be filled from ``config``: a field that names no parameter, or a malformed field."""
+    if isinstance(exc, KeyError):
+        name = exc.args[0] if exc.args else "?"
+        return InputError(f"template {text!r} names {{{name}}}, which is not a parameter", where=where,
+                          hint=f"known parameters: {', '.join(map(str, config)) or '(none)'}; "
+                               "write {{ or }} for a literal brace")
+    return InputError(f"cannot fill template {text!r}: {exc}", where=where,
+                      hint="write {param} for a parameter and {{ or }} for a literal brace")
+
+
 def render_text(text: str, config: Mapping[str, Any], where: str = "template") -> str:
     """Fill the ``{param}`` fields of one string from ``config`` (``str.format_map`` semantics).
 
@@ -518,14 +529,8 @@ def render_text(text: str, config: Mapping[str, Any], where: str = "template") -
     """
     try:
         return str(text).format_map(config)
-    except KeyError as exc:
-        name = exc.args[0] if exc.args else "?"
-        raise InputError(f"template {text!r} names {{{name}}}, which is not a parameter", where=where,
-                         hint=f"known parameters: {', '.join(map(str, config)) or '(none)'}; "
-                              "write {{ or }} for a literal brace") from exc
-    except (IndexError, ValueError, AttributeError, TypeError) as exc:
-        raise InputError(f"cannot fill template {text!r}: {exc}", where=where,
-                         hint="write {param} for a parameter and {{ or }} for a literal brace") from exc
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
+        raise _template_error(exc, text, config, where) from exc
 
 
 # Where a {field} stands in a /bin/sh command line, which decides how its value is quoted:
@@ -704,14 +709,8 @@ def render_shell(text: str, config: Mapping[str, Any], where: str = "template") 
                                  hint="give it numbers or plain names there (letters, digits, _ . + -), "
                                       "or move it out of $((...)), ((...)), [[ ]] and let")
             out.append(_SHELL_QUOTING[context](formatted))
-    except KeyError as exc:
-        name = exc.args[0] if exc.args else "?"
-        raise InputError(f"template {text!r} names {{{name}}}, which is not a parameter", where=where,
-                         hint=f"known parameters: {', '.join(map(str, config)) or '(none)'}; "
-                              "write {{ or }} for a literal brace") from exc
-    except (IndexError, ValueError, AttributeError, TypeError) as exc:
-        raise InputError(f"cannot fill template {text!r}: {exc}", where=where,
-                         hint="write {param} for a parameter and {{ or }} for a literal brace") from exc
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
+        raise _template_error(exc, text, config, where) from exc
     return "".join(out)
 
 

@@ -47,6 +47,7 @@ import numpy as np
 from numba import njit
 
 from starchart.errors import InputError
+from starchart.strategies.base import CandidateStrategy
 from starchart.strategies.encoding import CandidatePool
 from starchart.strategies.features import ProductFeatures
 from starchart.strategies.model import TreeEnsemble
@@ -93,7 +94,7 @@ class SearchOptions:
     pair_products: bool = True
 
 
-class TreeGuidedOptimizer:
+class TreeGuidedOptimizer(CandidateStrategy):
     """Propose configurations to measure with Starchart tree ensembles (ask / tell).
 
     Parameters
@@ -144,10 +145,6 @@ class TreeGuidedOptimizer:
 
     # ------------------------------------------------------------------ state
     @property
-    def n_told(self) -> int:
-        return len(self.indices)
-
-    @property
     def initial(self) -> int:
         """How many uniformly chosen configurations come before the model decides."""
         if self.options.initial is not None:
@@ -156,24 +153,10 @@ class TreeGuidedOptimizer:
             return 10
         return int(min(max(round(2 * math.sqrt(self.budget)), 5), 20))
 
-    def tell(self, index: int, value: float | None) -> None:
-        """Record the result of candidate ``index``: its objective value, or ``None``/NaN if it failed."""
-        index = int(index)
-        if self.pool.evaluated[index]:
-            raise InputError(f"candidate {index} was already evaluated", where="tell",
-                             hint="each configuration is evaluated once")
-        self.pool.evaluated[index] = True
-        self.indices.append(index)
-        number = math.nan if value is None else float(value)
-        self.values.append(number if math.isfinite(number) else math.nan)
-
     # ------------------------------------------------------------------ asking
     def ask(self) -> int:
         """The pool index of the candidate to evaluate next."""
-        open_ = np.flatnonzero(~self.pool.evaluated)
-        if not len(open_) and not self.pool.complete and self.sampler is not None:
-            self.pool.extend(self.sampler(self.rng, 1000))
-            open_ = np.flatnonzero(~self.pool.evaluated)
+        open_ = self.open_candidates()
         if not len(open_):
             raise InputError("every configuration of the space has been evaluated", where="search",
                              hint="the budget is larger than the space")

@@ -32,25 +32,23 @@ Examples
 from __future__ import annotations
 
 import difflib
-import math
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
 
 from starchart._util.plugins import PluginLoader
 from starchart.errors import InputError
+from starchart.strategies.base import CandidateStrategy, Sampler
 from starchart.strategies.encoding import CandidatePool
 from starchart.strategies.engine import TreeGuidedOptimizer
 
 #: The entry-point group through which other packages add strategies: ``name = "module:Class"``.
 ENTRY_POINT_GROUP = "starchart.strategies"
 
-Sampler = Callable[[np.random.Generator, int], np.ndarray]
 
 
-class PoolStrategy:
-    """The bookkeeping every simple strategy shares: the pool, the results told, batches without repeats.
+class PoolStrategy(CandidateStrategy):
+    """A simple strategy: it chooses among the open candidates, and proposes batches without repeats.
 
     A subclass chooses with :meth:`choose` among the open (not yet evaluated, not yet proposed in this
     batch) candidates. The constructor takes what :class:`TreeGuidedOptimizer` takes; a strategy that
@@ -73,17 +71,6 @@ class PoolStrategy:
         self.indices: list[int] = []
         self.values: list[float] = []
 
-    def tell(self, index: int, value: float | None) -> None:
-        """Record the result of candidate ``index``: its objective value, or ``None``/NaN if it failed."""
-        index = int(index)
-        if self.pool.evaluated[index]:
-            raise InputError(f"candidate {index} was already evaluated", where="tell",
-                             hint="each configuration is evaluated once")
-        self.pool.evaluated[index] = True
-        self.indices.append(index)
-        number = math.nan if value is None else float(value)
-        self.values.append(number if math.isfinite(number) else math.nan)
-
     def ask(self) -> int:
         """The pool index of the candidate to evaluate next."""
         return self.ask_batch(1)[0]
@@ -92,7 +79,7 @@ class PoolStrategy:
         """``n`` distinct candidates to evaluate next (fewer where the space has fewer left)."""
         chosen: list[int] = []
         for _ in range(n):
-            open_ = np.setdiff1d(self._open(), chosen, assume_unique=True)
+            open_ = np.setdiff1d(self.open_candidates(), chosen, assume_unique=True)
             if not len(open_):
                 break
             chosen.append(int(self.choose(open_)))
@@ -104,13 +91,6 @@ class PoolStrategy:
     def choose(self, open_: np.ndarray) -> int:
         """One of the ``open_`` pool indices (sorted ascending)."""
         raise NotImplementedError
-
-    def _open(self) -> np.ndarray:
-        open_ = np.flatnonzero(~self.pool.evaluated)
-        if not len(open_) and not self.pool.complete and self.sampler is not None:
-            self.pool.extend(self.sampler(self.rng, 1000))
-            open_ = np.flatnonzero(~self.pool.evaluated)
-        return open_
 
 
 class UniformStrategy(PoolStrategy):

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from starchart.carve import toolchain
-from starchart.carve.resources import ResourceCompiler, find_toolchain
+from starchart.carve.resources import ResourceCompiler
+from starchart.carve.toolchain import find_toolchain
 from starchart.errors import StarchartError
 
 KERNEL = 'extern "C" __global__ void k(float *a) { a[threadIdx.x] *= 2.0f; }'

@@ -14,8 +14,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from starchart.carve.resources import (
-    ResourceCompiler,
+from starchart.carve.resources import ResourceCompiler
+from starchart.carve.sass import (
+    blocking_instructions,
+    classify,
+    count_instructions,
+    infer_trip_count,
+    parse_sass,
+    source_trip_counts,
+)
+from starchart.carve.toolchain import (
     ResourceUsage,
     find_kernel,
     find_toolchain,
@@ -24,14 +32,6 @@ from starchart.carve.resources import (
     ktt_resources,
     parse_ptxas,
     parse_res_usage,
-)
-from starchart.carve.sass import (
-    blocking_instructions,
-    classify,
-    count_instructions,
-    infer_trip_count,
-    parse_sass,
-    source_trip_counts,
 )
 from starchart.errors import InputError, StarchartError
 
@@ -315,7 +315,7 @@ def test_nvcc_and_nvrtc_agree(tmp_path):
 
 
 def test_missing_tools_say_how_to_install(tmp_path):
-    from starchart.carve.resources import Toolchain
+    from starchart.carve.toolchain import Toolchain
     rc = ResourceCompiler(MATMUL, "matmul", "8.0", cache_dir=tmp_path, toolchain=Toolchain())
     with pytest.raises(StarchartError, match=r"\.\[carve\]"):
         rc.compile({"TILE": 16, "WPT": 1, "UNROLL": 1})

@@ -134,7 +134,7 @@ def test_the_readme_example_study_runs(tmp_path):
 
 def needs_carve_toolchain():
     """Skip the calling test where no CUDA compiler and disassembler for sm_90 are installed."""
-    from starchart.carve.resources import find_toolchain
+    from starchart.carve.toolchain import find_toolchain
 
     tc = find_toolchain()
     compiles = (any(t.supports(90) for t in tc.nvrtc) and tc.pick("ptxas", 90)) or tc.pick("nvcc", 90)

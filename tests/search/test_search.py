@@ -21,7 +21,8 @@ from starchart.errors import InputError
 from starchart.io.load import load
 from starchart.measure import PythonEvaluator, ReplayEvaluator
 from starchart.space import Space
-from starchart.strategies.engine import SearchOptions
+from starchart.strategies.engine import SearchOptions, TreeGuidedOptimizer
+from starchart.strategies.registry import STRATEGIES
 from starchart.strategies.search import resume_search, search
 from starchart.study.store import Store
 
@@ -177,12 +178,12 @@ def test_a_finished_search_resumes_to_its_result_without_refitting(tmp_path, mon
     first = search(PythonEvaluator(objective), SPACE, budget=20, seed=4, store=path)
     asked = []
 
-    class Counting(search_module.TreeGuidedOptimizer):
+    class Counting(TreeGuidedOptimizer):
         def ask(self):
             asked.append(1)
             return super().ask()
 
-    monkeypatch.setattr(search_module, "TreeGuidedOptimizer", Counting)
+    monkeypatch.setitem(STRATEGIES, "tree", Counting)  # the strategy registry: what the search drives
     again = search(Interrupting(objective, after=0), SPACE, budget=20, seed=4, store=path)
     resumed = search_module.resume_search(path)
     assert asked == []  # the stored result at once: no model refitted, nothing measured

@@ -9,7 +9,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from starchart.carve.resources import ResourceCompiler, find_toolchain
+from starchart.carve.resources import ResourceCompiler
+from starchart.carve.toolchain import find_toolchain
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
