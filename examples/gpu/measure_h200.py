@@ -17,7 +17,7 @@ Usage (on the GPU machine, from the repository root)::
         [--power kmeans] [--power-duration 1.0] [--jobs 16]
 
 Needs CuPy and nvidia-ml-py (``pip install ".[cuda]"``). Run on an NVIDIA H200 on 2026-11-23:
-its results are in ``data/h200/`` (see the README there); ``tests/measure/test_gpu_examples.py`` checks the
+its results are in ``data/h200/`` (see the README there); ``examples/gpu/test_gpu_examples.py`` checks the
 kernels on the CPU.
 
 ``--cpu`` is a dry run of this whole script on a machine without a GPU: each configuration's

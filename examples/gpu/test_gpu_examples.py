@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-GPU_EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gpu"
-sys.path.insert(0, str(GPU_EXAMPLES))
+GPU_EXAMPLES = Path(__file__).resolve().parent
 
 import kernels
 from cpu_check import check_on_cpu, compiler

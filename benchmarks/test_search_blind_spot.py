@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from shared_data import dataset_path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 blind_spot = pytest.importorskip("search_blind_spot")
 
 

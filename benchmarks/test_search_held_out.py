@@ -5,7 +5,6 @@ an H200 (``--set h200``), and Kernel Tuner on caches written from datasets that 
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +15,7 @@ from shared_data import dataset_path
 import starchart
 from starchart.demo import demo_space
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 search_bench = pytest.importorskip("search")
 
 CPU_SPACE = "matmul EPYC CPU (time)"
@@ -38,7 +36,7 @@ def test_the_cpu_space_holds_every_configuration_of_the_demo_space_once():
 
 
 def test_each_h200_space_is_the_400_configurations_of_its_file():
-    # (that they ran on an H200 is checked by tests/analyses/test_case_studies_h200.py, from the stores' sessions)
+    # (that they ran on an H200 is checked by docs/test_case_studies_h200.py, from the stores' sessions)
     assert len(search_bench.H200_SPACES) == 5 and max(search_bench.H200_BUDGETS) <= 100
     for name, (path, metric) in search_bench.H200_SPACES.items():
         ds, space, found_metric, optimum = search_bench._space_data(name)

@@ -6,15 +6,12 @@ No GPU is needed: these read the committed data (issue 8), as the page's script 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "h200"
-sys.path.insert(0, str(ROOT / "docs"))
-sys.path.insert(0, str(ROOT / "examples" / "gpu"))
 
 import case_studies_h200 as page
 
