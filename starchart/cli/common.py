@@ -4,9 +4,11 @@ The app, the consoles and the error printing live in :mod:`starchart.cli.app`.""
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import wraps
 from pathlib import Path
 from typing import Any, Optional
 
@@ -191,3 +193,36 @@ def print_failure_reasons(dataset: Any, width: int = 160) -> None:
             # a program's own words: "[/x]" in them is text, not markup (it crashed rich)
             out.print(f"  {status}: most common reason ({n} of {counts[status]}): {text}", highlight=False,
                       soft_wrap=True, markup=False)
+
+
+def option_group(placeholder: str, group: Callable[..., Any],
+                 parameters: Sequence[inspect.Parameter]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A decorator that gives a command several options in place of one parameter.
+
+    The command declares ``placeholder: SomeGroup``; Typer sees ``parameters`` (with their ``typer.Option``
+    defaults) in that place, in that order, and the command receives them as one ``group(**values)``. So a
+    set of options that several commands share is declared once (``run``, ``search`` and ``samples`` share
+    the evaluator options; the XAPP commands their build options).
+    """
+    names = [parameter.name for parameter in parameters]
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        signature = inspect.signature(command)
+        given: list[inspect.Parameter] = []
+        for parameter in signature.parameters.values():
+            given.extend(parameters if parameter.name == placeholder else [parameter])
+
+        @wraps(command)
+        def run(**values: Any) -> Any:
+            return command(**{placeholder: group(**{name: values.pop(name) for name in names})}, **values)
+
+        run.__signature__ = signature.replace(parameters=given)  # type: ignore[attr-defined]  # what Typer reads
+        return run
+
+    return decorate
+
+
+def options(*triples: tuple[str, Any, Any]) -> list[inspect.Parameter]:
+    """``(name, typer.Option(...), annotation)`` triples as the parameters of :func:`option_group`."""
+    return [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=option, annotation=annotation)
+            for name, option, annotation in triples]

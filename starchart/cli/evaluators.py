@@ -14,16 +14,13 @@ file works from any folder.
 
 from __future__ import annotations
 
-import inspect
 import math
 import re
 import shlex
 import signal
 import sqlite3
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import wraps
 from pathlib import Path
 from typing import Any, Optional
 
@@ -34,7 +31,7 @@ from rich.markup import escape
 from starchart._util.configs import plain_config
 from starchart._util.files import parse_json, read_text
 from starchart.cli.app import err, out
-from starchart.cli.common import minimize_for, print_failure_reasons
+from starchart.cli.common import minimize_for, option_group, options, print_failure_reasons
 from starchart.cli.data import _read_space
 from starchart.errors import InputError
 from starchart.measure import Evaluator, evaluator_class, evaluator_from_dict
@@ -93,32 +90,14 @@ class EvaluatorChoice:
                                     self.options(), maximize)
 
 
-#: The parameters :func:`with_evaluator_options` puts in place of ``measuring``, in the order --help lists them.
-_EVALUATOR_PARAMETERS = [
-    inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=option, annotation=annotation)
-    for name, option, annotation in (
-        ("command", CommandOption, Optional[str]), ("c_source", CSourceOption, Optional[Path]),
-        ("evaluator_file", EvaluatorOption, Optional[Path]), ("replay", ReplayOption, Optional[Path]),
-        ("pattern", PatternOption, Optional[str]), ("metric", MetricOption, Optional[str]),
-        ("repeats", RepeatsOption, Optional[int]), ("warmup", WarmupOption, Optional[int]),
-        ("timeout", TimeoutOption, Optional[float]))]
-
-
-def with_evaluator_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Give ``command`` the evaluator options (``--command``, ``--c-source`` ... ``--timeout``) in place of
-    its parameter ``measuring``, which receives them as one :class:`EvaluatorChoice`."""
-    signature = inspect.signature(command)
-    parameters: list[inspect.Parameter] = []
-    for parameter in signature.parameters.values():
-        parameters.extend(_EVALUATOR_PARAMETERS if parameter.name == "measuring" else [parameter])
-
-    @wraps(command)
-    def run(**given: Any) -> Any:
-        choice = EvaluatorChoice(**{p.name: given.pop(p.name) for p in _EVALUATOR_PARAMETERS})
-        return command(measuring=choice, **given)
-
-    run.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]  # what Typer reads
-    return run
+#: Gives a command the evaluator options (``--command``, ``--c-source`` ... ``--timeout``, in the order --help
+#: lists them) in place of its parameter ``measuring``, which receives them as one :class:`EvaluatorChoice`.
+with_evaluator_options = option_group("measuring", EvaluatorChoice, options(
+    ("command", CommandOption, Optional[str]), ("c_source", CSourceOption, Optional[Path]),
+    ("evaluator_file", EvaluatorOption, Optional[Path]), ("replay", ReplayOption, Optional[Path]),
+    ("pattern", PatternOption, Optional[str]), ("metric", MetricOption, Optional[str]),
+    ("repeats", RepeatsOption, Optional[int]), ("warmup", WarmupOption, Optional[int]),
+    ("timeout", TimeoutOption, Optional[float])))
 
 
 def evaluator_options(**given: Any) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
@@ -34,7 +35,7 @@ from rich.table import Table
 
 from starchart._util.files import read_json
 from starchart.cli.app import app, err, friendly, out
-from starchart.cli.common import check_output_folder, option_names, seed_option
+from starchart.cli.common import check_output_folder, option_group, option_names, options, seed_option
 from starchart.errors import InputError
 from starchart.xapp.align import outside_ranges
 from starchart.xapp.corpus import Corpus
@@ -150,6 +151,28 @@ def _refuse_dynamic_only(timeout: float | None, where: str) -> None:
                          hint="drop --timeout, or add --dynamic")
 
 
+@dataclass(frozen=True)
+class BuildOptions:
+    """How ``features`` and ``predict`` build the C file: ``--timeout``, ``-I``, ``-D``, ``-L`` and ``-l``."""
+
+    timeout: Optional[float] = None
+    include_dirs: Optional[list[Path]] = None
+    defines: Optional[list[str]] = None
+    lib_dirs: Optional[list[Path]] = None
+    libs: Optional[list[str]] = None
+
+    def compile_options(self, dynamic: bool, where: str) -> dict[str, Any]:
+        """The library's compile options (:func:`_compile_options`)."""
+        return _compile_options(self.include_dirs, self.defines, self.lib_dirs, self.libs, dynamic, where)
+
+
+#: Gives a command the build options in place of its parameter ``build``.
+with_build_options = option_group("build", BuildOptions, options(
+    ("timeout", Timeout, Optional[float]), ("include_dirs", IncludeDirs, Optional[list[Path]]),
+    ("defines", Defines, Optional[list[str]]), ("lib_dirs", LibDirs, Optional[list[Path]]),
+    ("libs", Libs, Optional[list[str]])))
+
+
 def _compile_options(include_dirs: list[Path] | None, defines: list[str] | None, lib_dirs: list[Path] | None,
                      libs: list[str] | None, dynamic: bool, where: str) -> dict[str, Any]:
     """The library's ``include_dirs``/``defines`` (and, with --dynamic, ``libs``) from -I, -D, -L and -l.
@@ -220,6 +243,7 @@ def _features_table(title: str, features: dict[str, float]) -> Table:
 @xapp_app.command("features", context_settings=_EXTRA_ARGS)
 @friendly
 @_in_cli_words
+@with_build_options
 def features_command(
     ctx: typer.Context,
     source: Path = typer.Argument(..., help="C file with `#pragma xapp parallel` before the band loop"),
@@ -232,15 +256,12 @@ def features_command(
     dynamic: bool = Dynamic,
     details: bool = typer.Option(False, "--details", help="static: every access, branch and loop with its "
                                                            "source line"),
-    timeout: Optional[float] = Timeout,
-    include_dirs: Optional[list[Path]] = IncludeDirs,
-    defines: Optional[list[str]] = Defines,
-    lib_dirs: Optional[list[Path]] = LibDirs,
-    libs: Optional[list[str]] = Libs,
+    build: BuildOptions = BuildOptions(),  # --timeout, -I, -D, -L, -l (with_build_options)
     as_json: bool = AsJson,
 ) -> None:
     """The XAPP features of one C file's parallel band (static by default)."""
-    compile_options = _compile_options(include_dirs, defines, lib_dirs, libs, dynamic, "starchart xapp features")
+    timeout = build.timeout
+    compile_options = build.compile_options(dynamic, "starchart xapp features")
     if dynamic:
         _refuse_static_only({"--trip": trip is not None, "--prob": prob is not None, "--details": details,
                              "--coalescing": coalescing != "stride1"}, "starchart xapp features")
@@ -445,6 +466,7 @@ def _load_model(path: Path):
 @xapp_app.command("predict", context_settings=_EXTRA_ARGS)
 @friendly
 @_in_cli_words
+@with_build_options
 def predict_command(
     ctx: typer.Context,
     source: Path = typer.Argument(..., help="C file with `#pragma xapp parallel` before the band loop"),
@@ -456,16 +478,13 @@ def predict_command(
     cpu_seconds: Optional[float] = typer.Option(None, "--cpu-seconds", min=0.0,
                                                 help="dynamic: the region's single-threaded CPU time, for "
                                                      "the speedup"),
-    timeout: Optional[float] = Timeout,
-    include_dirs: Optional[list[Path]] = IncludeDirs,
-    defines: Optional[list[str]] = Defines,
-    lib_dirs: Optional[list[Path]] = LibDirs,
-    libs: Optional[list[str]] = Libs,
+    build: BuildOptions = BuildOptions(),  # --timeout, -I, -D, -L, -l (with_build_options)
     as_json: bool = AsJson,
 ) -> None:
     """Predict the GPU speedup of one C file's band: a range (static) or a value (dynamic)."""
 
-    compile_options = _compile_options(include_dirs, defines, lib_dirs, libs, dynamic, "starchart xapp predict")
+    timeout = build.timeout
+    compile_options = build.compile_options(dynamic, "starchart xapp predict")
     model = _load_model(model_path)
     if dynamic != (not isinstance(model, SpeedupRangeModel)):
         raise InputError("a static model needs static features and a dynamic model dynamic ones",
