@@ -18,9 +18,9 @@ from typing import Any
 
 import pandas as pd
 
-from starchart._util.files import parse_json, read_text
 from starchart.dataset import Dataset
 from starchart.errors import InputError
+from starchart.io.json_results import results_and_metadata
 
 FORMAT = "ktt"
 OPTIONS: frozenset[str] = frozenset()
@@ -61,13 +61,7 @@ def read(path: str | Path, text: str | None = None) -> Dataset:
     ([1.5], [30.0])
     """
     path = Path(path)
-    text = read_text(path) if text is None else text
-    doc = parse_json(text, path)
-    results = doc.get("Results") if isinstance(doc, dict) else None
-    if not isinstance(results, list) or not results:
-        raise InputError("no \"Results\" list in KTT file", where=path,
-                         hint="give a KTT output file with at least one result")
-    metadata = doc.get("Metadata") or {}
+    _, results, metadata = results_and_metadata(path, text, "Results", "Metadata", "KTT output")
     unit = metadata.get("TimeUnit", "Microseconds")
     if unit not in _TO_MS:
         raise InputError(f"unknown Metadata.TimeUnit {unit!r}", where=f"{path}, key 'Metadata.TimeUnit'",

@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from starchart._util.files import parse_json, read_text
 from starchart._util.units import MS_METRICS, unit_of
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
+from starchart.io.json_results import results_and_metadata
 from starchart.io.kernel_tuner import (
     HIGHER_IS_BETTER,
     direction_entry,
@@ -81,13 +81,7 @@ def read(path: str | Path, text: str | None = None) -> Dataset:
     [2.0]
     """
     path = Path(path)
-    text = read_text(path) if text is None else text
-    doc = parse_json(text, path)
-    results = doc.get("results") if isinstance(doc, dict) else None
-    if not isinstance(results, list) or not results:
-        raise InputError("no \"results\" list in T4 file", where=path,
-                         hint="give a T4 results file with at least one result")
-    metadata = doc.get("metadata") or {}
+    doc, results, metadata = results_and_metadata(path, text, "results", "metadata", "T4 results")
     unit = str(metadata.get("timeunit", "milliseconds")).lower()
     if unit not in _TO_MS:
         raise InputError(f"unknown metadata.timeunit {unit!r}", where=f"{path}, key 'metadata.timeunit'",

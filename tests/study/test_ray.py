@@ -64,7 +64,7 @@ def test_more_workers_than_the_cluster_has_is_an_error_not_a_hang(tmp_path, ray)
         assert caught.value.hint == "use --workers 1"
 
         class OnGPU(PythonEvaluator):
-            kind = "cuda"
+            needs_gpu = True  # the class says so (the kind's name no longer does)
 
         with pytest.raises(InputError, match="one GPU: 1 need 1, but the Ray cluster has 0"):
             run(space, OnGPU(lambda c: c["x"]), samples=4, ray="auto", progress=False, store=tmp_path / "g.db")
