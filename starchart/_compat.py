@@ -63,6 +63,10 @@ MOVED_NAMES: dict[str, dict[str, str]] = {
     "starchart.carve.resources": dict.fromkeys(
         ["CARVE_HINT", "Compiled", "ResourceUsage", "Toolchain", "find_kernel", "find_toolchain", "from_cupy",
          "from_ktt", "ktt_resources", "parse_ptxas", "parse_res_usage", "usable_cores"], "starchart.carve.toolchain"),
+    "starchart.analyses.sample_size": {"plot_sample_size": "starchart.report.figures"},
+    "starchart.analyses.tradeoff": {"plot_tradeoff": "starchart.report.figures"},
+    "starchart.analyses.platforms": {"plot_platforms": "starchart.report.figures"},
+    "starchart.analyses.inputs": {"plot_input_sensitivity": "starchart.report.figures"},
 }
 
 

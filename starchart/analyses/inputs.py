@@ -41,14 +41,15 @@ import numbers
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
+from starchart._compat import moved_name
 from starchart._util.configs import config_key, plain_config
 from starchart._util.direction import lower_is_better
+from starchart._util.plugins import load_reference
 from starchart.analyses.throughput import WorkSpec, throughput_column
 from starchart.dataset import Dataset
 from starchart.errors import InputError
@@ -56,8 +57,10 @@ from starchart.measure.base import Evaluator, FreshLockOnUnpickle, Measurement
 from starchart.measure.process import space_names
 from starchart.tree import StarchartTree, check_tree_options
 
-__all__ = ["InputSensitivity", "PerInputEvaluator", "add_throughput", "input_sensitivity", "interaction_test",
-           "plot_input_sensitivity"]
+if TYPE_CHECKING:  # the figures are drawn in starchart.report.figures
+    from matplotlib.figure import Figure
+
+__all__ = ["InputSensitivity", "PerInputEvaluator", "add_throughput", "input_sensitivity", "interaction_test"]
 
 
 def add_throughput(dataset: Dataset, work: WorkSpec, *, size: str = "n", time: str = "time",
@@ -289,7 +292,7 @@ class InputSensitivity:
 
     def plot(self, *, title: str | None = None) -> Figure:
         """See :func:`plot_input_sensitivity`."""
-        return plot_input_sensitivity(self, title=title)
+        return load_reference("starchart.report.figures:plot_input_sensitivity")(self, title=title)
 
     def report_sections(self) -> list[tuple[str, Any]]:
         """``(heading, content)`` pairs for the HTML report's ``extra_sections``."""
@@ -524,35 +527,6 @@ class PerInputEvaluator(FreshLockOnUnpickle, Evaluator):
             evaluator.close()
 
 
-# ---------------------------------------------------------------------- the figure
-def plot_input_sensitivity(result: InputSensitivity, *, title: str | None = None) -> Figure:
-    """Left: parameter importance in each input's tree and in the merged tree (heat map).
-    Right: the share of variance each parameter's interaction with the input explains
-    (dark: its effect depends on the input)."""
-    imp = result.importance
-    fig = Figure(figsize=(11, max(3.2, 1.3 + 0.34 * len(imp))))
-    hm, bars = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.25, 1]})
-    data = 100 * imp.to_numpy(dtype=float)
-    shown = np.where(np.isfinite(data), data, 0.0)
-    image = hm.imshow(shown, cmap="Blues", aspect="auto", vmin=0, vmax=max(1.0, shown.max()))
-    hm.set_xticks(range(len(imp.columns)), imp.columns, fontsize=8, rotation=20, ha="right")
-    hm.set_yticks(range(len(imp.index)), imp.index, fontsize=8)
-    for i in range(data.shape[0]):
-        for j in range(data.shape[1]):
-            text = "–" if not np.isfinite(data[i, j]) else f"{data[i, j]:.0f}"
-            hm.text(j, i, text, ha="center", va="center", fontsize=7,
-                    color="white" if shown[i, j] > 0.6 * shown.max() else "black")
-    hm.set_title(title or f"importance of each parameter per input ({result.metric}, %)", loc="left", fontsize=10)
-    fig.colorbar(image, ax=hm, fraction=0.04)
-    table = result.interactions.iloc[::-1]
-    colors = ["#1f3fbf" if dep else "#b8c4e8" for dep in table["depends_on_input"]]
-    bars.barh(table["parameter"], 100 * table["interaction_share"], color=colors)
-    bars.axvline(100 * result.options.get("min_share", 0.02), color="#c0392b", ls="--", lw=1,
-                 label="threshold")
-    bars.set_xlabel("variance explained by parameter × input (%)")
-    bars.set_title("does the parameter's effect depend on the input?", loc="left", fontsize=10)
-    bars.spines[["top", "right"]].set_visible(False)
-    bars.tick_params(labelsize=8)
-    bars.legend(fontsize=8, frameon=False)
-    fig.tight_layout()
-    return fig
+def __getattr__(name: str) -> Any:
+    # plot_input_sensitivity moved to starchart.report.figures with the other figures; its old name still works here
+    return moved_name(__name__, name)

@@ -37,21 +37,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
+from starchart._compat import moved_name
 from starchart._util.configs import frame_keys, plain_config, plain_value
 from starchart._util.direction import direction_word, lower_is_better
+from starchart._util.plugins import load_reference
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.io.load import load
 from starchart.tree import StarchartTree, check_tree_options, split_labels
 
-__all__ = ["PlatformComparison", "compare_platforms", "load_platforms", "merge_platforms", "plot_platforms",
-           "relative_performance"]
+if TYPE_CHECKING:  # the figures are drawn in starchart.report.figures
+    from matplotlib.figure import Figure
+
+__all__ = ["PlatformComparison", "compare_platforms", "load_platforms", "merge_platforms", "relative_performance"]
 
 Criterion = Literal["worst", "geomean"]
 
@@ -394,7 +397,7 @@ class PlatformComparison:
     # ------------------------------------------------------------ output
     def plot(self, *, title: str | None = None) -> Figure:
         """See :func:`plot_platforms`."""
-        return plot_platforms(self, title=title)
+        return load_reference("starchart.report.figures:plot_platforms")(self, title=title)
 
     def summary(self) -> str:
         """A few lines: per platform how much its own best beats the general setting; portable settings."""
@@ -599,41 +602,6 @@ def _check_positive(ok: pd.DataFrame, metric: str, name: str, minimize: bool, me
                          hint="mark failed measurements as failed rather than 0, or compare another metric")
 
 
-# ---------------------------------------------------------------------- the figure
-def plot_platforms(comparison: PlatformComparison, *, title: str | None = None) -> Figure:
-    """Left: per platform, how many times better its own best is than the worst-case and the
-    geometric-mean general settings. Right: parameter importance per platform (heat map)."""
-    speed = comparison.speedups()
-    importance = comparison.importance().drop(index=comparison.name)[comparison.platforms]
-    fig = Figure(figsize=(10.5, max(3.4, 1.2 + 0.32 * len(importance))))
-    ax, hm = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1]})
-    x = np.arange(len(speed))
-    width = 0.38
-    for offset, column, label, color in ((-width / 2, "speedup_vs_worst", "vs best worst-case setting", "#1f3fbf"),
-                                         (width / 2, "speedup_vs_geomean", "vs best geometric-mean setting",
-                                          "#7f9fdf")):
-        bars = ax.bar(x + offset, speed[column], width, label=label, color=color)
-        for bar, value in zip(bars, speed[column]):
-            ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), f"{value:.2f}×", ha="center",
-                    va="bottom", fontsize=8)
-    ax.axhline(1.0, color="#333333", lw=0.8)
-    ax.set_xticks(x, speed["platform"])
-    ax.set_ylabel("own best is this many times better")
-    ax.set_ylim(0.9 if speed[["speedup_vs_worst", "speedup_vs_geomean"]].to_numpy().min() >= 1 else 0,
-                max(1.2, 1.12 * float(np.nanmax(speed[["speedup_vs_worst", "speedup_vs_geomean"]].to_numpy()))))
-    ax.legend(fontsize=8, frameon=False, loc="upper left")
-    ax.spines[["top", "right"]].set_visible(False)
-    ax.set_title(title or f"Platform-specific best vs one general setting ({comparison.metric})", loc="left",
-                 fontsize=10)
-    data = 100 * importance.to_numpy(dtype=float)
-    image = hm.imshow(data, cmap="Blues", aspect="auto", vmin=0, vmax=max(1.0, np.nanmax(data)))
-    hm.set_xticks(range(len(importance.columns)), importance.columns)
-    hm.set_yticks(range(len(importance.index)), importance.index, fontsize=8)
-    for i in range(data.shape[0]):
-        for j in range(data.shape[1]):
-            hm.text(j, i, f"{data[i, j]:.0f}", ha="center", va="center", fontsize=7,
-                    color="white" if data[i, j] > 0.6 * np.nanmax(data) else "black")
-    hm.set_title("parameter importance per platform (% of SSE reduction)", loc="left", fontsize=10)
-    fig.colorbar(image, ax=hm, fraction=0.05)
-    fig.tight_layout()
-    return fig
+def __getattr__(name: str) -> Any:
+    # plot_platforms moved to starchart.report.figures with the other figures; its old name still works here
+    return moved_name(__name__, name)

@@ -31,13 +31,14 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
+from starchart._compat import moved_name
 from starchart._util.configs import config_key, frame_configs, frame_keys
+from starchart._util.plugins import load_reference
 from starchart._util.text import percent
 from starchart.dataset import Dataset
 from starchart.errors import InputError
@@ -47,7 +48,10 @@ from starchart.study.runner import run, stored_study, study_evaluator, study_spa
 from starchart.study.store import Store
 from starchart.tree import StarchartTree, check_tree_options
 
-__all__ = ["SampleSizeResult", "choose_sample_size", "plot_sample_size", "relative_errors", "resume_sample_size",
+if TYPE_CHECKING:  # the figures are drawn in starchart.report.figures
+    from matplotlib.figure import Figure
+
+__all__ = ["SampleSizeResult", "choose_sample_size", "relative_errors", "resume_sample_size",
            "training_sizes"]
 
 #: The columns of :attr:`SampleSizeResult.curve`.
@@ -99,7 +103,7 @@ class SampleSizeResult:
 
     def plot(self, *, title: str | None = None) -> Figure:
         """The accuracy-vs-samples curve (see :func:`plot_sample_size`)."""
-        return plot_sample_size(self.curve, target=self.target, chosen=self.samples, metric=self.metric,
+        return load_reference("starchart.report.figures:plot_sample_size")(self.curve, target=self.target, chosen=self.samples, metric=self.metric,
                                 title=title)
 
     def summary(self) -> str:
@@ -370,44 +374,6 @@ def _row(n: int, fitted: int, failures: int, tree: StarchartTree | None, y_valid
             "leaves": tree.n_leaves_ if tree is not None else 0, "depth": tree.depth_ if tree is not None else 0}
 
 
-def plot_sample_size(curve: pd.DataFrame, *, target: float | None = None, chosen: int | None = None,
-                     metric: str | None = None, title: str | None = None) -> Figure:
-    """Median (and mean, 90th percentile) relative validation error against training samples.
-
-    The x axis is logarithmic when the sizes span more than a factor 4; the target is
-    a dashed line and the chosen size a marked point.
-
-    >>> curve = pd.DataFrame({"samples": [20, 40], "median_rel_error": [0.3, 0.1],
-    ...                       "mean_rel_error": [0.4, 0.2], "p90_rel_error": [0.8, 0.5], "leaves": [2, 4]})
-    >>> plot_sample_size(curve, target=0.1, chosen=40).axes[0].get_ylabel()
-    'relative error on the validation set (%)'
-    """
-    fig = Figure(figsize=(6.4, 3.8))
-    ax = fig.add_subplot()
-    x = curve["samples"].to_numpy(dtype=float)
-    ax.plot(x, 100 * curve["median_rel_error"], marker="o", color="#1f3fbf", lw=1.8, label="median")
-    if "mean_rel_error" in curve:
-        ax.plot(x, 100 * curve["mean_rel_error"], marker=".", color="#999999", lw=1, label="mean")
-    if "p90_rel_error" in curve:
-        ax.plot(x, 100 * curve["p90_rel_error"], ls=":", color="#999999", lw=1, label="90th percentile")
-    if target is not None:
-        ax.axhline(100 * target, ls="--", color="#c0392b", lw=1, label=f"target {100 * target:g} %")
-    if chosen is not None and chosen in set(curve["samples"]):
-        row = curve[curve["samples"] == chosen].iloc[-1]
-        ax.plot([chosen], [100 * row["median_rel_error"]], marker="*", ms=14, color="#c0392b", zorder=5,
-                label=f"chosen: {chosen} samples")
-    if len(x) and x.max() / max(x.min(), 1) > 4:
-        ax.set_xscale("log")
-        ax.minorticks_off()
-    # each size's tree size under its tick: written next to the points, the counts crossed the other lines
-    leaves = [f"\n{int(n)}" for n in curve["leaves"]] if "leaves" in curve else [""] * len(x)
-    ax.set_xticks(x, [f"{int(v)}{n}" for v, n in zip(x, leaves)], fontsize=8)
-    ax.set_ylim(bottom=0)
-    ax.set_xlabel("training samples" + (" (below: leaves of the tree fitted on them)" if "leaves" in curve else ""))
-    ax.set_ylabel("relative error on the validation set (%)")
-    what = f" of {metric}" if metric else ""
-    ax.set_title(title or f"Prediction accuracy{what} vs training samples", loc="left", fontsize=11)
-    ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(fontsize=8, frameon=False)
-    fig.tight_layout()
-    return fig
+def __getattr__(name: str) -> Any:
+    # plot_sample_size moved to starchart.report.figures with the other figures; its old name still works here
+    return moved_name(__name__, name)

@@ -42,25 +42,25 @@ Examples
 from __future__ import annotations
 
 import itertools
-import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
-from starchart._util.axes import plain_log_ticks
+from starchart._compat import moved_name
 from starchart._util.direction import resolve_directions
-from starchart._util.text import shorten
-from starchart._util.units import metric_label
+from starchart._util.plugins import load_reference
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.tree import StarchartTree, check_tree_options
 
-__all__ = ["TradeoffResult", "node_regions", "node_stats", "pareto_mask", "plot_tradeoff", "power_savings",
+if TYPE_CHECKING:  # the figures are drawn in starchart.report.figures
+    from matplotlib.figure import Figure
+
+__all__ = ["TradeoffResult", "node_regions", "node_stats", "pareto_mask", "power_savings",
            "select_nodes", "suggest_limits", "tradeoff"]
 
 Level = Literal["topmost", "leaves"] | int
@@ -428,7 +428,7 @@ class TradeoffResult:
     # ------------------------------------------------------------ output
     def plot(self, x: str | None = None, y: str | None = None, **options: Any) -> Figure:
         """The scatter plot of paper Fig. 10c (see :func:`plot_tradeoff`)."""
-        return plot_tradeoff(self, x=x, y=y, **options)
+        return load_reference("starchart.report.figures:plot_tradeoff")(self, x=x, y=y, **options)
 
     def summary(self) -> str:
         """A few lines: targets, chosen subspaces and how well they cover the target region."""
@@ -751,60 +751,13 @@ _COLORS = ("#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e
 _MARKERS = ("^", "o", "s", "D", "v", "P", "X", "h")
 
 
-def plot_tradeoff(result: TradeoffResult, *, x: str | None = None, y: str | None = None, max_subspaces: int = 6,
-                  log_x: bool | None = None, title: str | None = None) -> Figure:
-    """Measured designs as points (``x``: first metric, ``y``: second), the chosen subspaces'
-    designs highlighted (one colour and symbol each), the targets as dashed lines and
-    the measured Pareto front as a step line — paper Fig. 10c.
-    """
-    x = result.metrics[0] if x is None else x
-    y = (result.metrics[1] if len(result.metrics) > 1 else result.metrics[0]) if y is None else y
-    for axis, metric in (("x", x), ("y", y)):
-        if metric not in result.data.metrics:
-            raise InputError(f"{axis}={metric!r} is not a metric of this trade-off's data", where=axis,
-                             hint=f"name one of: {', '.join(result.data.metrics)}")
-
-    frame = result.data.frame
-    xs, ys = frame[x].to_numpy(float), frame[y].to_numpy(float)
-    fig = Figure(figsize=(10.5, 4.8), layout="constrained")
-    ax = fig.add_subplot()
-    ax.scatter(xs, ys, s=9, c="#c8c8c8", edgecolors="none", label=f"all measured ({len(frame)})", zorder=1)
-    shown = np.zeros(len(frame), dtype=bool)
-    cells = _cell_masks(frame, result.trees, result.metrics, list(result.subspaces["nodes"][:max_subspaces]))
-    for i, (_, row) in enumerate(result.subspaces.iloc[:max_subspaces].iterrows()):
-        mask = cells[i] & ~shown
-        shown |= mask
-        ax.scatter(xs[mask], ys[mask], s=22, marker=_MARKERS[i % len(_MARKERS)], facecolors="none",
-                   edgecolors=_COLORS[i % len(_COLORS)], linewidths=1.0, zorder=3,
-                   label=textwrap.fill(shorten(f"{row['description']} (n={row['n']}, "
-                                               f"{row['share_meeting']:.0%} meet)", 150), 60))
-    rest = len(result.regions) - max_subspaces
-    if rest > 0:
-        mask = result.inside() & ~shown
-        ax.scatter(xs[mask], ys[mask], s=14, c="#555555", marker=".", zorder=2, label=f"{rest} more subspaces")
-    front = pareto_mask(np.column_stack([xs, ys]), [result.minimize.get(x, True), result.minimize.get(y, True)])
-    order = np.argsort(xs[front])
-    ax.step(xs[front][order], ys[front][order], where="post", color="#c0392b", lw=1.2, zorder=4,
-            label=f"Pareto front ({int(front.sum())} designs)")
-    for metric, line in ((x, ax.axvline), (y, ax.axhline)):
-        if metric in result.limits:
-            line(result.limits[metric], ls="--", color="#333333", lw=1, zorder=2)
-    if log_x is None:
-        finite = xs[np.isfinite(xs) & (xs > 0)]
-        log_x = bool(finite.size and finite.max() / finite.min() > 20)
-    if log_x:
-        ax.set_xscale("log")
-        plain_log_ticks(ax.xaxis)
-    ax.set_xlabel(metric_label(x))
-    ax.set_ylabel(metric_label(y))
-    lims = ", ".join(f"{m} {'≤' if result.minimize[m] else '≥'} {v:.4g}" for m, v in result.limits.items())
-    ax.set_title(title or f"{y} vs {x}: subspaces likely to meet {lims}", loc="left", fontsize=10)
-    ax.spines[["top", "right"]].set_visible(False)
-    # beside the axes: subspace conditions are long, and inside they would hide the designs
-    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return fig
 
 
 def _share(value: float) -> str:
     """A share as a percentage; "none" where there was nothing to divide (NaN)."""
     return "none" if value != value else f"{value:.0%}"
+
+
+def __getattr__(name: str) -> Any:
+    # plot_tradeoff moved to starchart.report.figures with the other figures; its old name still works here
+    return moved_name(__name__, name)

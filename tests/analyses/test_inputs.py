@@ -20,7 +20,6 @@ from starchart.analyses.inputs import (
     add_throughput,
     input_sensitivity,
     interaction_test,
-    plot_input_sensitivity,
 )
 from starchart.analyses.platforms import compare_platforms, merge_platforms
 from starchart.analyses.sample_size import choose_sample_size
@@ -28,6 +27,7 @@ from starchart.analyses.tradeoff import tradeoff
 from starchart.cli import app
 from starchart.errors import InputError
 from starchart.measure import PythonEvaluator
+from starchart.report.figures import plot_input_sensitivity
 from starchart.study.runner import run
 
 
