@@ -27,6 +27,7 @@ Examples
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from ..ir import DebugInfo
@@ -49,19 +50,26 @@ TERMINATORS = frozenset({"ret", "br", "switch", "indirectbr", "invoke", "callbr"
                          "unreachable", "catchswitch", "catchret", "cleanupret"})
 
 
+def _unquoted(text: str, begin: int = 0) -> Iterator[tuple[int, str]]:
+    """``(index, character)`` of ``text`` from ``begin`` on, leaving out the quotes and what they hold."""
+    quote = False
+    for i in range(begin, len(text)):
+        ch = text[i]
+        if ch == '"':
+            quote = not quote
+        elif not quote:
+            yield i, ch
+
+
 def split_top(text: str, sep: str = ",") -> list[str]:
     """Split ``text`` at ``sep`` outside brackets and quotes, stripping each part.
 
     >>> split_top('float %a, float* getelementptr (i8, i8* @x, i64 1), align 4')
     ['float %a', 'float* getelementptr (i8, i8* @x, i64 1)', 'align 4']
     """
-    parts, depth, start, quote = [], 0, 0, False
-    for i, ch in enumerate(text):
-        if ch == '"':
-            quote = not quote
-        elif quote:
-            continue
-        elif ch in "([{<":
+    parts, depth, start = [], 0, 0
+    for i, ch in _unquoted(text):
+        if ch in "([{<":
             depth += 1
         elif ch in ")]}>":
             depth -= 1
@@ -80,13 +88,9 @@ def bracket_groups(text: str, open_: str = "[", close: str = "]") -> list[str]:
     >>> bracket_groups('phi i32 [ %a, %x ], [ 0, %y ]')
     [' %a, %x ', ' 0, %y ']
     """
-    out, depth, start, quote = [], 0, 0, False
-    for i, ch in enumerate(text):
-        if ch == '"':
-            quote = not quote
-        elif quote:
-            continue
-        elif ch == open_:
+    out, depth, start = [], 0, 0
+    for i, ch in _unquoted(text):
+        if ch == open_:
             if depth == 0:
                 start = i + 1
             depth += 1
@@ -99,14 +103,9 @@ def bracket_groups(text: str, open_: str = "[", close: str = "]") -> list[str]:
 
 def matching_paren(text: str, open_at: int) -> int:
     """Index of the ``)`` closing the ``(`` at ``open_at`` (quotes respected)."""
-    depth, quote = 0, False
-    for i in range(open_at, len(text)):
-        ch = text[i]
-        if ch == '"':
-            quote = not quote
-        elif quote:
-            continue
-        elif ch == "(":
+    depth = 0
+    for i, ch in _unquoted(text, open_at):
+        if ch == "(":
             depth += 1
         elif ch == ")":
             depth -= 1
