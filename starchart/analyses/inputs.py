@@ -55,6 +55,7 @@ from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.measure.base import Evaluator, FreshLockOnUnpickle, Measurement
 from starchart.measure.process import space_names
+from starchart.space import Space
 from starchart.tree import StarchartTree, check_tree_options
 
 if TYPE_CHECKING:  # the figures are drawn in starchart.report.figures
@@ -490,7 +491,7 @@ class PerInputEvaluator(FreshLockOnUnpickle, Evaluator):
         self._evaluators: dict[str, Evaluator] = {}
         self._lock = threading.Lock()  # worker threads must not build one input's evaluator twice
 
-    def prepare(self, space: Any) -> None:
+    def prepare(self, space: Space) -> None:
 
         lacking = [i for i in self.inputs if i not in space_names(space)]
         if lacking:

@@ -45,7 +45,7 @@ from starchart.errors import InputError
 from starchart.measure.base import Evaluator
 from starchart.space import Space
 from starchart.study.runner import run, stored_study, study_evaluator, study_space
-from starchart.study.store import Store
+from starchart.study.store import Store, opened_store
 from starchart.tree import StarchartTree, check_tree_options
 
 if TYPE_CHECKING:  # the figures are drawn in starchart.report.figures
@@ -243,9 +243,7 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
                 "growth": float(growth) if np.isscalar(growth) else [int(g) for g in growth],
                 "target": float(target), "budget": budget, "seed": int(seed), "metric": metric,
                 "tree_options": options}
-    owns = not isinstance(store, Store)
-    db = Store.open(store) if owns else store
-    try:
+    with opened_store(store) as db:
         if store is not None:
             # refuse another space or evaluator before recording these settings: a refused command
             # must not leave the stored study with settings that cannot be resumed
@@ -288,9 +286,6 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
             rows.append(_row(n, int(keep.sum()), len(training) - int(keep.sum()), tree, y_valid, ok_validation))
             if rows[-1]["median_rel_error"] <= target:
                 break
-    finally:
-        if owns:
-            db.close()
     if tree is None:
         raise InputError(f"no training design of the {sizes[-1]} measured gave a value for {metric!r}",
                          where="evaluator", hint="check the evaluator on a few designs first")

@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 from starchart._util.direction import lower_is_better
 from starchart.dataset import STATUSES
 from starchart.errors import InputError
+from starchart.space import Space
 
 #: Statuses a measurement can have: the dataset's (``"invalid"`` comes from replayed data).
 MEASUREMENT_STATUSES: tuple[str, ...] = STATUSES
@@ -178,7 +179,7 @@ class Evaluator(ABC):
 
         return lower_is_better(self.objective, meta) if minimize is None else bool(minimize)
 
-    def prepare(self, space: Any) -> None:
+    def prepare(self, space: Space) -> None:
         """Check the evaluator against ``space`` before measuring (templates, tools); raise on problems."""
 
     def evaluate(self, config: Mapping[str, Any]) -> Measurement:

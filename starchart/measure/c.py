@@ -91,6 +91,7 @@ from starchart.measure.process import (
     space_names,
     template_fields,
 )
+from starchart.space import Space
 
 __all__ = [
     "CHECKSUM_PATTERN",
@@ -267,7 +268,7 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
         """The directory binaries are cached in."""
         return Path(self.cache_dir) if self.cache_dir is not None else default_cache_dir()
 
-    def prepare(self, space: Any) -> None:
+    def prepare(self, space: Space) -> None:
         """Check the compiler, the source, the templates and the parameter names against ``space``."""
         where = type(self).__name__
         self.check_space(space)
@@ -295,7 +296,7 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
                 raise InputError(f"no reference answer: {self._reference_answer[1]}", where=where,
                                  hint="fix the source for that configuration, or choose another reference")
 
-    def check_space(self, space: Any) -> None:
+    def check_space(self, space: Space) -> None:
         """Check the source, the templates and the parameter names against ``space`` (nothing is compiled)."""
         where = type(self).__name__
         _check_source(self.source, where)

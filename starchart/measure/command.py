@@ -50,6 +50,7 @@ from starchart.measure.process import (
     shell_field_contexts,
     template_fields,
 )
+from starchart.space import Space
 
 __all__ = ["CommandEvaluator", "check_bool", "check_env", "check_regex", "check_timeout", "description_options"]
 
@@ -154,11 +155,11 @@ class CommandEvaluator(Evaluator):
         """The parameter names the command line and environment use."""
         return set(self._fields)
 
-    def prepare(self, space: Any) -> None:
+    def prepare(self, space: Space) -> None:
         """Check that every ``{param}`` is a parameter of ``space`` and that the program exists."""
         self.check_space(space)
 
-    def check_space(self, space: Any) -> None:
+    def check_space(self, space: Space) -> None:
         """What :meth:`prepare` checks (nothing is run): the templates' parameters, the folder, the program."""
         check_fields(self._fields, space, f"{type(self).__name__} argv/env")
         if self.cwd is not None and not Path(self.cwd).is_dir():

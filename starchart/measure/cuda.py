@@ -74,6 +74,7 @@ from starchart.measure.launch import (
     shared_memory_size,
 )
 from starchart.measure.power import NvmlPowerSampler, PowerTrace
+from starchart.space import Space
 
 __all__ = [
     "CUDA_HINT",
@@ -723,12 +724,12 @@ class CudaEvaluator(Evaluator):
         self._fatal: str | None = None
 
     # -- set-up
-    def prepare(self, space: Any) -> None:
+    def prepare(self, space: Space) -> None:
         """Check the launch expressions against the space's parameters, then open the GPU (and NVML)."""
         self.check_space(space)
         self._ensure_ready()
 
-    def check_space(self, space: Any) -> None:
+    def check_space(self, space: Space) -> None:
         """Check the macro names and the launch expressions against the space's parameters (no GPU needed)."""
         names = getattr(space, "names", None)
         if names is not None:

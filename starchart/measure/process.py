@@ -48,6 +48,7 @@ from starchart.errors import InputError
 from starchart.measure import watchdog
 from starchart.measure.base import Measurement
 from starchart.measure.capture import OUTPUT_LIMIT, PipeReader
+from starchart.space import Space
 
 __all__ = [
     "REPEATS_ENV",
@@ -733,7 +734,7 @@ def render_argv(template: Sequence[str], config: Mapping[str, Any], where: str =
     return [render_text(element, config, where) for element in template]
 
 
-def space_names(space: Any) -> tuple[str, ...]:
+def space_names(space: Space) -> tuple[str, ...]:
     """Parameter names of a :class:`~starchart.space.Space` (or of a mapping/sequence of names)."""
     names = getattr(space, "names", None)
     if names is None:
@@ -741,7 +742,7 @@ def space_names(space: Any) -> tuple[str, ...]:
     return tuple(str(n) for n in names)
 
 
-def check_fields(fields: set[str], space: Any, where: str) -> None:
+def check_fields(fields: set[str], space: Space, where: str) -> None:
     """Raise :class:`InputError` if a template names a parameter ``space`` lacks.
 
     Examples

@@ -14,6 +14,7 @@ from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
 from starchart.io.load import load
 from starchart.measure.base import Evaluator, Measurement, check_metrics
+from starchart.space import Space
 
 
 class ReplayEvaluator(Evaluator):
@@ -102,7 +103,7 @@ class ReplayEvaluator(Evaluator):
             rows[keys[i]] = Measurement(config, values=values)
         return rows
 
-    def prepare(self, space: Any) -> None:
+    def prepare(self, space: Space) -> None:
         """Check that ``space`` is (mostly) what the dataset holds: a configuration it lacks is a failure."""
         missing = [p for p in self._params if p not in getattr(space, "names", self._params)]
         if missing:

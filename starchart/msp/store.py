@@ -44,15 +44,13 @@ import time
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from starchart._util.configs import config_key
-from starchart.errors import InputError
 from starchart.measure.base import Evaluator, Measurement
 from starchart.space import Space
 from starchart.study.runner import session_record, study_evaluator, study_space
-from starchart.study.store import Store, as_stored, with_earlier
+from starchart.study.store import StoreLike, as_stored, opened_store, with_earlier
 
 __all__ = ["SETTINGS_KEY", "Stopwatch", "StoredEvaluator", "Wrapper", "msp_study", "space_with_sizes"]
 
@@ -86,7 +84,7 @@ class Wrapper(Evaluator):
     def minimize(self) -> bool:
         return self.inner.minimize
 
-    def prepare(self, space: Any) -> None:
+    def prepare(self, space: Space) -> None:
         self.inner.prepare(space)
 
     def describe(self) -> dict[str, Any]:
@@ -189,7 +187,7 @@ def space_with_sizes(space: Space, size_param: str, sizes: Sequence[int | float]
 
 # ---------------------------------------------------------------------- opening a study
 @contextmanager
-def msp_study(store: Any, evaluator: Evaluator, *, space: Space | None = None, size_param: str = "n",
+def msp_study(store: StoreLike, evaluator: Evaluator, *, space: Space | None = None, size_param: str = "n",
               sizes: Sequence[int | float] = (), settings: Mapping[str, Any] | None = None) -> Iterator[Evaluator]:
     """``evaluator`` replaying and keeping its measurements in ``store`` (a Store, a path, or ``None``: no store).
 
@@ -202,17 +200,13 @@ def msp_study(store: Any, evaluator: Evaluator, *, space: Space | None = None, s
     if store is None:
         yield evaluator
         return
-    db, owns = open_store(store)
-    try:
+    with opened_store(store, example="msp.db") as db:
         evaluator = _check_study(db, evaluator, space, size_param, sizes)
         if settings is not None:
             db.put(SETTINGS_KEY, with_earlier(settings, db.get(SETTINGS_KEY)))
         # the working folder too: `starchart resume` tells the command to run again, and its paths are relative to it
         db.add_session(session_record(evaluator, msp=True, cwd=os.getcwd()))
         yield StoredEvaluator(evaluator, db)
-    finally:
-        if owns:
-            db.close()
 
 
 def _check_study(db: Any, evaluator: Evaluator, space: Space | None, size_param: str,
@@ -235,16 +229,6 @@ def _check_study(db: Any, evaluator: Evaluator, space: Space | None, size_param:
         db.put("space", widened)
     return evaluator
 
-
-def open_store(store: Any) -> tuple[Any, bool]:
-    """``(Store, whether it was opened here)`` for a :class:`~starchart.study.store.Store` or a path."""
-
-    if isinstance(store, Store):
-        return store, False
-    if isinstance(store, (str, Path)):
-        return Store.open(store), True
-    raise InputError(f"store must be a Store or a path, got {type(store).__name__}", where="store",
-                     hint="e.g. store='msp.db'")
 
 
 def _with_stored_sizes(stored: Mapping[str, Any] | None, space: Space, size_param: str,

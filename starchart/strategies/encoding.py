@@ -30,6 +30,7 @@ import pandas as pd
 
 from starchart._util.configs import plain_value
 from starchart.errors import InputError
+from starchart.space import Space
 
 __all__ = ["CandidatePool", "Encoding"]
 
@@ -69,7 +70,7 @@ class Encoding:
         return cls(tuple(names), tuple(values), np.array(categorical, dtype=bool))
 
     @classmethod
-    def from_space(cls, space: Any) -> Encoding:
+    def from_space(cls, space: Space) -> Encoding:
         """The encoding of a :class:`starchart.Space` (its parameters' kinds decide the order)."""
         tune_params = {p.name: list(p.values) for p in space.parameters}
         return cls.from_tune_params(tune_params)

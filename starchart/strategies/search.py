@@ -67,7 +67,7 @@ from starchart.study.runner import (
     study_evaluator,
     study_space,
 )
-from starchart.study.store import Store, with_earlier
+from starchart.study.store import Store, opened_store, with_earlier
 
 __all__ = ["Best", "SearchResult", "resume_search", "search"]
 
@@ -283,9 +283,7 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
     workers, time_limit = _check_workers(workers), _check_time_limit(time_limit)  # before a store file is made
     if strategy is not None:
         strategy_class(strategy)  # an unknown name: refused before a store file is made
-    owns_store = not isinstance(store, Store)
-    db = Store.open(store) if owns_store else store
-    try:
+    with opened_store(store) as db:
         recorded = db.get("search")
         if seed is None:  # continuing a stored search: its seed, so the rerun repeats the proposals
             seed = int(recorded["seed"]) if recorded else int(np.random.SeedSequence().entropy % 2**32)
@@ -296,9 +294,6 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
         strategy_class(strategy)  # a recorded name no longer installed: refused before anything is measured
         return _search(evaluator, space, budget, seed, initial, db, progress, options, count, prior, recorded,
                        workers, time_limit, strategy)
-    finally:
-        if owns_store:
-            db.close()
 
 
 def resume_search(store: str | Path, *, progress: bool = False, workers: int | None = None,

@@ -42,7 +42,7 @@ from starchart.measure.environment import environment
 from starchart.measure.process import kill_running
 from starchart.space import Space
 from starchart.study.distributed import ray_evaluate, require_ray
-from starchart.study.store import Claims, Store, as_stored
+from starchart.study.store import Claims, Store, as_stored, opened_store
 
 
 @dataclass
@@ -110,9 +110,7 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
     if isinstance(space, Space):  # before the store records it
         check_parameter_names(space)
     with _sigterm_stops_programs():
-        owns_store = not isinstance(store, Store)
-        db = Store.open(store) if owns_store else store
-        try:
+        with opened_store(store) as db:
             space = study_space(db, space)
             evaluator = study_evaluator(db, evaluator, space)
             plan = plan_run(db, space, samples=samples, seed=seed, configs=configs)
@@ -133,9 +131,6 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
                     if close is not None:
                         close()
             return db.to_dataset()
-        finally:
-            if owns_store:
-                db.close()
 
 
 def check_parameter_names(space: Space) -> None:

@@ -42,9 +42,10 @@ import threading
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 import pandas as pd
 
@@ -484,6 +485,37 @@ class Store:
         assert writer.write is not None  # format_for_writing chooses among writable formats
         writer.write(dataset, path)
         return path
+
+
+#: What a ``store=`` argument may be: an open store, a path, or ``None`` (a store in memory).
+StoreLike = Union["Store", str, Path, None]
+
+
+@contextmanager
+def opened_store(store: StoreLike, *, example: str = "study.db") -> Iterator[Store]:
+    """The store a ``store=`` argument names: an open :class:`Store` as it is (left open), a path opened here
+    and closed on exit, ``None`` a store in memory. Anything else is a clear error naming the argument.
+
+    >>> with opened_store(None) as db:
+    ...     len(db)
+    0
+    >>> with opened_store(3) as db:
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: store: store must be a Store or a path, got int (hint: e.g. store='study.db')
+    """
+    if isinstance(store, Store):
+        yield store
+        return
+    if store is not None and not isinstance(store, (str, Path)):
+        raise InputError(f"store must be a Store or a path, got {type(store).__name__}", where="store",
+                         hint=f"e.g. store={example!r}")
+    db = Store.open(store)
+    try:
+        yield db
+    finally:
+        db.close()
 
 
 def as_stored(value: Any) -> Any:
