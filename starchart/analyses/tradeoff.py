@@ -60,8 +60,8 @@ from starchart.tree import StarchartTree, check_tree_options
 if TYPE_CHECKING:  # the figures are drawn in starchart.report.figures
     from matplotlib.figure import Figure
 
-__all__ = ["TradeoffResult", "node_regions", "node_stats", "pareto_mask", "power_savings",
-           "select_nodes", "suggest_limits", "tradeoff"]
+__all__ = ["POWER_NAMES", "TIME_NAMES", "TradeoffResult", "node_regions", "node_stats", "pareto_mask", "power_savings",
+           "select_nodes", "suggest_limits", "traded_metrics", "tradeoff"]
 
 Level = Literal["topmost", "leaves"] | int
 Stat = Literal["mean", "worst"] | float
@@ -667,6 +667,43 @@ def _numeric_limits(limits: Mapping[str, Any], where: str) -> dict[str, float]:
             raise InputError(f"the target for {metric!r} is NaN", where=where,
                              hint="give a number, or leave the metric out of the limits to leave it free")
     return out
+
+
+#: Names of time-like and power-like metrics, as the trade-off finds them in a dataset.
+TIME_NAMES = ("time", "runtime", "duration")
+POWER_NAMES = ("power", "wattage", "watt", "ps_power", "nvml_power", "energy", "ps_energy", "nvml_energy")
+
+
+def traded_metrics(dataset: Dataset, limits: Mapping[str, float] | None = None) -> list[str] | None:
+    """The two metrics of the power/performance section: those ``limits`` name when it names two
+    or more, else the data's time-like and power-like metrics (by name); one target pairs its
+    metric with the time (with the power when it is itself a time); ``None``: none apply.
+
+    >>> frame = __import__("pandas").DataFrame({"a": [1, 2], "time": [1.0, 2], "Watt": [9.0, 8],
+    ...                                         "ps_power": [9.0, 8]})
+    >>> ds = Dataset.from_frame(frame, metrics=["time", "Watt", "ps_power"])
+    >>> traded_metrics(ds), traded_metrics(ds, {"ps_power": 8.5}), traded_metrics(ds, {"time": 1.5})
+    (['time', 'Watt'], ['time', 'ps_power'], ['time', 'Watt'])
+    """
+    limits = dict(limits or {})
+    unknown = [m for m in limits if m not in dataset.metrics]
+    if unknown:
+        raise InputError(f"a target is given for {unknown[0]!r}, which is not a metric of the data",
+                         where="--limit", hint=f"the metrics are: {', '.join(dataset.metrics)}")
+    if len(limits) >= 2:
+        return list(limits)
+    lowered = {m.lower(): m for m in dataset.metrics}
+    time = next((lowered[n] for n in TIME_NAMES if n in lowered), None)
+    power = next((lowered[n] for n in POWER_NAMES if n in lowered), None)
+    if not limits:
+        return None if time is None or power is None else [time, power]
+    target = next(iter(limits))
+    pair = [target, power] if target.lower() in TIME_NAMES else [time, target]
+    if None in pair:
+        raise InputError(f"one target ({target}) but no metric to trade it against", where="--limit",
+                         hint=f"give a target for a second metric too, e.g. --limit {target}={limits[target]:g} "
+                              f"--limit OTHER=VALUE (the metrics are: {', '.join(dataset.metrics)})")
+    return pair
 
 
 def suggest_limits(dataset: Dataset, metrics: Sequence[str], quantile: float = 0.25,

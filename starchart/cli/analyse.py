@@ -19,7 +19,7 @@ from rich.table import Table
 
 from starchart.analyses.inputs import input_sensitivity
 from starchart.analyses.platforms import compare_platforms, load_platforms
-from starchart.analyses.tradeoff import suggest_limits, tradeoff
+from starchart.analyses.tradeoff import TIME_NAMES, suggest_limits, traded_metrics, tradeoff
 from starchart.cli.app import app, err, friendly, out
 from starchart.cli.common import (
     DirectionOption,
@@ -35,7 +35,6 @@ from starchart.cli.common import (
     save_plot,
 )
 from starchart.errors import InputError
-from starchart.report.study import TIME_NAMES, traded_metrics
 
 
 @app.command("platforms")

@@ -34,7 +34,7 @@ from starchart._util.direction import lower_is_better
 from starchart._util.text import shorten
 from starchart.analyses.platforms import compare_platforms, load_platforms, split_label
 from starchart.analyses.sample_size import choose_sample_size
-from starchart.analyses.tradeoff import suggest_limits, tradeoff
+from starchart.analyses.tradeoff import suggest_limits, traded_metrics, tradeoff
 from starchart.dataset import Dataset
 from starchart.errors import InputError, StarchartError
 from starchart.io.load import is_store, load
@@ -278,8 +278,6 @@ def _progress(order: list[float] | None, metric: str, minimize: bool, searched: 
 
 
 #: Metric names (lower case) read as time-like and power-like for the trade-off section.
-TIME_NAMES = ("time", "runtime", "duration")
-POWER_NAMES = ("power", "wattage", "watt", "ps_power", "nvml_power", "energy", "ps_energy", "nvml_energy")
 
 #: Fewest valid configurations for the accuracy-vs-samples section (200 are held out).
 ACCURACY_MIN_ROWS = 400
@@ -309,38 +307,6 @@ def _accuracy(dataset: Dataset, metric: str, study: tuple[dict[str, Any], Any] |
     result = choose_sample_size(Space.from_dataset(ok), ReplayEvaluator(ok, metrics=[metric]), validation=200,
                                 budget=min(len(ok) - 200, 1280), seed=0, progress=False)
     return result.report_sections()
-
-
-def traded_metrics(dataset: Dataset, limits: Mapping[str, float] | None = None) -> list[str] | None:
-    """The two metrics of the power/performance section: those ``limits`` name when it names two
-    or more, else the data's time-like and power-like metrics (by name); one target pairs its
-    metric with the time (with the power when it is itself a time); ``None``: none apply.
-
-    >>> frame = __import__("pandas").DataFrame({"a": [1, 2], "time": [1.0, 2], "Watt": [9.0, 8],
-    ...                                         "ps_power": [9.0, 8]})
-    >>> ds = Dataset.from_frame(frame, metrics=["time", "Watt", "ps_power"])
-    >>> traded_metrics(ds), traded_metrics(ds, {"ps_power": 8.5}), traded_metrics(ds, {"time": 1.5})
-    (['time', 'Watt'], ['time', 'ps_power'], ['time', 'Watt'])
-    """
-    limits = dict(limits or {})
-    unknown = [m for m in limits if m not in dataset.metrics]
-    if unknown:
-        raise InputError(f"a target is given for {unknown[0]!r}, which is not a metric of the data",
-                         where="--limit", hint=f"the metrics are: {', '.join(dataset.metrics)}")
-    if len(limits) >= 2:
-        return list(limits)
-    lowered = {m.lower(): m for m in dataset.metrics}
-    time = next((lowered[n] for n in TIME_NAMES if n in lowered), None)
-    power = next((lowered[n] for n in POWER_NAMES if n in lowered), None)
-    if not limits:
-        return None if time is None or power is None else [time, power]
-    target = next(iter(limits))
-    pair = [target, power] if target.lower() in TIME_NAMES else [time, target]
-    if None in pair:
-        raise InputError(f"one target ({target}) but no metric to trade it against", where="--limit",
-                         hint=f"give a target for a second metric too, e.g. --limit {target}={limits[target]:g} "
-                              f"--limit OTHER=VALUE (the metrics are: {', '.join(dataset.metrics)})")
-    return pair
 
 
 def _power_performance(dataset: Dataset, traded: list[str] | None,
