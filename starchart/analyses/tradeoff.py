@@ -698,12 +698,12 @@ def traded_metrics(dataset: Dataset, limits: Mapping[str, float] | None = None) 
     if not limits:
         return None if time is None or power is None else [time, power]
     target = next(iter(limits))
-    pair = [target, power] if target.lower() in TIME_NAMES else [time, target]
-    if None in pair:
+    other = power if target.lower() in TIME_NAMES else time
+    if other is None:
         raise InputError(f"one target ({target}) but no metric to trade it against", where="--limit",
                          hint=f"give a target for a second metric too, e.g. --limit {target}={limits[target]:g} "
                               f"--limit OTHER=VALUE (the metrics are: {', '.join(dataset.metrics)})")
-    return pair
+    return [target, other] if target.lower() in TIME_NAMES else [other, target]
 
 
 def suggest_limits(dataset: Dataset, metrics: Sequence[str], quantile: float = 0.25,

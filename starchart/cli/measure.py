@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Optional
 
@@ -38,6 +39,7 @@ from starchart.errors import InputError
 from starchart.io.csv import read_configs
 from starchart.io.formats import writable
 from starchart.strategies.search import resume_search
+from starchart.study.kinds import kind_named, study_kind
 from starchart.study.runner import run
 from starchart.study.store import Store
 
@@ -81,20 +83,17 @@ def resume_command(
     """Continue a study or a search: measure what it still lacks, never re-measuring anything stored."""
 
     with Store.open(store, create=False) as db:  # a clear error for a mistyped path, before anything else
-        searched = db.get("search")
-        sample_size_study = db.get("sample_size")
+        kind = study_kind(db)
         msp_sessions = [sess for sess in db.get("sessions", []) if sess.get("msp")]
         has_evaluator = db.get("evaluator") is not None
-        has_plan = db.get("plan") is not None or len(db) > 0
-    if msp_sessions:  # its searches and sizes are the msp command's: that command replays the store
-
+    if kind is not None and kind.name == "msp":  # its searches and sizes are the msp command's: it replays the store
         last = msp_sessions[-1]
         # in the folder it ran in (its paths may be relative to it), on this store wherever it was said from
         again = msp_command_line(last.get("argv") or [], store.resolve(), last.get("cwd"))
         raise InputError("the store holds a minimum-saturation-point study (starchart msp)", where=str(store),
                          hint=f"continue it by running its command again (what it measured is replayed, not "
                               f"measured twice): {again}")
-    if not has_evaluator or (not searched and not sample_size_study and not has_plan and samples is None):
+    if not has_evaluator or (kind is None and samples is None):
         # the command that made it (run, search or samples) stopped before measuring anything: after recording
         # the space, or the evaluator too (a missing compiler, CuPy or GPU); which kind of study it was is unknown
         raise InputError(f"the store holds no {'evaluator' if not has_evaluator else 'plan'} yet: the command "
@@ -102,36 +101,58 @@ def resume_command(
                          hint=f"run that starchart run, search or samples command again with --store {store}, once "
                               "what stopped it is fixed" + (f" (a uniform study can also go on with: starchart "
                                                             f"resume {store} --samples N)" if has_evaluator else ""))
-    if searched:
-        if samples is not None:
-            raise InputError("the store holds a search, which has a budget, not a sample size", where="--samples",
-                             hint=f"continue it with: starchart resume {store}; to spend more, run the search "
-                                  f"command again with a larger --budget and --store {store}")
-        if ray is not None:
-            raise InputError("a search measures on local workers, not on Ray: each batch needs the results "
-                             "before it", where="--ray", hint=f"continue it with: starchart resume {store} [--workers N]")
+    resume = _RESUME.get(kind.name if kind is not None else "uniform")
+    if resume is None:  # a kind a plug-in registered: its own command continues it
+        raise InputError(f"the store holds {kind.title if kind else 'a study'}, which starchart resume does not "
+                         "continue", where=str(store), hint=f"continue it the way it was started: {kind.started_by}"
+                         if kind else None)
+    resume(store, samples, workers, ray, time_limit)
 
-        given = workers if workers != 1 else None  # the default: the workers the search recorded
-        limit = parse_duration(time_limit)
-        _print_search(_interruptible(lambda: resume_search(store, progress=True, workers=given, time_limit=limit),
-                                     store), store)
-        return
+
+def _resume_search(store: Path, samples: Optional[int], workers: int, ray: Optional[str],
+                   time_limit: Optional[str]) -> None:
+    if samples is not None:
+        raise InputError("the store holds a search, which has a budget, not a sample size", where="--samples",
+                         hint=f"continue it with: starchart resume {store}; to spend more, run the search "
+                              f"command again with a larger --budget and --store {store}")
+    if ray is not None:
+        raise InputError("a search measures on local workers, not on Ray: each batch needs the results "
+                         "before it", where="--ray", hint=f"continue it with: starchart resume {store} [--workers N]")
+    given = workers if workers != 1 else None  # the default: the workers the search recorded
+    limit = parse_duration(time_limit)
+    _print_search(_interruptible(lambda: resume_search(store, progress=True, workers=given, time_limit=limit),
+                                 store), store)
+
+
+def _no_time_limit(store: Path, time_limit: Optional[str], kind: str) -> None:
     if time_limit is not None:
-        raise InputError("only a search stops at a time limit; this store holds a "
-                         + ("sample-size study" if sample_size_study else "uniform study"), where="--time-limit",
+        raise InputError(f"only a search stops at a time limit; this store holds {kind_named(kind).title}",
+                         where="--time-limit",
                          hint=f"continue it with: starchart resume {store} (Ctrl-C stops it, and it resumes)")
-    if sample_size_study:
-        if samples is not None or ray is not None:
-            raise InputError("the store holds a sample-size study, which grows its own training set",
-                             where="--samples" if samples is not None else "--ray",
-                             hint=f"continue it with: starchart resume {store}; to allow more, run the samples "
-                                  f"command again with a larger --budget and --store {store}")
 
-        with option_names(OPTION_NAMES):
-            result = _interruptible(lambda: resume_sample_size(store, workers=workers, progress=True), store)
-        print_sample_size(result, store)
-        return
+
+def _resume_sample_size(store: Path, samples: Optional[int], workers: int, ray: Optional[str],
+                        time_limit: Optional[str]) -> None:
+    _no_time_limit(store, time_limit, "sample_size")
+    if samples is not None or ray is not None:
+        raise InputError("the store holds a sample-size study, which grows its own training set",
+                         where="--samples" if samples is not None else "--ray",
+                         hint=f"continue it with: starchart resume {store}; to allow more, run the samples "
+                              f"command again with a larger --budget and --store {store}")
+    with option_names(OPTION_NAMES):
+        result = _interruptible(lambda: resume_sample_size(store, workers=workers, progress=True), store)
+    print_sample_size(result, store)
+
+
+def _resume_uniform(store: Path, samples: Optional[int], workers: int, ray: Optional[str],
+                    time_limit: Optional[str]) -> None:
+    _no_time_limit(store, time_limit, "uniform")
     _measure(lambda: run(store=store, samples=samples, workers=workers, ray=ray), store)
+
+
+#: What ``starchart resume`` does for each kind of study (starchart.study.kinds): one function per kind.
+_RESUME: dict[str, Callable[[Path, Optional[int], int, Optional[str], Optional[str]], None]] = {
+    "search": _resume_search, "sample_size": _resume_sample_size, "uniform": _resume_uniform}
 
 
 # the choices of the format registry (installed plug-in formats included)

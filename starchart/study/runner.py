@@ -42,6 +42,7 @@ from starchart.measure.environment import environment
 from starchart.measure.process import kill_running
 from starchart.space import Space
 from starchart.study.distributed import ray_evaluate, require_ray
+from starchart.study.kinds import kind_named, study_kind
 from starchart.study.store import Claims, Store, as_stored, opened_store
 
 
@@ -236,9 +237,7 @@ def study_space(store: Store, space: Space | None, *, continue_with: str | None 
             raise InputError("no space given and none stored", where=str(store.path or "store"),
                              hint="pass the space (a space file on the command line)")
         if stored.get("unsaved_restrictions"):
-            started_by = ("search(evaluator, space, budget, store=...)" if store.get("search") else
-                          "choose_sample_size(space, evaluator, store=...)" if store.get("sample_size") else
-                          "run(space, ..., store=...)")
+            started_by = (study_kind(store) or kind_named("uniform")).started_by
             raise InputError("the study's space has function restrictions that were not saved",
                              where=str(store.path), hint=f"pass the space again: {started_by}")
         return Space.from_dict(stored, where=f"{store.path}: stored space")

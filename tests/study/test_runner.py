@@ -1070,3 +1070,19 @@ def test_resume_keys_the_sample_a_column_at_a_time(tmp_path, monkeypatch):
     assert len(calls) == 0
     dataset = runner.run(space, evaluator, samples=320, store=path, progress=False)
     assert len(dataset) == 320
+
+
+# ---------------------------------------------------------------------- kinds of study
+def test_the_kind_of_study_a_store_holds(tmp_path):
+    from starchart.study.kinds import study_kind
+
+    with Store.open(tmp_path / "k.db") as db:
+        assert study_kind(db) is None                          # nothing planned or measured yet
+        db.put("plan", {"samples": 3})
+        assert study_kind(db).name == "uniform"
+        db.put("sample_size", {"budget": 10})
+        assert study_kind(db).name == "sample_size"
+        db.put("search", {"budget": 10, "seed": 1})
+        assert study_kind(db).name == "search"
+        db.add_session({"msp": True})
+        assert study_kind(db).name == "msp"
