@@ -336,17 +336,14 @@ class Dataset:
         metrics, so :func:`starchart.load` reads the file back as it was; see
         :func:`starchart.io.csv.write`.
         """
-
         load_reference(_WRITE)(self, path, "csv")
 
     def to_kernel_tuner(self, path: str | Path, **options: Any) -> None:
         """Write a Kernel Tuner cache file; see :func:`starchart.io.kernel_tuner.write_cache`."""
-
         load_reference(_WRITE)(self, path, "kernel_tuner", **options)
 
     def to_t4(self, path: str | Path, **options: Any) -> None:
         """Write a T4 results file; see :func:`starchart.io.t4.write_t4`."""
-
         load_reference(_WRITE)(self, path, "t4", **options)
 
 

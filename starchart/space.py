@@ -1098,7 +1098,6 @@ def _strict_yaml_loader() -> type:
 
 def _parse_yaml(text: str, path: Path) -> Any:
     """The YAML document ``text`` read from ``path``; a syntax error or a key given twice names the line."""
-
     try:
         return yaml.load(text, Loader=_strict_yaml_loader())  # a SafeLoader subclass: safe
     except _DuplicateKey as exc:

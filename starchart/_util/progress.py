@@ -27,7 +27,6 @@ def stderr_progress(*fields: str) -> Any:
 
     On stderr: stdout keeps the results, for pipes, files and ``--json``.
     """
-
     return Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                     *(TextColumn(text) for text in fields), TimeElapsedColumn(), TextColumn("eta"),
                     TimeRemainingColumn(), transient=False, console=Console(stderr=True))

@@ -192,7 +192,6 @@ def load_platforms(sources: Sequence[str | Path], *, name: str = "platform",
     >>> merged.meta["platforms"]
     ['A', 'second']
     """
-
     if isinstance(sources, (str, Path)) or len(sources) < 2:
         raise InputError("comparing platforms needs at least two measurement files", where="sources",
                          hint="give one file per platform, e.g. A100=a100.json A4000=a4000.json")
@@ -376,7 +375,6 @@ class PlatformComparison:
         """How the platforms' trees differ: ``importance`` (parameters × platforms), ``splits``
         (each tree's top splits and best leaf) and ``correlation`` (Spearman rank correlation
         of the values of the configurations measured on both platforms)."""
-
         rows = []
         for p in self.platforms:
             tree = self.trees[p]

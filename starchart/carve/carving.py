@@ -364,7 +364,6 @@ def carve_counters(data: pd.DataFrame | Dataset, cc: str | float, *, threads_per
     >>> r.configs(), r.frame["blocks_per_sm"].tolist()
     ([{'bx': 64}, {'bx': 128}], [32.0, 32.0, 16.0])
     """
-
     frame, params = _frame_and_params(data, params)
     require_counters(data, metric_options)
     metrics = counter_metrics(frame, cc, threads_per_block=threads_per_block, threads=threads, **metric_options)
@@ -380,7 +379,6 @@ def require_counters(data: pd.DataFrame | Dataset, metric_options: Mapping[str, 
     ...
     starchart.errors.InputError: data: the data has no profiler counters ... (no 'smsp__inst_executed.sum', ...
     """
-
     options = dict(metric_options or {})
     frame, _ = _frame_and_params(data, None)
     # Only these columns make a measured file carvable: say so before any expression fails on one of them.
@@ -578,7 +576,6 @@ def measure_survivors(result: CarveResult, evaluator: Evaluator, *, space: Space
     >>> sorted(ds.frame["b"].tolist())
     [1, 2, 4]
     """
-
     names = list(params) if params is not None else (list(space.names) if space is not None else result.params)
     configs = result.configs(names)
     if space is None:

@@ -450,7 +450,6 @@ def theoretical_occupancy(metrics: pd.DataFrame, cc: str | float) -> np.ndarray:
     >>> theoretical_occupancy(pd.DataFrame({"blocks_per_sm": [4.0], "warps_per_block": [8.0]}), "8.6").tolist()
     [0.6666666666666666]
     """
-
     warps = pd.to_numeric(metrics["blocks_per_sm"]).to_numpy(dtype=float) * metrics["warps_per_block"].to_numpy(float)
     return warps / device_limits(cc).max_warps_per_sm
 

@@ -733,7 +733,6 @@ def disassemble(cubin: str | Path, *, line_info: bool = True, toolchain: Any = N
     Raises :class:`~starchart.errors.StarchartError` with an install hint when neither tool
     exists or none reads this architecture (``nvdisasm`` 13.x refuses sm_70).
     """
-
     path = Path(cubin)
     if not path.is_file():
         raise InputError(f"no cubin {path}", where=path, hint="compile the kernel first (ResourceCompiler)")
@@ -773,7 +772,6 @@ def _cubin_sm(path: Path) -> int | None:
 def kernel_sass(cubin: str | Path, kernel: str, *, line_info: bool = True, toolchain: Any = None,
                 cache: bool = True) -> KernelSass:
     """Disassemble ``cubin`` (kept beside it as ``.sass`` when ``cache``) and return ``kernel``'s SASS."""
-
     path = Path(cubin)
     sass_file = path.with_suffix(".g.sass" if line_info else ".sass")
     if cache and sass_file.is_file():
@@ -808,7 +806,6 @@ def sass_counts_frame(frame: pd.DataFrame, kernel: str, trip_counts: Mapping[Any
     Each cubin is disassembled once (``jobs`` at a time; the SASS is kept beside it), with
     ``progress`` as in :mod:`starchart.carve.progress` (step ``"disassembling"``).
     """
-
     if cubin_column not in frame.columns:
         raise InputError(f"no {cubin_column!r} column", where=cubin_column,
                          hint="pass the frame returned by ResourceCompiler.frame()")

@@ -52,7 +52,6 @@ def platforms_command(
     plot: Optional[Path] = PlotOption,
 ) -> None:
     """Compare platforms: each one's own best against one general setting, and what is good everywhere."""
-
     if plot is not None:
         check_figure_path(plot, "--plot")
     with option_names({"sources": "[LABEL=]DATA", "data": "[LABEL=]DATA"}):
@@ -94,7 +93,6 @@ def tradeoff_command(
     plot: Optional[Path] = PlotOption,
 ) -> None:
     """Power/performance: the subspaces likely to meet every target (one tree per metric), the Pareto front."""
-
     if plot is not None:
         check_figure_path(plot, "--plot")
     data = load_data(source, metrics)
@@ -184,7 +182,6 @@ def inputs_command(
     plot: Optional[Path] = PlotOption,
 ) -> None:
     """Input sensitivity: how much the input matters, which parameters' effect depends on it, how bests transfer."""
-
     if plot is not None:
         check_figure_path(plot, "--plot")
     data = load_data(source, metrics)

@@ -72,7 +72,6 @@ def carve_command(
     A .cu source is compiled once per configuration, with a progress bar on stderr; every result is cached
     (~/.cache/starchart/carve), so after Ctrl-C the same command goes on where it stopped.
     """
-
     if plot is not None:
         check_figure_path(plot, "--plot")
         _check_writable(plot, "--plot")
@@ -138,7 +137,6 @@ def carve_command(
 
 def _check_writable(path: Path, option: str) -> None:
     """Refuse, before minutes of compiling, an output ``carve`` could not write (a read-only folder, /proc)."""
-
     try:
         fd, probe = tempfile.mkstemp(prefix=".starchart-", dir=path.parent)
     except OSError as exc:
@@ -151,7 +149,6 @@ def _check_writable(path: Path, option: str) -> None:
 def _carve_interrupted(bar: Any) -> typer.Exit:
     """Ctrl-C while compiling: say what is kept (every finished compile is cached) and how to go on; the exit
     (status 130) to raise."""
-
     done, total = bar.done("compiling")
     said = f"{done} of {total} configurations compiled" if total else "nothing compiled yet"
     read, cubins = bar.done("disassembling")
@@ -173,7 +170,6 @@ def _best_kept_line(best: dict[str, Any], objective: str) -> str:
 
 def _defines(items: list[str]) -> dict[str, Any]:
     """``["N=1024", "USE_X"]`` → ``{"N": 1024, "USE_X": 1}``."""
-
     defines: dict[str, Any] = {}
     for item in items:
         name, sep, value = item.partition("=")

@@ -68,14 +68,12 @@ def metric_columns(metrics: Optional[str]) -> list[str] | None:
 
 def load_data(path: Path, metrics: Optional[str]) -> Any:
     """The measurements in ``path`` (:func:`starchart.load`), with ``--metrics`` naming a CSV's measured columns."""
-
     columns = metric_columns(metrics)
     return load(path, **({"metrics": columns} if columns else {}))
 
 
 def check_figure_path(path: Path, option: str) -> None:
     """Refuse, before any work, a figure file whose suffix matplotlib cannot write or whose folder is missing."""
-
     formats = FigureCanvasBase.get_supported_filetypes()
     if path.suffix.lstrip(".").lower() not in formats:
         raise InputError(f"cannot write a figure as {path.name!r}", where=option,
@@ -139,7 +137,6 @@ with units: 90s, 30m, 2h, 1h30m)
 
 def minimize_for(maximize: Optional[bool], metric: str, meta: Mapping[str, Any] | None = None) -> bool:
     """The direction of ``metric``: ``--maximize``/``--minimize`` if given, else as the data or name says."""
-
     return lower_is_better(metric, meta) if maximize is None else not maximize
 
 

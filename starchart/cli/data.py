@@ -268,7 +268,6 @@ def _forest_summary(X: Any, y: Any, n_trees: int) -> str:
     The out-of-bag error is each configuration predicted by the trees whose bootstrap left it
     out, so, like the single tree's cross-validated error, it is measured on unseen configurations.
     """
-
     if len(y) < 5:
         raise InputError(f"a forest's out-of-bag error needs at least 5 samples, got {len(y)}", where="--forest",
                          hint="fit on more configurations, or leave out --forest")
@@ -331,7 +330,6 @@ def space(file: Path = typer.Argument(..., help="Space file (YAML/JSON), T1 inpu
 def _read_space(file: Path, restrictions: list[str]) -> Any:
     """The space a file describes: a space file, a T1 input, a Kernel Tuner cache (+ restrictions),
     a starchart store (its study's space) or a CSV (the configurations it holds)."""
-
     store = is_store(file)
     if store or file.name.lower().removesuffix(".gz").endswith((".csv", ".tsv")):
         _refuse_restrictions(restrictions, file, "filter the configurations before, or write a space file")

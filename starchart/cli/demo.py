@@ -28,7 +28,6 @@ def demo_command(
     seed: int = seed_option(0, "Seed of the uniform sample."),
 ) -> None:
     """Tune the bundled C matrix-multiply kernel on this CPU, then explain it with a Starchart tree."""
-
     result = _measure(lambda: run_demo(out_dir, samples=samples, repeats=repeats, workers=workers, seed=seed),
                       out_dir / "demo.db", summary=False,
                       again=f"starchart demo --out {shlex.quote(str(out_dir))} --samples {samples} "

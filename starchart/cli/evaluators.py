@@ -118,7 +118,6 @@ def _space_and_evaluator(space_file: Optional[Path], command: Optional[str], c_s
     ``minimize`` setting if its description has one, else what the data or the
     metric's name says (GFLOP/s and TFLOPS/J are maximised).
     """
-
     space, section = _read_study_file(space_file) if space_file else (None, None)
     description = _evaluator_description(command, c_source, evaluator_file, replay, section, options)
     source = _evaluator_source(command, c_source, evaluator_file, replay, space_file)
@@ -164,7 +163,6 @@ def _check_placeholders(evaluator: Any, space: Any, source: str) -> None:
     """Refuse a ``{name}`` in the command that is no parameter of the space, naming where the command came
     from (``--command``, or the evaluator file or section) before anything is measured or stored; likewise
     what an evaluator can check against the space without measuring (C macro names, CUDA launch expressions)."""
-
     fields = getattr(evaluator, "parameters", None)  # what a command evaluator's argv and env use
     if fields:
         check_fields(set(fields), space, source)
@@ -232,7 +230,6 @@ def _interruptible(job: Any, store: Optional[Path], again: Optional[str] = None)
 
 def _print_others_measuring(store: Path) -> None:
     """Say so when other runs of the study are still measuring: this run's summary is not the study's."""
-
     try:
         with Store.open(store, read_only=True) as db:
             busy = db.being_measured()
@@ -269,7 +266,6 @@ def _print_summary(dataset: Any, store: Path) -> None:
 
 def _read_study_file(path: Path) -> tuple[Any, dict[str, Any] | None]:
     """The space of a space file, and its ``evaluator`` section (paths resolved against the file)."""
-
     space = _read_space(path, [])
     if path.suffix.lower() not in (".yaml", ".yml", ".json"):
         return space, None

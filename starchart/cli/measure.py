@@ -61,7 +61,6 @@ def run_command(
     maximize: Optional[bool] = DirectionOption,
 ) -> None:
     """Measure a uniform sample of a space (or given configurations), storing every result as it arrives."""
-
     space, evaluator = measuring.space_and_evaluator(space_file, maximize)
     chosen = read_configs(configs, space) if configs is not None else None
     if chosen is None and samples is None and not store.exists():
@@ -81,7 +80,6 @@ def resume_command(
     time_limit: Optional[str] = TimeLimitOption,
 ) -> None:
     """Continue a study or a search: measure what it still lacks, never re-measuring anything stored."""
-
     with Store.open(store, create=False) as db:  # a clear error for a mistyped path, before anything else
         kind = study_kind(db)
         msp_sessions = [sess for sess in db.get("sessions", []) if sess.get("msp")]
@@ -168,7 +166,6 @@ def export_command(
     fmt: Optional[str] = typer.Option(None, "--format", "-f", help=f"{_FORMATS} (default: from -o)."),
 ) -> None:
     """Write a study as CSV, a Kernel Tuner cache or a T4 results file."""
-
     with Store.open(store, read_only=True) as db:
         path = db.export(output, fmt)
         n = len(db.to_dataset())

@@ -177,7 +177,6 @@ def msp_command(
                                help="SQLite store of every measurement (run the same command again to resume)."),
 ) -> None:
     """Tune at the minimum saturation point: throughput curve, MSP, search there, winner at the target."""
-
     options = {"pattern": pattern, "metric": metric, "repeats": repeats, "warmup": warmup, "timeout": timeout}
     options = {k: v for k, v in options.items() if v is not None}
     with option_names(CLI_OPTIONS, CLI_PHRASES):  # the library's errors name its arguments: say the options

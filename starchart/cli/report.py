@@ -47,7 +47,6 @@ def report_command(
     The tree is the full Starchart tree unless --prune or --max-depth sizes it: on thousands of
     configurations the full tree has hundreds of leaves, --prune 1se keeps the splits that predict.
     """
-
     source = sources[0] if len(sources) == 1 else [str(s) for s in sources]
     with option_names({"prune": "--prune", "max_depth": "--max-depth", "min_samples_split": "--min-split"}):
         path = write_study_report(source, output, metric=metric,

@@ -65,7 +65,6 @@ def samples_command(
     plot: Optional[Path] = PlotOption,
 ) -> None:
     """Sample-size selection: measure growing samples until a tree predicts held-out designs within --target."""
-
     if plot is not None:
         check_figure_path(plot, "--plot")
     share = parse_share(target, "--target")

@@ -51,7 +51,6 @@ def search_command(
                                            f"recorded)."),
 ) -> None:
     """Tree-guided search for the best configuration within a budget of evaluations."""
-
     if prior is not None and not prior.is_file():  # named here: the loader's error names only the path
         raise InputError(f"{str(prior)!r} is not a file", where="--prior",
                          hint="give earlier measurements of the same space (a cache file, data file or store)")

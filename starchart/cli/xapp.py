@@ -97,7 +97,6 @@ def parse_cutoffs(text: str) -> tuple[float, ...]:
     >>> parse_cutoffs("3,20")
     (3.0, 20.0)
     """
-
     return check_cutoffs([part for part in text.split(",") if part.strip()], where="--cutoffs")
 
 
@@ -482,7 +481,6 @@ def predict_command(
     as_json: bool = AsJson,
 ) -> None:
     """Predict the GPU speedup of one C file's band: a range (static) or a value (dynamic)."""
-
     timeout = build.timeout
     compile_options = build.compile_options(dynamic, "starchart xapp predict")
     model = _load_model(model_path)
@@ -557,7 +555,6 @@ def _training_coverage(features: dict[str, float], ranges: dict[str, Any] | None
                        n_training: int | None) -> dict[str, Any]:
     """``training_kernels`` and ``outside_training`` (features beyond the training range) for the
     answer: a prediction far from every training kernel looked as sure as any other."""
-
     return {"training_kernels": n_training,
             "outside_training": None if ranges is None else outside_ranges(features, ranges)}
 

@@ -100,6 +100,5 @@ def demo_evaluator(repeats: int = 5, warmup: int = 1) -> CEvaluator:
     once with ``STARCHART_REPEATS = warmup + repeats``, and its checksum compared
     with that of :data:`DEMO_REFERENCE` (the metric is ``time`` in ms).
     """
-
     return CEvaluator(KERNEL_SOURCE, compiler="gcc", flags=("-O3",), defines=dict(DEMO_DEFINES),
                       metric="time", repeats=repeats, warmup=warmup, reference=dict(DEMO_REFERENCE))

@@ -226,7 +226,6 @@ def read_configs(path: str | Path, space: Space) -> list[dict[str, Any]]:
     is the integer 1), so a program is given the value as a sampled run would give it. A CSV
     that ``starchart export`` wrote (its first line ``# starchart: ...``) reads as it is.
     """
-
     text = read_text(path)
     skipped = 0
     if text.lstrip().startswith(HEADER_PREFIX):

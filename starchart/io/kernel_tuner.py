@@ -265,7 +265,6 @@ def read_direction(higher_is_better: Any, where: str) -> bool | None:
 def direction_entry(ds: Dataset, objective: str) -> dict[str, bool]:
     """``{"objective_higher_is_better": ...}`` for ``objective`` as ``ds`` records or names it, for the files
     we write: their readers would otherwise judge the direction by the name alone."""
-
     return {HIGHER_IS_BETTER: not lower_is_better(objective, ds.meta)}
 
 

@@ -176,7 +176,6 @@ class Evaluator(ABC):
 
     def _direction(self, minimize: bool | None, meta: Mapping[str, Any] | None = None) -> bool:
         """``minimize`` as given, else by the objective's name (GFLOP/s: maximised; time: minimised)."""
-
         return lower_is_better(self.objective, meta) if minimize is None else bool(minimize)
 
     def prepare(self, space: Space) -> None:

@@ -1022,7 +1022,6 @@ _DESCRIPTION_ONLY_KEYS = ("kind", "metrics", "minimize", "source_path", "argumen
 
 def _check_description_keys(description: Mapping[str, Any]) -> None:
     """Refuse a key that is neither described nor an option (a typo such as ``repeat`` would be ignored)."""
-
     accepted = (set(inspect.signature(CudaEvaluator.__init__).parameters) - {"self"}) | set(_DESCRIPTION_ONLY_KEYS)
     unknown = sorted(str(k) for k in description if k not in accepted)
     if unknown:

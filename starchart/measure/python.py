@@ -166,7 +166,6 @@ class PythonEvaluator(Evaluator):
         ...
         starchart.errors.InputError: PythonEvaluator description: unknown option(s) repeat (hint: did you mean ...
         """
-
         where = "PythonEvaluator description"
         accepted = ("kind", "function", "metrics", "minimize", "repeats", "path", "learn_metrics", "timeout")
         unknown = sorted(str(k) for k in data if k not in accepted)
@@ -226,7 +225,6 @@ _IMPORTABLE = ("name a module-level function as function: module:name, its modul
 
 def _import(module_name: str, path: str | None) -> Any:
     """Import ``module_name``; if it is not found, from ``path`` and then from the current folder."""
-
     hint = _IMPORTABLE
     where = "PythonEvaluator description"
     top = module_name.split(".")[0]

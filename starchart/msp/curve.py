@@ -278,7 +278,6 @@ def _check_config(config: Mapping[str, Any] | None, size_param: str) -> dict[str
 
 def _prepare(evaluator: Evaluator, config: Mapping[str, Any], size_param: str, sizes: Sequence[Any]) -> None:
     """Let the evaluator check its set-up against the parameters it will see (templates, tools)."""
-
     evaluator.prepare(Space({**{k: [v] for k, v in config.items()}, size_param: list(sizes)}))
 
 

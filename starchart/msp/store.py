@@ -196,7 +196,6 @@ def msp_study(store: StoreLike, evaluator: Evaluator, *, space: Space | None = N
     or evaluator is refused before anything is recorded or measured. ``settings`` are
     recorded under :data:`SETTINGS_KEY`. A store opened from a path is closed on exit.
     """
-
     if store is None:
         yield evaluator
         return
@@ -216,7 +215,6 @@ def _check_study(db: Any, evaluator: Evaluator, space: Space | None, size_param:
     The same space at more sizes widens the stored space, but only once the evaluator is accepted:
     a refused store is left as it was.
     """
-
     if space is None:
         return study_evaluator(db, evaluator, continue_with=CONTINUE_ELSEWHERE)
     merged, widened = _with_stored_sizes(db.get("space"), space, size_param, sizes)

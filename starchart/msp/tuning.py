@@ -196,12 +196,10 @@ class MSPTuningResult:
 
     def plot_curve(self, **options: Any) -> Any:
         """The throughput curve with the MSP marked (:func:`starchart.msp.plots.plot_throughput_curve`)."""
-
         return plot_throughput_curve(self.curve, self.msp, **options)
 
     def plot_transfer(self, **options: Any) -> Any:
         """Quality at the target of the winner found at each size (:func:`starchart.msp.plots.plot_transfer`)."""
-
         if self.transfer is None:
             raise InputError("no transfer curve was measured", where="plot_transfer",
                              hint="call tune_at_msp(..., transfer=True)")

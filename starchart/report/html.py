@@ -125,7 +125,6 @@ def figure_svg(fig: Figure, salt: str = "starchart", text_as_paths: bool = True)
     keeps it as text: half the size, selectable, but set in the reader's fonts).
     Element ids are salted with ``salt`` so several figures can share one page.
     """
-
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "path" if text_as_paths else "none", "svg.hashsalt": salt}):
         fig.savefig(buffer, format="svg")
@@ -369,7 +368,6 @@ def _leaves(tree: StarchartTree, minimize: bool) -> str:
 
 def _extra(sections: Mapping[str, Any] | Sequence[tuple[str, Any]]) -> list[tuple[str, str, str, str | None]]:
     """``(anchor, heading, html, svg)`` of each extra section (``svg``: its figure, if it is one)."""
-
     items = sections.items() if isinstance(sections, Mapping) else sections
     out = []
     for i, (heading, content) in enumerate(items):

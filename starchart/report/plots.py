@@ -94,7 +94,6 @@ def _use_log(values: np.ndarray, log: bool | None) -> bool:
 
 def _text_inches(text: str, size: float) -> float:
     """The width of one line of ``text`` at ``size`` points in the default font (no renderer needed)."""
-
     width, _, _ = TextToPath().get_text_width_height_descent(text, FontProperties(size=size), ismath=False)
     return 1.05 * width / 72  # a renderer's extent is a few per cent wider
 

@@ -68,7 +68,6 @@ class LoadedStudy:
 def load_study(source: str | Path, metrics: list[str] | None = None) -> LoadedStudy:
     """Read ``source`` for a report (see :class:`LoadedStudy`); ``metrics``: a CSV's measured columns
     (see :func:`starchart.load`)."""
-
     if not is_store(source):
         return LoadedStudy(load(source, **({"metrics": metrics} if metrics else {})))
 
@@ -85,7 +84,6 @@ def _stored_space(description: dict[str, Any] | None, source: str | Path) -> Spa
     """The space a store recorded (``None`` when it has none, one whose restrictions were not saved, or
     one that does not read back), so that the summary says how much of it was measured: 100
     configurations read differently as a whole space or as 2 % of it."""
-
     if not description or description.get("unsaved_restrictions"):
         return None
     try:
@@ -150,7 +148,6 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     tree as ``starchart tree`` does (:func:`~starchart.tree._pruning.fit_stated_tree`; default: the
     full Starchart tree, which on thousands of configurations has hundreds of leaves).
     """
-
     if isinstance(source, (str, Path)):
         label, source = split_label(str(source))  # one LABEL=PATH: the label names it
         study = load_study(source, metrics)
@@ -206,7 +203,6 @@ def too_few_valid(dataset: Dataset, metric: str, valid: int, source: str | Path)
     >>> print(too_few_valid(ds, "time", 0, "s.db").message)
     no valid measurement of 'time': all 2 configurations failed (2 compile; most common reason: nvcc: error)
     """
-
     if not len(dataset):  # a store stopped before its first result: nothing failed, nothing was measured
         return InputError(f"nothing is measured yet, so there is no {metric!r} to explain", where=source,
                           hint=f"measure first: `starchart resume {source}` continues an interrupted study")
@@ -247,7 +243,6 @@ def _search(settings: dict[str, Any] | None, dataset: Dataset, metric: str, mini
 
 def _best_neighbourhood(dataset: Dataset, metric: str, minimize: bool, space: Any) -> Any:
     """The one-parameter neighbourhood of the best measured configuration, or ``None`` (no space, no value)."""
-
     if space is None or metric not in dataset.frame or not set(space.names) <= set(dataset.params):
         return None
     values = dataset.frame[metric].where(dataset.valid).astype(float)

@@ -313,7 +313,6 @@ def resume_search(store: str | Path, *, progress: bool = False, workers: int | N
     >>> resume_search(path).history.equals(first.history)   # nothing left to measure: the same search
     True
     """
-
     recorded, space, evaluator = stored_study(store, "search", "search")
     return search(evaluator, space, int(recorded["budget"]), seed=int(recorded["seed"]), store=store,
                   progress=progress, workers=int(recorded.get("workers", 1)) if workers is None else workers,
@@ -360,7 +359,6 @@ def _check_workers(workers: Any) -> int:
 def _check_names(space: Space, evaluator: Evaluator) -> None:
     """Refuse parameter names the history or the store's dataset needs for itself (the columns would collide,
     silently or not)."""
-
     check_parameter_names(space)  # status, reason, repeats_*: as run() does
     for name in space.names:
         if name == evaluator.objective:

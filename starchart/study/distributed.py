@@ -54,7 +54,6 @@ class _Worker:
     def stop(self) -> int:
         """Kill the programs this worker's evaluation waits for (called in the ``control`` group, beside it):
         killing the actor alone would leave them running, in their own sessions."""
-
         return kill_running()
 
 

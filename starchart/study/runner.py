@@ -524,7 +524,6 @@ class Progress:
     def _learn(self, objective: str) -> None:
         """Follow the objective a Python function's results name first, as its evaluator does (and its
         direction, unless one was given)."""
-
         self._learns = False
         self.objective = objective
         self.minimize = lower_is_better(objective) if self._direction_given is None else bool(self._direction_given)

@@ -389,7 +389,6 @@ class Store:
     @property
     def space(self) -> Any:
         """The study's :class:`~starchart.Space`, if one was stored, else ``None``."""
-
         data = self.get("space")
         return None if data is None else Space.from_dict(data, where=f"{self.path}: stored space")
 

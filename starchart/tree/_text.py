@@ -53,7 +53,6 @@ def format_value(value: Any) -> str:
 
 def split_labels(tree: "StarchartTree", node: "TreeNode") -> tuple[str, str]:
     """The conditions on the left and right branches of an internal node."""
-
     if node.left_levels is not None:
         # the levels that can reach this node and go right (an earlier split may have sent some away)
         right = (node.right_levels if node.right_levels is not None
@@ -88,7 +87,6 @@ def best_leaf_line(tree: "StarchartTree", metric: str, minimize: bool = True) ->
     >>> best_leaf_line(tree, "GFLOP/s", minimize=False)
     'highest-mean leaf (GFLOP/s: higher is better): tpp = 1  (n=2, mean=3.2, min=3)'
     """
-
     best = tree.best_leaf(minimize=minimize)
     worst = f"max={best.max:.4g}" if minimize else f"min={best.min:.4g}"
     return (f"{'lowest' if minimize else 'highest'}-mean leaf ({metric}: {direction_word(minimize)}): "

@@ -709,14 +709,12 @@ class StarchartTree:
     # --------------------------------------------------------------- exporting
     def export_text(self, decimals: int = 4, max_depth: int | None = None) -> str:
         """An indented text rendering of the tree (see :mod:`starchart.tree._text`)."""
-
         self._check_fitted()
         _check_render_options(decimals, max_depth)
         return tree_to_text(self, decimals=decimals, max_depth=max_depth)
 
     def to_dot(self, decimals: int = 4, max_depth: int | None = None) -> str:
         """Graphviz DOT source of the tree (see :mod:`starchart.tree._graphviz`)."""
-
         self._check_fitted()
         _check_render_options(decimals, max_depth)
         return tree_to_dot(self, decimals=decimals, max_depth=max_depth)

@@ -475,7 +475,6 @@ class SpeedupRegressionEnsemble:
         Returns the :class:`matplotlib.figure.Figure` (built without pyplot, so no
         display is needed).
         """
-
         table = self.explanation().head(top).iloc[::-1]
         fig = Figure(figsize=(6.0, 0.35 * max(len(table), 3) + 1.2))
         ax = fig.add_subplot()

@@ -189,8 +189,6 @@ def _write_cache(path: Path, kind: str, kernels: dict[str, dict]) -> bool:
 
     A read-only corpus made train/evaluate fail after every feature was computed: the file
     is a record and a resume point, not needed for the answer."""
-
-
     try:
         # atomic: a killed run leaves the previous complete file
         write_json_atomic(path, {"format": "xapp-corpus-features/1", "kind": kind,
