@@ -32,6 +32,7 @@ from matplotlib.figure import Figure
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "docs"))
+sys.path.insert(0, str(ROOT / "examples" / "gpu"))  # the measuring scripts' settings (throughput_h200)
 
 import case_studies as cs  # the markdown and figure helpers of docs/case_studies.py
 
