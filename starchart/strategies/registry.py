@@ -9,7 +9,8 @@ Built in:
 - ``tree``: the tree-guided search (:class:`~starchart.strategies.engine.TreeGuidedOptimizer`);
 - ``uniform``: configurations drawn uniformly at random, none twice (the baseline every method is
   measured against);
-- ``exhaustive``: every configuration, in the order the space enumerates them.
+- ``exhaustive``: every configuration, in the order the space enumerates them (a space too large to
+  enumerate: a uniform sample, in the order drawn).
 
 A package adds one with :func:`register_strategy`, or by declaring its class in the entry-point
 group ``starchart.strategies``. It is then a choice of ``search(strategy=...)``,
@@ -44,7 +45,6 @@ from starchart.strategies.engine import TreeGuidedOptimizer
 
 #: The entry-point group through which other packages add strategies: ``name = "module:Class"``.
 ENTRY_POINT_GROUP = "starchart.strategies"
-
 
 
 class PoolStrategy(CandidateStrategy):
@@ -103,7 +103,8 @@ class UniformStrategy(PoolStrategy):
 
 
 class ExhaustiveStrategy(PoolStrategy):
-    """Every configuration in turn, in the order of the pool (the space's enumeration order)."""
+    """Every configuration in turn, in the order of the pool: the space's enumeration order (for a space too
+    large to enumerate, the pool is a growing uniform sample, taken in the order it was drawn)."""
 
     name = "exhaustive"
 
