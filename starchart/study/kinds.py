@@ -1,8 +1,8 @@
 """The kinds of study a store can hold: how each is recognised, started, and continued.
 
 A store is one SQLite file whatever made it. What kind of study it holds is told by what that study
-recorded, and this module is the one place that reads those keys: ``starchart resume``, the runner's
-messages and ``starchart info`` ask :func:`study_kind` instead of probing the keys themselves.
+recorded: ``starchart resume`` and the runner's messages ask :func:`study_kind` instead of probing the
+keys themselves (each kind's settings are still read by the code that owns them).
 
 ==============  ===================================  ==============================================
 kind            recognised by                        continued by
