@@ -25,15 +25,13 @@ from starchart.cli.common import (
     DirectionOption,
     LimitOption,
     MetricsOption,
-    PlotOption,
-    check_figure_path,
     load_data,
     metric_columns,
     minimize_for,
     option_names,
     parse_limits,
-    save_plot,
 )
+from starchart.cli.figures import PlotOption, check_figure_path, save_plot
 from starchart.errors import InputError
 
 

@@ -25,13 +25,9 @@ from starchart.carve.progress import StepProgress
 from starchart.carve.static import carve_source
 from starchart.carve.toolchain import _default_cache, usable_cores
 from starchart.cli.app import app, err, friendly, out
-from starchart.cli.common import (
-    check_figure_path,
-    check_output_folder,
-    minimize_for,
-    option_names,
-)
+from starchart.cli.common import check_output_folder, minimize_for, option_names
 from starchart.cli.evaluators import _read_study_file
+from starchart.cli.figures import check_figure_path
 from starchart.errors import InputError
 from starchart.io.load import load
 from starchart.report.plots import metric_unit

@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from matplotlib.backend_bases import FigureCanvasBase
 
 from starchart._util.direction import lower_is_better
 from starchart._util.text import shorten
-from starchart.cli.app import err, out
+from starchart.cli.app import out
 from starchart.errors import InputError, StarchartError
 from starchart.io.load import load
 
@@ -72,15 +71,6 @@ def load_data(path: Path, metrics: Optional[str]) -> Any:
     return load(path, **({"metrics": columns} if columns else {}))
 
 
-def check_figure_path(path: Path, option: str) -> None:
-    """Refuse, before any work, a figure file whose suffix matplotlib cannot write or whose folder is missing."""
-    formats = FigureCanvasBase.get_supported_filetypes()
-    if path.suffix.lstrip(".").lower() not in formats:
-        raise InputError(f"cannot write a figure as {path.name!r}", where=option,
-                         hint=f"name a file ending in .svg or .png (or {', '.join(sorted(formats))})")
-    check_output_folder(path, option)
-
-
 def check_output_folder(path: Path, option: str) -> None:
     """Refuse, before any work, an output file that is a folder or whose folder is missing (else it
     fails after all the work)."""
@@ -90,17 +80,6 @@ def check_output_folder(path: Path, option: str) -> None:
     if not path.parent.is_dir():
         raise InputError(f"the folder {str(path.parent)!r} does not exist", where=option,
                          hint="create it first, or name a file in an existing folder")
-
-
-PlotOption = typer.Option(None, "--plot", help="Also write the figure (.svg/.png).")
-
-
-def save_plot(draw: Callable[[], Any], path: Optional[Path]) -> None:
-    """Draw the figure only when ``--plot`` asks for it, and write it there."""
-    if path is None:
-        return
-    draw().savefig(path, bbox_inches="tight")
-    err.print(f"wrote {path}", markup=False, highlight=False)  # a path: the user's text, not markup
 
 
 def seed_option(default: Optional[int], help: str) -> Any:

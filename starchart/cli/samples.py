@@ -21,19 +21,14 @@ from rich.table import Table
 
 from starchart.analyses.sample_size import choose_sample_size
 from starchart.cli.app import app, friendly, out
-from starchart.cli.common import (
-    PlotOption,
-    check_figure_path,
-    option_names,
-    save_plot,
-    seed_option,
-)
+from starchart.cli.common import option_names, seed_option
 from starchart.cli.evaluators import (
     EvaluatorChoice,
     WorkersOption,
     _interruptible,
     with_evaluator_options,
 )
+from starchart.cli.figures import PlotOption, check_figure_path, save_plot
 from starchart.errors import InputError
 
 #: Trees with more leaves are printed to their first PRINTED_LEVELS levels only (a 200-leaf tree fills screens).
