@@ -8,21 +8,36 @@
 
 from __future__ import annotations
 
-import importlib.util
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from browser import CHROMIUM
 from shared_data import dataset_path
 
+from starchart.xapp import toolchain
+
+
+def _gpu() -> bool:
+    try:
+        import cupy  # an optional extra: here only to ask whether there is a GPU
+        return bool(cupy.cuda.runtime.getDeviceCount() > 0)
+    except Exception:  # noqa: BLE001 - no CuPy, no driver, no device: no GPU
+        return False
+
+
+def _clang() -> bool:
+    try:
+        toolchain.clang_command()
+        return True
+    except toolchain.ToolchainError:
+        return False
+
+
 _NEEDS = {
-    "gpu": ("CuPy and an NVIDIA GPU", lambda: importlib.util.find_spec("cupy") is not None
-            and shutil.which("nvidia-smi") is not None),
-    "llvm": ("clang and llvmlite (pip install '.[xapp]')", lambda: importlib.util.find_spec("llvmlite") is not None
-             and (shutil.which("clang") is not None or importlib.util.find_spec("ziglang") is not None)),
-    "browser": ("Chromium (Debian package chromium)", lambda: any(shutil.which(name) for name in
-                                                                    ("chromium", "chromium-browser", "google-chrome"))),
+    "gpu": ("CuPy and an NVIDIA GPU", _gpu),
+    "llvm": ("clang (apt-get install clang, or pip install ziglang)", _clang),
+    "browser": ("Chromium (Debian: apt-get install chromium)", lambda: CHROMIUM is not None),
 }
 
 

@@ -514,15 +514,7 @@ def test_missing_cupy_is_a_clear_error(monkeypatch):
 
 
 # ------------------------------------------------------- a real GPU, where there is one
-def _gpu_available() -> bool:
-    try:
-        import cupy
-        return cupy.cuda.runtime.getDeviceCount() > 0
-    except Exception:  # noqa: BLE001
-        return False
-
-
-gpu = pytest.mark.skipif(not _gpu_available(), reason="needs CuPy and an NVIDIA GPU")
+gpu = pytest.mark.gpu  # tests/conftest.py skips it without CuPy and a GPU
 
 
 @gpu

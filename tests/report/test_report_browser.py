@@ -3,29 +3,26 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from browser import CHROMIUM, FLAGS
 from matplotlib.image import imread
 from shared_data import dataset_path
 
 from starchart.report.study import write_study_report
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian: apt-get install chromium)")
+pytestmark = pytest.mark.browser
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--enable-logging=stderr", "--v=1"]
+LOGGING = ["--enable-logging=stderr", "--v=1"]  # the page's console messages on stderr
 
 
 def test_report_renders_without_console_errors(tmp_path):
     report = write_study_report(dataset_path("starchart_kmeans/kmeans_hd7970.csv"), tmp_path / "r" / "report.html",
                                 metric="runtime")
     shot = tmp_path / "shot.png"
-    done = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,1800",
+    done = subprocess.run([CHROMIUM, *FLAGS, *LOGGING, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,1800",
                            f"--screenshot={shot}", report.as_uri()], capture_output=True, text=True, timeout=120)
     assert shot.is_file(), done.stderr[-2000:]
     console = [line for line in done.stderr.splitlines() if re.search(r"CONSOLE[:(]\d+", line)]

@@ -8,22 +8,18 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from browser import CHROMIUM, FLAGS
 
 from starchart import Dataset, StarchartTree
 from starchart.report.html import write_html_report
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian: apt-get install chromium)")
-
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+pytestmark = pytest.mark.browser
 
 #: Collects, once the page is laid out: its height, the main column's right edge, the right edge of every
 #: table (where it would be drawn, not clipped) and whether a box around it scrolls it, and each <pre>'s height.

@@ -12,5 +12,6 @@ try:
 except toolchain.ToolchainError:
     HAVE_CLANG = False
 
-#: ``pytestmark = needs_clang`` in a module whose every test compiles C.
-needs_clang = pytest.mark.skipif(not HAVE_CLANG, reason="no clang: apt-get install clang or pip install ziglang")
+#: ``pytestmark = needs_clang`` in a module whose every test compiles C: the ``llvm`` mark of
+#: tests/conftest.py, which skips where no clang is found.
+needs_clang = pytest.mark.llvm

@@ -36,22 +36,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from clang_available import HAVE_CLANG, needs_clang
 
 from starchart.xapp.corpus import Corpus
 from starchart.xapp.dynamic import measure
 from starchart.xapp.pragmas import scan_pragmas
 from starchart.xapp.static import static_analysis
-from starchart.xapp.toolchain import ToolchainError, clang_command
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 KERNEL_NAMES = sorted(p.parent.name for p in (CORPUS / "kernels").glob("*/kernel.yaml"))
 
-try:
-    clang_command()
-    HAVE_CLANG = True
-except ToolchainError:
-    HAVE_CLANG = False
-needs_clang = pytest.mark.skipif(not HAVE_CLANG, reason="no clang: apt-get install clang or pip install ziglang")
 
 #: Band loop trip counts (outer first, mean per region entry) as functions of the kernel's args.
 TRIPS: dict[str, Callable[[Sequence[int]], list[float]]] = {

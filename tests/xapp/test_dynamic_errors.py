@@ -6,14 +6,8 @@ import pytest
 
 from starchart.errors import InputError
 from starchart.xapp.dynamic import measure
-from starchart.xapp.toolchain import ToolchainError, clang_command
 
-try:
-    clang_command()
-    HAVE_CLANG = True
-except ToolchainError:
-    HAVE_CLANG = False
-pytestmark = pytest.mark.skipif(not HAVE_CLANG, reason="no clang: apt-get install clang or pip install ziglang")
+pytestmark = pytest.mark.llvm  # tests/conftest.py skips it where no clang is found
 
 HEAD = "#include <stdio.h>\n#include <stdlib.h>\n#include <unistd.h>\nstatic float a[1024];\n"
 

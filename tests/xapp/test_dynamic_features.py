@@ -15,16 +15,10 @@ from pathlib import Path
 import pytest
 
 from starchart.xapp.dynamic import FEATURES, DynamicRun, dynamic_features, measure
-from starchart.xapp.toolchain import ToolchainError, clang_command
 
 CASES = Path(__file__).parent / "dyn_cases"
 
-try:
-    clang_command()
-    HAVE_CLANG = True
-except ToolchainError:
-    HAVE_CLANG = False
-pytestmark = pytest.mark.skipif(not HAVE_CLANG, reason="no clang: apt-get install clang or pip install ziglang")
+pytestmark = pytest.mark.llvm  # tests/conftest.py skips it where no clang is found
 
 N = 4096
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from clang_available import needs_clang
 
 from starchart.errors import InputError
 from starchart.xapp.dynamic import measure
@@ -14,16 +15,9 @@ from starchart.xapp.dynamic.instrument import instrument_ir, type_prefix, type_s
 from starchart.xapp.dynamic.irloops import loops_at_line, natural_loops
 from starchart.xapp.dynamic.irtext import parse_module
 from starchart.xapp.dynamic.region import band_line_of
-from starchart.xapp.toolchain import ToolchainError, clang_command
 
 CASES = Path(__file__).parent / "dyn_cases"
 
-try:
-    clang_command()
-    HAVE_CLANG = True
-except ToolchainError:
-    HAVE_CLANG = False
-needs_clang = pytest.mark.skipif(not HAVE_CLANG, reason="no clang: apt-get install clang or pip install ziglang")
 
 SWITCH_IR = """define i32 @f(i32 %0, i32 %n) {
   %c = icmp sgt i32 %n, 0
