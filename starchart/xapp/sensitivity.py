@@ -37,6 +37,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -85,12 +86,6 @@ class SweepResult:
     def unanimous(self) -> bool:
         """True when every setting predicts the same range."""
         return self.share == 1.0
-
-
-def _static_features(path: Any, band_line: int | None = None, trip_counts: Any = None,
-                     branch_probs: Any = None, **compile_options: Any) -> Mapping[str, float]:
-    return static_features(path, band_line=band_line, trip_counts=trip_counts, branch_probs=branch_probs,
-                           **compile_options)
 
 
 def sweep_sites(path: Any, band_line: int | None = None,
@@ -171,7 +166,7 @@ def sweep(model: SpeedupRangeModel, path: str | Path, band_line: int | None = No
         raise InputError("compile_options only apply to the default feature function", where="compile_options",
                          hint="compile with them inside feature_fn, or leave feature_fn out")
     options = dict(compile_options or {})
-    fn = feature_fn or (lambda *a, **k: _static_features(*a, **k, **options))
+    fn = feature_fn or functools.partial(static_features, **options)
     body_loops: list[int] = []
     ifs: list[int] = []
     if feature_fn is None and (loop_lines is None or branch_lines is None):
