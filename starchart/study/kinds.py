@@ -42,8 +42,6 @@ class StudyKind:
         How messages call it (``a search``).
     started_by:
         The Python call that starts one (for messages that ask to pass the space again).
-    settings_key:
-        The store key holding its settings, if any.
     recognise:
         Whether a store holds this kind of study.
     """
@@ -51,7 +49,6 @@ class StudyKind:
     name: str
     title: str
     started_by: str
-    settings_key: str | None
     recognise: Callable[[Store], bool]
 
 
@@ -69,12 +66,11 @@ def _uniform(store: Store) -> bool:
 
 #: The kinds, in the order a store is asked: the first whose ``recognise`` says yes is its kind.
 KINDS: list[StudyKind] = [
-    StudyKind("msp", "a minimum-saturation-point study (starchart msp)", "tune_at_msp(..., store=...)", None,
-              _msp_sessions),
-    StudyKind("search", "a search", "search(evaluator, space, budget, store=...)", "search", _has("search")),
+    StudyKind("msp", "a minimum-saturation-point study (starchart msp)", "tune_at_msp(..., store=...)", _msp_sessions),
+    StudyKind("search", "a search", "search(evaluator, space, budget, store=...)", _has("search")),
     StudyKind("sample_size", "a sample-size study", "choose_sample_size(space, evaluator, store=...)",
-              "sample_size", _has("sample_size")),
-    StudyKind("uniform", "a uniform study", "run(space, ..., store=...)", "plan", _uniform),
+              _has("sample_size")),
+    StudyKind("uniform", "a uniform study", "run(space, ..., store=...)", _uniform),
 ]
 
 
