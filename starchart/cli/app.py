@@ -67,6 +67,8 @@ COMMANDS: dict[str, CommandEntry] = {
                        'Tune at the minimum saturation point: throughput curve, MSP, search there, winner at the target.'),
     'xapp': CommandEntry("starchart.cli.xapp",
                        'XAPP: predict what a GPU port of plain C code would gain, before writing it.'),
+    'datasets': CommandEntry("starchart.cli.datasets",
+                       'List the real measured datasets that ship with starchart (or download one), with licence and path.'),
 }
 
 
@@ -138,10 +140,18 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, cls=LazyCommandsGr
                   help="Starchart: understand and tune GPU/CPU kernel tuning spaces with regression trees.")
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version  # stdlib; only when asked (it reads the installed metadata)
+        out.print(f"starchart {version('starchart')}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                       help="Print the installed version and exit.")) -> None:
     # A callback makes Typer build a group even before any command module has registered a command;
-    # it does nothing (the commands come from COMMANDS).
+    # the commands come from COMMANDS. Its one option, --version, acts in its callback.
     pass
 
 
