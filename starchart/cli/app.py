@@ -16,6 +16,7 @@ from functools import wraps
 from typing import Any, Optional
 
 import typer
+import typer.core
 import typer.main
 from rich.console import Console
 from rich.markup import escape
@@ -74,6 +75,32 @@ COMMANDS: dict[str, CommandEntry] = {
 
 #: Click's exceptions (newer Typers bring their own copy of Click, older ones use the click package).
 _click_errors = importlib.import_module(typer.BadParameter.__module__)
+
+#: The value placeholders --help shows, in place of Typer's Python type names (``<bool>`` on a flag,
+#: ``<list[Path]>``): nothing for a flag, Click's words for the rest; choices are listed as they are.
+_PLACEHOLDERS = {"bool": None, "str": "TEXT", "int": "INTEGER", "int range": "INTEGER", "float": "FLOAT",
+                 "float range": "FLOAT", "path": "PATH", "Path": "PATH", "file": "FILE", "directory": "FOLDER"}
+
+
+def value_placeholder(param: Any, ctx: Any) -> Optional[str]:
+    """What ``--help`` shows as an option's value: its metavar, its choices, or a plain word (no Python type).
+
+    >>> import typer.core
+    >>> value_placeholder(typer.core.TyperOption(param_decls=["--size"], is_flag=True), None) is None
+    True
+    """
+    if getattr(param, "is_flag", False):
+        return None
+    if param.metavar:
+        return str(param.metavar)
+    label = typer.core.TyperOption.display_type(param, ctx)[1:-1]  # Typer's "<list[Path]>", unwrapped
+    if label.startswith("list[") and label.endswith("]"):
+        label = label[5:-1]
+    return _PLACEHOLDERS.get(label, label.upper() if label.isidentifier() else label)
+
+
+for _kind in (typer.core.TyperOption, typer.core.TyperArgument):
+    _kind.display_type_rich = value_placeholder  # type: ignore[method-assign]  # one place for every command
 
 
 class OneLineErrorsGroup(TyperGroup):

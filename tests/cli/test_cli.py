@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from starchart import StarchartTree
 from starchart.cli import app
+from starchart.cli.app import COMMANDS
 
 runner = CliRunner()
 
@@ -265,3 +266,11 @@ def test_tree_forest_is_text_only():
     result = runner.invoke(app, ["tree", str(path), "--metrics", "runtime", "--forest", "20", "-f", "json"])
     assert result.exit_code == 2  # bad input, as every refused option
     assert "--forest" in result.output and "text only" in result.output
+
+
+@pytest.mark.parametrize("command", [*COMMANDS, "xapp features", "xapp train"])
+def test_help_shows_no_python_type_placeholders(command: str) -> None:
+    """Values read as Click's words (PATH, INTEGER) or choices, flags as nothing: never <bool> or <list[Path]>."""
+    result = runner.invoke(app, [*command.split(), "--help"], terminal_width=200)
+    assert result.exit_code == 0
+    assert "<bool>" not in result.output and "<list[" not in result.output and "<str>" not in result.output
