@@ -51,6 +51,10 @@ from starchart.tree import (
     fit_stated_tree,
 )
 
+#: How deep `starchart tree` draws a tree on the terminal by default: enough for the splits that matter
+#: most (a tree of thousands of configurations has hundreds of leaves and ran to 1,555 lines).
+SHOWN_DEPTH = 4
+
 DataHelp = "Measurements: Kernel Tuner cache, T4, KTT, CSV, or a starchart store (study.db)."
 
 #: The formats whose files `starchart space` reads its own way (restrictions, T1 and caches' spaces).
@@ -169,6 +173,9 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
          maximize: Optional[bool] = DirectionOption,
          fmt: TreeFormat = typer.Option(TreeFormat.text, "--format", "-f", help="Output format."),
          output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+         depth: int = typer.Option(SHOWN_DEPTH, "--depth", min=0,
+                                   help="Text on the terminal: draw the tree down to this depth (the fit is whole)."),
+         full: bool = typer.Option(False, "--full", help="Text: draw every node (always so with -o)."),
          ) -> None:
     """Fit a Starchart tree to measured configurations and show it."""
     _check_seed(seed, sample)
@@ -220,8 +227,9 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
         _emit(dot_to_svg(fitted.to_dot()), output)
     else:
         minimize = minimize_for(maximize, metric, ds.meta)
+        shown = None if full or output is not None else depth
         text = _tree_summary(fitted, metric, int(finite.sum()), str(data), said, minimize,
-                             left_out=int((~finite).sum()))
+                             left_out=int((~finite).sum()), shown_depth=shown)
         if forest is not None:  # after the single tree's summary, before its drawing
             header, drawing = text.split("\n\n", 1)
             text = header + _forest_summary(X, y, forest) + "\n" + drawing
@@ -247,8 +255,9 @@ def _check_seed(seed: Optional[int], sample: Optional[int]) -> None:
 
 
 def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str = "",
-                  minimize: bool = True, left_out: int = 0) -> str:
-
+                  minimize: bool = True, left_out: int = 0, shown_depth: Optional[int] = None) -> str:
+    """The tree's header lines (size, cross-validated error, importance, best leaf), then its drawing down to
+    ``shown_depth`` (all of it for None), then how many nodes the drawing left out and how to see them."""
     importance = fitted.importance(normalize=True).sort_values(ascending=False)
     ranked = ", ".join(f"{name} {share:.1%}" for name, share in importance.items() if share > 0)
     lines = [f"Starchart tree of {metric} — {source}",
@@ -258,7 +267,11 @@ def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str
              *([error_line] if error_line else []),
              f"parameter importance (share of SSE explained): {ranked or 'none'}",
              best_leaf_line(fitted, metric, minimize),
-             "", fitted.export_text()]
+             "", fitted.export_text(max_depth=shown_depth)]
+    hidden = int((fitted.tree_.depth > shown_depth).sum()) if shown_depth is not None else 0
+    if hidden:
+        lines += ["", f"{hidden} of {fitted.tree_.node_count} nodes lie below depth {shown_depth} and are not drawn: "
+                      f"--full draws them all, --depth D to depth D, --format svg -o tree.svg as a picture"]
     return "\n".join(lines) + "\n"
 
 

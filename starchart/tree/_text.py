@@ -93,13 +93,27 @@ def best_leaf_line(tree: "StarchartTree", metric: str, minimize: bool = True) ->
             f"{best.description}  (n={best.n_samples}, mean={best.mean:.4g}, {worst})")
 
 
-def _stats(node: "TreeNode", decimals: int) -> str:
+def _stats(node: "TreeNode", decimals: int, hidden: int = 0) -> str:
     kind = "leaf  " if node.is_leaf else ""
-    return f"[{node.id}] {kind}n={node.n_samples}  mean={node.mean:.{decimals}g}"
+    below = f"  (+{hidden} nodes below)" if hidden else ""
+    return f"[{node.id}] {kind}n={node.n_samples}  mean={node.mean:.{decimals}g}{below}"
+
+
+def count_below(tree: "StarchartTree", node_id: int) -> int:
+    """How many nodes lie below node ``node_id`` (0 for a leaf)."""
+    left, right = tree.tree_.left, tree.tree_.right
+    count, stack = 0, [node_id]
+    while stack:
+        i = stack.pop()
+        if left[i] >= 0:
+            count += 2
+            stack += [int(left[i]), int(right[i])]
+    return count
 
 
 def tree_to_text(tree: "StarchartTree", decimals: int = 4, max_depth: int | None = None) -> str:
-    """Render ``tree`` as an indented tree, one line per node with its sample count and mean."""
+    """Render ``tree`` as an indented tree, one line per node with its sample count and mean; a node cut
+    off by ``max_depth`` says how many nodes lie below it."""
     root = tree.nodes_[0]
     lines = [f"[{root.id}] all designs  n={root.n_samples}  mean={root.mean:.{decimals}g}"]
     # Depth-first with explicit stack: (node id, label, prefix, is_last)
@@ -117,6 +131,7 @@ def tree_to_text(tree: "StarchartTree", decimals: int = 4, max_depth: int | None
         node_id, label, prefix, last = stack.pop()
         node = tree.nodes_[node_id]
         branch = "└── " if last else "├── "
-        lines.append(f"{prefix}{branch}{label}  {_stats(node, decimals)}")
+        cut = max_depth is not None and node.depth >= max_depth and not node.is_leaf
+        lines.append(f"{prefix}{branch}{label}  {_stats(node, decimals, count_below(tree, node_id) if cut else 0)}")
         push_children(node, prefix + ("    " if last else "│   "))
     return "\n".join(lines)

@@ -274,3 +274,20 @@ def test_help_shows_no_python_type_placeholders(command: str) -> None:
     result = runner.invoke(app, [*command.split(), "--help"], terminal_width=200)
     assert result.exit_code == 0
     assert "<bool>" not in result.output and "<list[" not in result.output and "<str>" not in result.output
+
+
+def test_tree_draws_a_summary_to_depth_4_and_says_what_is_hidden(tmp_path) -> None:
+    from starchart import datasets
+    kmeans = datasets.data_path("kmeans")
+    result = run("tree", kmeans, "--metric", "runtime")
+    assert result.exit_code == 0
+    depths = [line.find("── ") // 4 + 1 for line in result.output.splitlines() if "── " in line]
+    assert max(depths) == 4  # each level indents by 4 characters
+    assert "nodes lie below depth 4 and are not drawn: --full draws them all" in result.output
+    assert "(+" in result.output and "nodes below)" in result.output
+    full = run("tree", kmeans, "--metric", "runtime", "--full")
+    assert "not drawn" not in full.output and full.output.count("leaf  n=") == 93
+    shallow = run("tree", kmeans, "--metric", "runtime", "--depth", "1")
+    assert "184 of 185 nodes" not in shallow.output and "182 of 185 nodes lie below depth 1" in shallow.output
+    run("tree", kmeans, "--metric", "runtime", "-o", tmp_path / "t.txt")
+    assert (tmp_path / "t.txt").read_text().count("leaf  n=") == 93  # a file gets the whole tree
