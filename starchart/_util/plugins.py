@@ -11,11 +11,15 @@ True
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
 import warnings
 from importlib.metadata import entry_points
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from starchart.errors import StarchartError
+from starchart.errors import InputError, StarchartError
 
 
 def load_reference(reference: str) -> Any:
@@ -27,6 +31,27 @@ def load_reference(reference: str) -> Any:
     for part in attribute.split("."):
         value = getattr(value, part)
     return value
+
+
+def load_module_file(path: Path, where: str) -> ModuleType:
+    """Import the Python file ``path`` as a module named after it (its folder first on ``sys.path``, for
+    the modules it imports); an error while it runs is an :class:`InputError` naming ``where`` and the file.
+
+    The file runs as code, like the function of a ``kind: python`` evaluator: it is the user's own.
+    """
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    if spec is None or spec.loader is None:
+        raise InputError(f"{path} cannot be imported as Python", where=where, hint="name a .py file")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # noqa: BLE001 - the user's file may fail in any way: say where, in one line
+        raise InputError(f"importing {path} failed: {type(exc).__name__}: {exc}", where=where,
+                         hint="run the file with python to see the whole error") from None
+    return module
 
 
 class PluginLoader:

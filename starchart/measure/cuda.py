@@ -59,6 +59,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from starchart._util.plugins import load_module_file
 from starchart.errors import InputError, StarchartError
 from starchart.measure.base import Evaluator, Measurement
 from starchart.measure.command import check_bool
@@ -660,8 +661,11 @@ class CudaEvaluator(Evaluator):
 
     kind: ClassVar[str] = "cuda"
     needs_gpu: ClassVar[bool] = True
-    path_options: ClassVar[tuple[str, ...]] = ("source",)
+    path_options: ClassVar[tuple[str, ...]] = ("source", "inputs")
     packages: ClassVar[tuple[str, ...]] = ("cupy", "nvidia-ml-py")
+    #: ``FILE.py:FUNCTION`` that made the arguments (and the answer or reference), when an evaluator file
+    #: named one: recorded in :meth:`describe`, so that a resume makes them again.
+    inputs: str | None = None
     #: What ``source`` ends with when it names a file; otherwise it is the kernel's code itself.
     SOURCE_SUFFIXES: ClassVar[tuple[str, ...]] = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp")
 
@@ -902,6 +906,8 @@ class CudaEvaluator(Evaluator):
         })
         if self.raw_defines:  # only when set: a store described without it stays the same evaluator
             description["raw_defines"] = True
+        if self.inputs is not None:  # likewise
+            description["inputs"] = self.inputs
         return description
 
     @classmethod
@@ -929,6 +935,10 @@ class CudaEvaluator(Evaluator):
             raise InputError(f"not a CUDA evaluator description (kind {description.get('kind')!r})",
                              where="evaluator description")
         _check_description_keys(description)
+        inputs = description.get("inputs")
+        if inputs is not None and arguments is None:
+            arguments, made = _made_inputs(inputs)
+            overrides = {**made, **overrides}
         recorded = description.get("arguments")
         if recorded is None:
             recorded = []
@@ -961,7 +971,7 @@ class CudaEvaluator(Evaluator):
                     raise InputError(f"cannot make a {entry['dtype']!r} scalar of {entry['value']!r}: {exc}",
                                      where=f"arguments[{i}]",
                                      hint="use a numpy dtype name (int32, float32, uint64...) and a number") from None
-        else:
+        elif "arguments" in description:  # a recorded evaluator: the arguments made again must match it
             _match_arguments(recorded, check_arguments(arguments))
         defines = description.get("defines")
         if "defines" not in overrides and isinstance(defines, Mapping):
@@ -1001,6 +1011,7 @@ class CudaEvaluator(Evaluator):
             evaluator.source_path = description.get("source_path")
         if description.get("minimize") is not None:  # as described (else the metric's usual direction)
             evaluator.minimize = check_bool(description["minimize"], "minimize", "minimize")
+        evaluator.inputs = inputs
         return evaluator
 
     def close(self) -> None:
@@ -1017,7 +1028,39 @@ class CudaEvaluator(Evaluator):
 
 
 #: What :meth:`CudaEvaluator.describe` writes besides the constructor's keywords.
-_DESCRIPTION_ONLY_KEYS = ("kind", "metrics", "minimize", "source_path", "arguments", "answer", "reference")
+_DESCRIPTION_ONLY_KEYS = ("kind", "metrics", "minimize", "source_path", "arguments", "answer", "reference", "inputs")
+_INPUTS_HINT = ("inputs: FILE.py:FUNCTION, the file beside the evaluator file and the function returning the "
+                "kernel's arguments, or a dict {arguments: [...], answer: [...] or reference: f}")
+
+
+def _made_inputs(inputs: Any) -> tuple[list[Any], dict[str, Any]]:
+    """Call the ``inputs: FILE.py:FUNCTION`` of an evaluator file: the kernel's arguments, and the ``answer``
+    or ``reference`` keyword when the function returns them too.
+
+    It imports the file as a module of its own name (its folder is searched for the modules it imports).
+    """
+    if not isinstance(inputs, str) or ":" not in inputs:
+        raise InputError(f"must name a Python file and a function, got {inputs!r}", where="inputs",
+                         hint=_INPUTS_HINT)
+    file, _, name = inputs.rpartition(":")
+    path = Path(file).expanduser()
+    if not path.is_file():
+        raise InputError(f"no such file {file!r}", where="inputs", hint=_INPUTS_HINT)
+    module = load_module_file(path, where="inputs")
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise InputError(f"{file} has no function {name!r}", where="inputs", hint=_INPUTS_HINT)
+    made = function()
+    if isinstance(made, Mapping):
+        unknown = sorted(set(made) - {"arguments", "answer", "reference"})
+        if unknown or "arguments" not in made:
+            raise InputError(f"{name}() returned a dict with keys {sorted(made)}", where="inputs",
+                             hint="return the argument list, or {arguments: [...], answer: [...] or reference: f}")
+        return list(made["arguments"]), {key: made[key] for key in ("answer", "reference") if key in made}
+    if isinstance(made, (list, tuple)):
+        return list(made), {}
+    raise InputError(f"{name}() returned a {type(made).__name__}, not the kernel's arguments", where="inputs",
+                     hint=_INPUTS_HINT)
 
 
 def _check_description_keys(description: Mapping[str, Any]) -> None:

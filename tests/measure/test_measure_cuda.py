@@ -723,3 +723,45 @@ def test_raw_defines_passes_values_through(fake_gpu):
     assert description["raw_defines"] is True and "raw_defines" not in make().describe()
     args, _ = vector_args()
     assert CudaEvaluator.from_description(description, arguments=args, answer=None).raw_defines
+
+
+# --------------------------------------------------------------- inputs: FILE.py:FUNCTION (evaluator files)
+
+def _inputs_section(tmp_path, body: str, reference: str = "inputs.py:make") -> dict:
+    from starchart.measure.cuda import VECTOR_ADD, CudaEvaluator
+    (tmp_path / "inputs.py").write_text("import numpy as np\n\n" + body)
+    section = {"kind": "cuda", "source": VECTOR_ADD, "kernel_name": "vector_add", "problem_size": 64,
+               "inputs": reference}
+    return CudaEvaluator.resolve_paths(section, tmp_path)
+
+
+def test_inputs_make_the_arguments_and_the_answer(tmp_path) -> None:
+    from starchart.measure import evaluator_from_dict
+    section = _inputs_section(tmp_path, "def make():\n    a = np.ones(64, np.float32)\n"
+                                        "    return {'arguments': [np.zeros(64, np.float32), a, a, np.int32(64)],\n"
+                                        "            'answer': [2 * a, None, None, None]}\n")
+    assert section["inputs"] == f"{tmp_path / 'inputs.py'}:make"  # taken from the file's folder
+    evaluator = evaluator_from_dict(section, where="ev.yaml")
+    assert evaluator.answer is not None and evaluator.describe()["inputs"] == section["inputs"]
+
+
+def test_inputs_may_return_the_argument_list_alone(tmp_path) -> None:
+    from starchart.measure import evaluator_from_dict
+    section = _inputs_section(tmp_path, "def make():\n    return [np.zeros(64, np.float32)] * 3 + [np.int32(64)]\n")
+    assert evaluator_from_dict(section, where="ev.yaml").answer is None
+
+
+@pytest.mark.parametrize("body, reference, message", [
+    ("def make():\n    return []\n", "missing.py:make", "no such file"),
+    ("def make():\n    return []\n", "inputs.py:build", "has no function 'build'"),
+    ("def make():\n    return 3\n", "inputs.py:make", "returned a int, not the kernel's arguments"),
+    ("def make():\n    return {'args': []}\n", "inputs.py:make", "returned a dict with keys"),
+    ("raise RuntimeError('no data file')\n", "inputs.py:make", "failed: RuntimeError: no data file"),
+    ("def make():\n    return []\n", "inputs.py", "must name a Python file and a function"),
+])
+def test_bad_inputs_are_one_line_naming_the_option(tmp_path, body, reference, message) -> None:
+    from starchart.measure import evaluator_from_dict
+    section = _inputs_section(tmp_path, body, reference)
+    with pytest.raises(InputError, match=message) as info:
+        evaluator_from_dict(section, where="ev.yaml")
+    assert info.value.where == "ev.yaml, inputs"
