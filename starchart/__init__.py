@@ -11,8 +11,10 @@ The public API:
 - :func:`search` — the tree-guided search for the best configuration;
 - the paper's analyses, loaded on first use: :func:`choose_sample_size` (accuracy vs samples),
   :func:`tradeoff` (power/performance), :func:`merge_platforms` and :func:`compare_platforms`,
-  :func:`input_sensitivity` (all in :mod:`starchart.explore`);
-- :mod:`starchart.carve` (optimization carving), :mod:`starchart.msp` (minimum-saturation-point tuning).
+  :func:`input_sensitivity` (all in :mod:`starchart.analyses`);
+- :mod:`starchart.datasets` — real measured tuning spaces that ship with the package, or are fetched once;
+- :mod:`starchart.carve` (optimization carving), :mod:`starchart.msp` (minimum-saturation-point tuning),
+  :mod:`starchart.xapp` (GPU speedup predicted from C code).
 
 >>> import starchart
 >>> starchart.tradeoff.__module__, starchart.compare_platforms.__module__
@@ -63,6 +65,6 @@ def __getattr__(name: str) -> object:
 
 def __dir__() -> list[str]:
     # the public names and the subpackages, not this module's helpers
-    packages = ("analyses", "carve", "cli", "dataset", "errors", "integrations", "io", "measure", "msp", "report",
+    packages = ("analyses", "carve", "cli", "dataset", "datasets", "errors", "integrations", "io", "measure", "msp", "report",
                 "space", "strategies", "study", "tree", "xapp")
     return sorted({*__all__, *packages})

@@ -135,8 +135,8 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     platforms: they are merged with a ``platform`` parameter
     (:func:`~starchart.analyses.platforms.load_platforms`) and the report compares them;
     one ``LABEL=PATH`` is that file, titled by its label.
-    ``output`` defaults to ``<source stem>-report/report.html`` beside the (first) source
-    (``platforms-report/`` for several); an existing folder, or a string ending in ``/`` (a
+    ``output`` defaults to ``<source stem>-report/report.html`` in the current folder (``platforms-report/``
+    for several sources), not beside the data, which may be read-only or a package's; an existing folder, or a string ending in ``/`` (a
     folder to create), gets ``report.html`` in it, and a name without ``.html`` gets it appended;
     ``metric`` defaults to the data's default metric;
     ``title`` to "starchart report: NAME"; ``minimize`` (whether lower values are better)
@@ -151,12 +151,12 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     if isinstance(source, (str, Path)):
         label, source = split_label(str(source))  # one LABEL=PATH: the label names it
         study = load_study(source, metrics)
-        default_output = source.parent / f"{source.name.split('.')[0]}-report" / "report.html"
+        default_output = Path(f"{source.name.split('.')[0]}-report") / "report.html"
         name = label or source.name
     else:
         study = LoadedStudy(load_platforms(source, metrics=metrics))
         source = split_label(str(source[0]))[1]
-        default_output = source.parent / "platforms-report" / "report.html"
+        default_output = Path("platforms-report") / "report.html"
         name = " · ".join(study.dataset.meta["platforms"])
     dataset = study.dataset
     metric = metric or dataset.default_metric

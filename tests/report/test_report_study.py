@@ -84,7 +84,7 @@ def test_search_store_report_shows_the_search_settings_and_prior(tmp_path):
     assert "15 (4 spent: the search stopped early, and starchart resume continues it)" in part
 
 
-def test_report_of_several_files_compares_them_as_platforms(tmp_path):
+def test_report_of_several_files_compares_them_as_platforms(tmp_path, monkeypatch):
     a = tmp_path / "a.csv"
     b = tmp_path / "b.csv"
     a.write_text("bx,time\n1,3\n2,2\n4,1\n8,2\n")
@@ -94,9 +94,14 @@ def test_report_of_several_files_compares_them_as_platforms(tmp_path):
     headings = _headings(tmp_path / "p.html")
     assert "Platforms: speed-up of each platform&#x27;s own best" in headings
     assert "starchart report: a · second" in (tmp_path / "p.html").read_text(encoding="utf-8")
-    # the default output sits beside the first file
+    # the default output goes to the current folder, not beside the data (read-only, or a package's)
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
     assert CliRunner().invoke(app, ["report", str(a), str(b)]).exit_code == 0
-    assert (tmp_path / "platforms-report" / "report.html").exists()
+    assert (here / "platforms-report" / "report.html").exists() and not (tmp_path / "platforms-report").exists()
+    assert CliRunner().invoke(app, ["report", str(a)]).exit_code == 0
+    assert (here / "a-report" / "report.html").exists()
 
 
 def test_report_limits_set_the_tradeoff_targets(tmp_path):
