@@ -252,6 +252,8 @@ class Space:
         marked with :func:`starchart.constraints.rowwise`, or
         :class:`~starchart.constraints.Restriction` objects. One or a sequence.
 
+    Notes
+    -----
     Class attributes (override on an instance to tune): ``exact_limit`` — the
     largest Cartesian size :meth:`size` enumerates; ``enumerate_limit`` — up to
     this Cartesian size the valid set is enumerated once and sampled from

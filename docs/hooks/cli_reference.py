@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import click
 import typer.main
 
 from starchart.cli.app import COMMANDS, app, value_placeholder
@@ -21,8 +20,9 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ").strip()
 
 
-def _section(command: click.Command, path: str, parent: click.Context) -> list[str]:
-    ctx = click.Context(command, info_name=path.split()[-1], parent=parent)
+def _section(command: Any, path: str, parent: Any) -> list[str]:
+    # Click's classes as Typer uses them (newer Typers bring their own copy of Click): no isinstance checks
+    ctx = type(parent)(command, info_name=path.split()[-1], parent=parent)
     usage = " ".join([path, *command.collect_usage_pieces(ctx)])
     lines = [f"## `{path}`", "", (command.help or "").strip(), "", "```text", usage, "```", ""]
     rows = []
@@ -30,8 +30,8 @@ def _section(command: click.Command, path: str, parent: click.Context) -> list[s
         if param.name == "help":
             continue
         names = ", ".join(f"`{n}`" for n in [*param.opts, *getattr(param, "secondary_opts", [])])
-        if isinstance(param, click.Argument):
-            names = f"`{param.human_readable_name}`"
+        if param.param_type_name == "argument":
+            names = f"`{(param.metavar or param.name).upper()}`"
         value = value_placeholder(param, ctx) or ""
         default = param.default if not callable(param.default) and param.default not in (None, False, ()) else ""
         if getattr(param, "show_default", None) is False:
@@ -39,7 +39,7 @@ def _section(command: click.Command, path: str, parent: click.Context) -> list[s
         rows.append(f"| {names} | {_cell(value)} | {_cell(default)} | {_cell(getattr(param, 'help', '') or '')} |")
     if rows:
         lines += ["| argument or option | value | default | what |", "|---|---|---|---|", *rows, ""]
-    if isinstance(command, click.Group):
+    if hasattr(command, "list_commands"):
         for name in command.list_commands(ctx):
             sub = command.get_command(ctx, name)
             if sub is not None:
@@ -50,7 +50,7 @@ def _section(command: click.Command, path: str, parent: click.Context) -> list[s
 def reference() -> str:
     """Every command of the ``starchart`` program as markdown, in the order ``starchart --help`` lists them."""
     root = typer.main.get_command(app)
-    ctx = click.Context(root, info_name="starchart")
+    ctx = root.context_class(root, info_name="starchart")
     lines: list[str] = []
     for name in COMMANDS:
         root.load(name)  # type: ignore[attr-defined]  # LazyCommandsGroup: import the command's module
