@@ -100,7 +100,7 @@ def value_placeholder(param: Any, ctx: Any) -> Optional[str]:
 
 
 for _kind in (typer.core.TyperOption, typer.core.TyperArgument):
-    _kind.display_type_rich = value_placeholder  # type: ignore[method-assign]  # one place for every command
+    _kind.display_type_rich = value_placeholder  # type: ignore[method-assign,assignment]  # one place for every command
 
 
 class OneLineErrorsGroup(TyperGroup):
