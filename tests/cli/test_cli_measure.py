@@ -542,6 +542,6 @@ def test_ctrl_c_while_the_program_loads_stops_without_a_traceback():
             "    return real(name, *a, **k)\n"
             "builtins.__import__ = hook\n"
             "from starchart.__main__ import main; main(['--help'])")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env(), timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env(), timeout=600)
     assert done.returncode == 130, done.stderr
     assert "Traceback" not in done.stderr and "stopped" in done.stderr

@@ -80,15 +80,10 @@ def test_broken_json_names_file_and_line(tmp_path):
         load(path)
 
 
-def test_gemm_loads_fast():
-    import time
-
-    path = dataset_path("gemm/RTX_3090.json.gz")
-    start = time.perf_counter()
-    ds = load(path)
-    elapsed = time.perf_counter() - start
+def test_gemm_loads_whole():
+    # how fast is benchmarks/scale.py's to say (a test asserts no wall time)
+    ds = load(dataset_path("gemm/RTX_3090.json.gz"))
     assert len(ds) == 17956 and int(ds.valid.sum()) == 17956
-    assert elapsed < 4.0, f"loading took {elapsed:.2f} s"  # ~0.4 s here; generous for slow CI
 
 
 def test_a_store_loads_by_its_header_whatever_its_name(tmp_path):

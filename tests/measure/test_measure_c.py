@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -88,9 +87,7 @@ def test_every_failure_is_recorded_and_evaluation_continues(kernel, tmp_path):
     ev = CEvaluator(kernel, reference=500500.0, timeout=1.0, repeats=2, warmup=1, cache_dir=tmp_path / "cache")
     space = Space({"MODE": [0, 1, 2, 3, 4, 5, 6, 7], "SCALE": [1]})
     ev.prepare(space)
-    start = time.perf_counter()
     results = {c["MODE"]: ev.evaluate(c) for c in space.to_frame().to_dict("records")}
-    assert time.perf_counter() - start < 8
     ok = results[0]
     assert ok.ok and ok.values == {"time": [11.0, 21.0]} and ok.extra["checksum"] == 500500.0
     assert ok.compile_s > 0 and ok.run_s > 0 and ok.extra["launches"] == 1

@@ -47,9 +47,7 @@ def test_every_failure_is_recorded_and_evaluation_continues(bench):
     ev = CommandEvaluator([sys.executable, str(bench), "{mode}", "{value}"], timeout=1.0, pattern=r"time=(\S+)")
     space = Space({"mode": ["ok", "crash", "exit", "hang", "garbage"], "value": [2.5]})
     ev.prepare(space)
-    start = time.perf_counter()
     results = {c["mode"]: ev.evaluate(c) for c in space.to_frame().to_dict("records")}
-    assert time.perf_counter() - start < 6
     assert results["ok"].ok and results["ok"].values == {"time": [2.5]}
     assert results["crash"].status == "runtime" and results["crash"].reason.startswith("killed by SIGSEGV")
     assert results["exit"].status == "runtime" and results["exit"].reason == "exit status 3; stderr: bad input"

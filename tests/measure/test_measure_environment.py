@@ -7,7 +7,6 @@ import json
 import os
 import stat
 import sys
-import time
 import types
 
 import pytest
@@ -25,10 +24,8 @@ def no_gpu_tools(monkeypatch):
     monkeypatch.setattr(env_module.shutil, "which", lambda name: None)
 
 
-def test_keys_types_and_speed(no_gpu_tools):
-    start = time.perf_counter()
+def test_keys_and_types(no_gpu_tools):
     env = environment(extra_packages=["pytest", "definitely-not-installed-pkg"])
-    assert time.perf_counter() - start < 0.3
     assert set(env) == KEYS
     json.dumps(env)
     assert env["gpus"] == [] and env["gpu_source"] is None

@@ -150,7 +150,7 @@ def test_sampler_with_a_fake_nvml(monkeypatch):
     assert len(trace.times_s) >= 3 and np.all(trace.watts == 250.0)
     assert trace.method == "energy-counter"
     assert trace.mean_power_w == pytest.approx(250.0, rel=0.02)
-    assert 0.06 <= trace.duration_s < 0.5  # the counter reads bracket the 0.06 s slept between them
+    assert trace.duration_s >= 0.06  # the counter reads bracket the 0.06 s slept between them
     with sampler:  # reusable
         time.sleep(0.01)
     assert sampler.trace is not trace

@@ -183,7 +183,8 @@ def test_replayed_measurements_cost_what_they_cost_when_made(tmp_path):
         made, replayed = first.costs[phase], rerun.costs[phase]
         assert replayed.evaluations == made.evaluations
         assert replayed.wall_s >= made.evaluations * 0.005     # each replay costs what the sleep cost
-        assert replayed.wall_s == pytest.approx(made.wall_s, rel=0.5)
+        # ... and no more than the live phase took: its stored times are parts of that wall time
+        assert replayed.wall_s <= made.wall_s + 1e-6
 
 
 def test_a_throughput_curve_resumes_from_its_store(tmp_path):
@@ -215,13 +216,13 @@ def test_cli_ctrl_c_keeps_the_measurements_and_the_same_command_resumes(tmp_path
     args = ["msp", str(study), "--sizes", "16..4096*4", "--default", "B=1", "--store", str(tmp_path / "m.db")]
     child = subprocess.Popen([sys.executable, "-m", "starchart", *args], env=child_env(), cwd=tmp_path,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
+    deadline = time.time() + 600  # a guard against a hang, not a speed: a loaded machine may be slow
     while time.time() < deadline and not (log.exists() and "1024 1" in log.read_text()):
         time.sleep(0.05)  # until the curve's program hangs at the size 1024
     assert log.exists() and "1024 1" in log.read_text(), "the curve never reached the size 1024"
     time.sleep(0.3)
     child.send_signal(signal.SIGINT)
-    _, stderr = child.communicate(timeout=30)
+    _, stderr = child.communicate(timeout=300)
     said = " ".join(stderr.split())
     assert child.returncode == 130, stderr
     assert "Every finished measurement is in" in said and "continue with: starchart msp" in said

@@ -334,14 +334,13 @@ def test_ctrl_c_stops_the_programs_of_every_worker(tmp_path):
                               "--pattern", r"time: (\S+)", "--samples", "4", "--workers", "2",
                               "--store", str(tmp_path / "s.db")], env=child_env(), stderr=subprocess.PIPE, text=True)
     programs = ["pgrep", "-f", f"^sh -c sleep 60.*{marker}"]  # the workers' programs, not starchart itself
-    deadline = time.time() + 60
+    deadline = time.time() + 300  # a guard against a hang: a loaded machine may start them slowly
     while time.time() < deadline and subprocess.run(programs, capture_output=True).returncode:
         time.sleep(0.1)  # until the workers' programs run
     time.sleep(0.5)
-    started = time.time()
     child.send_signal(signal.SIGINT)
-    _, stderr = child.communicate(timeout=30)
-    assert time.time() - started < 10, "the run waited for its workers' programs"
+    # an order, not a speed: the run ends before its workers' programs would (they sleep 60 s)
+    _, stderr = child.communicate(timeout=55)
     assert child.returncode == 130 and "continue with: starchart resume" in " ".join(stderr.split())
     assert subprocess.run(programs, capture_output=True).returncode == 1  # none left running
 

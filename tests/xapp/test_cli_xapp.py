@@ -959,7 +959,7 @@ def test_a_corpus_program_that_times_out_is_killed_with_what_it_started(tmp_path
     started = time.monotonic()
     record = run_program(["sh", "-c", script], dict(os.environ), timeout_s=1.0)
     assert record["status"] == "timeout"
-    assert time.monotonic() - started < 20  # not the 30 s of the process it started
+    assert time.monotonic() - started < 30  # an order: it returned before the 30 s of the process it started
     pid = int(pid_file.read_text())
     for _ in range(50):  # the group was killed: the sleep is gone (a zombie at most, until init reaps it)
         try:

@@ -85,7 +85,6 @@ def test_analysis_is_json_ready_with_timings():
     data = json.loads(json.dumps(result.to_dict()))
     assert data["band_lines"] == [5] and data["function"] == "search"
     assert {"clang_s", "analysis_s"} <= set(data["timing"])
-    assert data["timing"]["analysis_s"] < 1.0
 
 
 # ---------------------------------------------------------------------- review rounds (test_user_edge_cases)
