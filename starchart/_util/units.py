@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["KNOWN_UNITS", "MS_METRICS", "unit_of"]
+__all__ = ["KNOWN_UNITS", "MS_METRICS", "unit_of", "with_unit"]
 
 #: Units of metrics whose names say what they are (times are kept in ms throughout).
 KNOWN_UNITS: dict[str, str] = {"time": "ms", "time_ms": "ms", "compile_time": "ms", "power": "W",
@@ -72,3 +72,13 @@ def metric_label(metric: str | None, unit: str | None = None) -> str:
     found = metric_unit(metric, unit)
     # a name that is its own unit ("GFLOP/s") is not repeated: "GFLOP/s (GFLOP/s)" reads as a mistake
     return f"{metric} ({found})" if found and found.lower() != str(metric).lower() else metric
+
+
+def with_unit(value: float, unit: str | None, spec: str = ".4g") -> str:
+    """``value`` formatted by ``spec`` and followed by its unit, when the unit is known.
+
+    >>> with_unit(18.27281, "ms"), with_unit(203.7, "W", ".4g"), with_unit(0.5, None)
+    ('18.27 ms', '203.7 W', '0.5')
+    """
+    text = format(value, spec)
+    return f"{text} {unit}" if unit else text

@@ -25,6 +25,7 @@ from rich.table import Table
 
 from starchart._util.files import parse_json, read_text
 from starchart._util.text import percent
+from starchart._util.units import unit_of
 from starchart.cli.app import app, err, out
 from starchart.cli.app import friendly as _friendly
 from starchart.cli.common import (
@@ -229,7 +230,7 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
         minimize = minimize_for(maximize, metric, ds.meta)
         shown = None if full or output is not None else depth
         text = _tree_summary(fitted, metric, int(finite.sum()), str(data), said, minimize,
-                             left_out=int((~finite).sum()), shown_depth=shown)
+                             left_out=int((~finite).sum()), shown_depth=shown, unit=unit_of(metric, ds.meta))
         if forest is not None:  # after the single tree's summary, before its drawing
             header, drawing = text.split("\n\n", 1)
             text = header + _forest_summary(X, y, forest) + "\n" + drawing
@@ -255,7 +256,8 @@ def _check_seed(seed: Optional[int], sample: Optional[int]) -> None:
 
 
 def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str = "",
-                  minimize: bool = True, left_out: int = 0, shown_depth: Optional[int] = None) -> str:
+                  minimize: bool = True, left_out: int = 0, shown_depth: Optional[int] = None,
+                  unit: Optional[str] = None) -> str:
     """The tree's header lines (size, cross-validated error, importance, best leaf), then its drawing down to
     ``shown_depth`` (all of it for None), then how many nodes the drawing left out and how to see them."""
     importance = fitted.importance(normalize=True).sort_values(ascending=False)
@@ -266,7 +268,7 @@ def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str
              + (f" ({left_out} more without a finite {metric} left out)" if left_out else ""),
              *([error_line] if error_line else []),
              f"parameter importance (share of SSE explained): {ranked or 'none'}",
-             best_leaf_line(fitted, metric, minimize),
+             best_leaf_line(fitted, metric, minimize, unit),
              "", fitted.export_text(max_depth=shown_depth)]
     hidden = int((fitted.tree_.depth > shown_depth).sum()) if shown_depth is not None else 0
     if hidden:

@@ -30,6 +30,7 @@ from rich.markup import escape
 
 from starchart._util.configs import plain_config
 from starchart._util.files import parse_json, read_text
+from starchart._util.units import unit_of, with_unit
 from starchart.cli.app import err, out
 from starchart.cli.common import minimize_for, option_group, options, print_failure_reasons
 from starchart.cli.data import _read_space
@@ -261,7 +262,8 @@ def _print_summary(dataset: Any, store: Path) -> None:
     best = values.idxmin() if minimize_for(None, metric, dataset.meta) else values.idxmax()
 
     config = plain_config({p: ok.frame.loc[best, p] for p in dataset.params})
-    out.print(f"best {metric}: {values[best]:.6g}  at {config}", highlight=False, soft_wrap=True, markup=False)
+    shown = with_unit(values[best], unit_of(metric, dataset.meta), ".6g")
+    out.print(f"best {metric}: {shown}  at {config}", highlight=False, soft_wrap=True, markup=False)
 
 
 def _read_study_file(path: Path) -> tuple[Any, dict[str, Any] | None]:

@@ -48,6 +48,7 @@ import pandas as pd
 
 from starchart._util.configs import config_key, plain_config
 from starchart._util.text import shorten
+from starchart._util.units import unit_of, with_unit
 from starchart.dataset import Dataset
 from starchart.errors import InputError, SpaceError
 from starchart.measure.base import Evaluator, Measurement
@@ -173,7 +174,8 @@ class SearchResult:
             return f"{head}\nno valid result: every evaluation failed{self._commonest_failure() if reasons else ''}"
         sense = "" if self.minimize else " (maximised)"
         config = ", ".join(f"{k}={v}" for k, v in best.config.items())
-        text = f"{head}\nbest {self.objective}{sense} {best.value:.6g} at evaluation {best.step}: {config}"
+        shown = with_unit(best.value, unit_of(self.objective), ".6g")
+        text = f"{head}\nbest {self.objective}{sense} {shown} at evaluation {best.step}: {config}"
         return text if self.neighbourhood is None else f"{text}\n{self.neighbourhood.describe()}"
 
     def _commonest_failure(self) -> str:

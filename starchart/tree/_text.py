@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from starchart._util.direction import direction_word
+from starchart._util.units import with_unit
 
 if TYPE_CHECKING:
     from starchart.tree._tree import StarchartTree, TreeNode
@@ -75,7 +76,7 @@ def _threshold_label(tree: "StarchartTree", node: "TreeNode") -> str:
     return str(int(threshold)) if float(threshold).is_integer() else f"{threshold:.6g}"
 
 
-def best_leaf_line(tree: "StarchartTree", metric: str, minimize: bool = True) -> str:
+def best_leaf_line(tree: "StarchartTree", metric: str, minimize: bool = True, unit: str | None = None) -> str:
     """The line naming the best leaf: its region, size, mean and worst case — the largest value
     when lower is better, the smallest when higher is better (a maximised GFLOP/s's worst case is its min).
 
@@ -88,9 +89,9 @@ def best_leaf_line(tree: "StarchartTree", metric: str, minimize: bool = True) ->
     'highest-mean leaf (GFLOP/s: higher is better): tpp = 1  (n=2, mean=3.2, min=3)'
     """
     best = tree.best_leaf(minimize=minimize)
-    worst = f"max={best.max:.4g}" if minimize else f"min={best.min:.4g}"
+    worst = f"max={with_unit(best.max, unit)}" if minimize else f"min={with_unit(best.min, unit)}"
     return (f"{'lowest' if minimize else 'highest'}-mean leaf ({metric}: {direction_word(minimize)}): "
-            f"{best.description}  (n={best.n_samples}, mean={best.mean:.4g}, {worst})")
+            f"{best.description}  (n={best.n_samples}, mean={with_unit(best.mean, unit)}, {worst})")
 
 
 def _stats(node: "TreeNode", decimals: int, hidden: int = 0) -> str:
