@@ -21,13 +21,21 @@ column order, then to the smallest threshold, as in the R tool.
 
 The kernel is compiled with numba (cached on disk after the first call).  A
 level-at-a-time numpy version (all nodes of a level through one ``bincount``)
-was measured first and was 1.8–5.5× slower for a whole fit (see the README).
+was measured first and was 1.8–5.5× slower for a whole fit (docs/concepts/tree.md).
+
+Compiling takes seconds (9 s on a 2-core machine with a cold cache), which a first small fit would
+wait for. So until the kernels are compiled in this process, a fit of up to :data:`SMALL_FIT` units ×
+parameters runs the same kernel functions as plain Python (their ``py_func``, calling one another):
+the same code, so the same tree, in 10 ms for 200 rows. A larger fit compiles them (or loads them from
+numba's cache), and every fit after it runs compiled.
 """
 
 from __future__ import annotations
 
 import functools
+import types
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -40,6 +48,9 @@ NOISE_RTOL = 1e-12
 # Ordered parameters with more distinct values than this are scanned after
 # sorting instead of through per-node histograms.
 MAX_HISTOGRAM_CODES = 256
+# Until the kernels are compiled in this process, fits of at most this many units × parameters run them as
+# plain Python (0.2 s for 2,000 rows of 10 parameters; compiling them takes seconds).
+SMALL_FIT = 20_000
 
 
 @dataclass
@@ -219,7 +230,8 @@ def grow_tree(codes: np.ndarray, n_levels: np.ndarray, categorical: np.ndarray, 
     """
     units = _merge_duplicates(np.ascontiguousarray(codes, dtype=np.int64),
                               np.asarray(n_levels, dtype=np.int64), np.asarray(y, dtype=np.float64))
-    out = _grow_kernel(units.codes, np.asarray(n_levels, dtype=np.int64),
+    grow = _kernel("_grow_kernel", units.codes.size)
+    out = grow(units.codes, np.asarray(n_levels, dtype=np.int64),
                        np.asarray(categorical, dtype=np.bool_), units.weight, units.total,
                        units.within, units.low, units.high, float(threshold),
                        float(min_samples_split), -1 if max_depth is None else int(max_depth),
@@ -527,3 +539,30 @@ def _grow_kernel(codes, n_levels, categorical, weight, total, within, unit_low, 
     return (parent[:count], depth[:count], n_samples[:count], mean[:count], sse[:count], low,
             high, feature[:count], cut[:count], left[:count], right[:count], improvement[:count],
             cat_codes[:n_cat], cat_lo[:count], cat_mid[:count], cat_hi[:count])
+
+
+#: The numba kernels of this module, by name (each calls the others by these names).
+KERNELS = ("training_paths", "_split_gain", "_first_near_best", "_histogram_split", "_sorted_split", "_partition",
+           "_append_code", "_grow_kernel")
+
+
+@functools.cache
+def interpreted_kernels() -> dict[str, Any]:
+    """The kernels as plain Python functions that call one another (not their compiled dispatchers).
+
+    >>> interpreted_kernels()["_split_gain"](1.0, 2.0, 2.0, 2.0)
+    2.0
+    """
+    namespace = dict(globals())
+    for name in KERNELS:
+        fn = globals()[name].py_func
+        namespace[name] = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+    return namespace
+
+
+def _kernel(name: str, work: int) -> Any:
+    """Kernel ``name``: compiled once it is compiled in this process or ``work`` is large, else as Python."""
+    compiled = globals()[name]
+    if compiled.signatures or work > SMALL_FIT:
+        return compiled
+    return interpreted_kernels()[name]
