@@ -78,6 +78,19 @@ DEMO_RESTRICTIONS: list[str] = [
 
 #: The plain configuration whose checksum every other one must reproduce:
 #: the naive i-j-k loop nest over the whole matrix (one tile), no unrolling.
+#: What each ORDER value means: the order of the three loops inside a tile, outermost first.
+ORDER_NAMES: dict[int, str] = {0: "ijk", 1: "ikj", 2: "jik", 3: "jki", 4: "kij", 5: "kji"}
+
+
+def order_legend() -> str:
+    """The ORDER values spelt out, for every output that shows them.
+
+    >>> order_legend()
+    'ORDER (loop order in a tile): 0 ijk, 1 ikj, 2 jik, 3 jki, 4 kij, 5 kji'
+    """
+    return "ORDER (loop order in a tile): " + ", ".join(f"{value} {name}" for value, name in ORDER_NAMES.items())
+
+
 DEMO_REFERENCE: dict[str, int] = {"TI": 256, "TJ": 256, "TK": 256, "ORDER": 0, "UNROLL": 1,
                                   "TRANSPOSE_B": 0}
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from starchart._util.configs import plain_config
 from starchart._util.files import folder_problem
 from starchart.dataset import Dataset
-from starchart.demo import demo_evaluator, demo_space
+from starchart.demo import demo_evaluator, demo_space, order_legend
 from starchart.errors import InputError
 from starchart.report.html import write_html_report
 from starchart.study.runner import run
@@ -40,6 +41,7 @@ class DemoResult:
         best_row = ok.frame[self.metric].idxmin()
         best_config = plain_config({p: ok.frame.loc[best_row, p] for p in self.dataset.params})
         leaf = self.tree.best_leaf(minimize=True)
+        inside = bool(leaf.contains(ok.frame.loc[[best_row], self.dataset.params])[0])
         importance = self.tree.importance(normalize=True).sort_values(ascending=False)
         ranked = ", ".join(f"{name} {share:.0%}" for name, share in importance.items() if share >= 0.005)
         lines = [
@@ -51,6 +53,11 @@ class DemoResult:
             f"best subspace: {leaf.description}  (n={leaf.n_samples}, mean {leaf.mean:.3g} ms)",
             (f"best measured: {ok.frame.loc[best_row, self.metric]:.3g} ms at {best_config}; "
              f"slowest {ok.frame[self.metric].max():.3g} ms"),
+            *([] if inside else [
+                "  (it lies outside the best subspace: the subspace is the region with the lowest *mean* time, "
+                "fast for every configuration in it; one configuration elsewhere can be faster alone, "
+                "or by the noise of its measurement)"]),
+            order_legend(),
             *_noise_line(self.dataset.repeat_spread(self.metric)),
             f"report: {self.report}",
             f"store:  {self.store}  (re-running reuses it; export with: starchart export {self.store} -o demo.csv)",
@@ -79,6 +86,14 @@ def _noise_line(spread: float | None) -> list[str]:
     return [line]
 
 
+def intro(space: Any, samples: int, repeats: int, warmup: int) -> str:
+    """What the demo is about to do, said before its progress bar."""
+    return (f"Tuning a tiled 256 x 256 matrix multiply written in C (starchart/demo/matmul.c) on this CPU: "
+            f"{samples} of the {space.size():,} valid configurations of {', '.join(space.names)}, drawn uniformly; "
+            f"each is compiled with gcc -O3, checked against a reference result and timed {repeats} times "
+            f"after {warmup} warm-up run{'s' if warmup != 1 else ''}.\n{order_legend()}; TI, TJ, TK: the tile's sides.")
+
+
 def run_demo(out_dir: str | Path = "starchart-demo", *, samples: int = 200, repeats: int = 5, warmup: int = 1,
              workers: int = 1, seed: int = 0, progress: bool = True) -> DemoResult:
     """Run the demo into ``out_dir`` (``demo.db``, ``report.html`` and the figures).
@@ -95,6 +110,8 @@ def run_demo(out_dir: str | Path = "starchart-demo", *, samples: int = 200, repe
                          hint="choose a writable folder with --out") from None
     space = demo_space()
     store = out / "demo.db"
+    if progress:
+        print(intro(space, samples, repeats, warmup), flush=True)
     dataset = run(space, demo_evaluator(repeats=repeats, warmup=warmup), samples=samples, store=store,
                   seed=seed, workers=workers, progress=progress)
     ok = dataset.ok()
@@ -106,6 +123,9 @@ def run_demo(out_dir: str | Path = "starchart-demo", *, samples: int = 200, repe
     cv_error = cross_validated_error(ok.X, ok.y("time"), folds=5, seed=0)
 
     report = write_html_report(out / "report.html", dataset=dataset, tree=tree, metric="time",
-                               title="starchart demo: tiled matrix multiply on this CPU", space=space)
+                               title="starchart demo: tiled matrix multiply on this CPU", space=space,
+                               accuracy=f"{describe_error(cv_error)} (5-fold CV)",
+                               legend=order_legend() + "; TI, TJ, TK: the tile's sides; UNROLL: of the "
+                                       "innermost loop; TRANSPOSE_B: B transposed first (1) or not (0).")
     (out / "tree.txt").write_text(tree.export_text() + "\n", encoding="utf-8")
     return DemoResult(dataset=dataset, tree=tree, store=store, report=report, cv_error=cv_error)

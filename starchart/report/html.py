@@ -51,10 +51,10 @@ from starchart._util.units import unit_of
 from starchart.errors import InputError, StarchartError
 from starchart.report.plots import (
     PAGE_INCHES,
-    depth_to_fit,
     failure_counts,
     figures,
     metric_label,
+    splits_that_matter,
 )
 
 if TYPE_CHECKING:
@@ -436,7 +436,7 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
                       extra_sections: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
                       minimize: bool | None = None, save_figures: bool = True,
                       tree_max_depth: int | None | Literal["auto"] = "auto", caution: str | None = None,
-                      accuracy: str | None = None) -> Path:
+                      accuracy: str | None = None, legend: str | None = None) -> Path:
     """Write a self-contained HTML report of ``tree`` fitted on ``dataset``'s ``metric``.
 
     Sections: summary (samples, failures by status with their reasons, the space's
@@ -476,14 +476,17 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         figure's heading).
     tree_max_depth:
         Draw the tree figure only down to this depth (the text tree stays complete);
-        ``"auto"`` draws it whole unless it has more than 120 leaves, else as deep as
-        120 boxes allow; None always draws it whole.
+        ``"auto"`` draws it whole up to 16 leaves, else the path to the best leaf and the splits that
+        reduce the squared error most, in 16 boxes (:func:`~starchart.report.plots.splits_that_matter`);
+        None always draws it whole.
     caution:
         A warning about the data shown at the top of the tree and the importance sections,
         e.g. that a search chose the configurations, so they are no uniform sample of the space.
     accuracy:
         How well the tree predicts unseen configurations (e.g. ``"predicts unseen configurations
         within 12.3 % median error (5-fold CV)"``), said under the title and above the tree.
+    legend:
+        What the parameters and their values mean (``"ORDER: 0 ijk, 1 ikj, ..."``), said above the tree.
 
     Returns
     -------
@@ -501,10 +504,15 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         minimize = lower_is_better(metric, dataset.meta)
     check_writable(path)  # before the figures: they take a while, and then the write would fail
 
+    expand = None
     if tree_max_depth == "auto":
-        tree_max_depth = depth_to_fit(tree)  # a tree with thousands of leaves cannot be drawn whole
+        # readable at any size: the path to the best leaf and the splits that reduce the SSE most
+        expand, tree_max_depth = splits_that_matter(tree, minimize=minimize), None
+    tree_options: dict[str, Any] = {"max_depth": tree_max_depth} if tree_max_depth is not None else {}
+    if expand is not None:
+        tree_options["expand"] = expand
     figs = figures(tree, dataset, metric, minimize=minimize, unit=unit_of(metric, dataset.meta) or "",
-                   tree_options={"max_depth": tree_max_depth} if tree_max_depth is not None else None)
+                   tree_options=tree_options or None)
     svgs = {name: figure_svg(fig, salt=name) for name, fig in figs.items()}
     extras = _extra(extra_sections) if extra_sections else []
     if save_figures:
@@ -519,6 +527,7 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         _section("summary", "Summary", _summary(dataset, metric, space, minimize)),
         _section("tree", "The Starchart tree",
                  warning + (f'<p>This tree {escape(accuracy)}.</p>' if accuracy else "")
+                 + (f'<p>{escape(legend)}</p>' if legend else "")
                  + _figure(svgs["tree"], "Boxes: split parameter, sample count n and mean; edges: the "
                          "condition of each branch; leaves coloured by mean, the best one outlined "
                          "and starred. Scroll sideways for wide trees."
@@ -527,7 +536,10 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
                             if figs["tree"].get_figwidth() > PAGE_INCHES else "")
                          + (f" Drawn down to depth {tree_max_depth} of {tree.depth_}; boxes marked … "
                             "have more splits below (see the text tree)."
-                            if tree_max_depth is not None and tree_max_depth < tree.depth_ else ""))),
+                            if tree_max_depth is not None and tree_max_depth < tree.depth_ else "")
+                         + (f" Of its {tree.n_leaves_ - 1} splits, the {len(expand)} drawn are the path to the "
+                            "best leaf and those that reduce the squared error most; boxes marked … hold the "
+                            "others (all of them in the text tree below)." if expand is not None else ""))),
         _section("best", "Best subspace", _best(tree, dataset, metric, minimize)),
         _section("importance", "Parameter importance", warning + _importance(tree, svgs["importance"])),
         _section("leaves", f"Leaves ({tree.n_leaves_})", _leaves(tree, minimize)),

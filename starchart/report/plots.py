@@ -28,7 +28,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from starchart.dataset import Dataset
     from starchart.tree import StarchartTree
 
-__all__ = ["PAGE_INCHES", "depth_to_fit", "failure_counts", "figures", "metric_label", "metric_unit",
+__all__ = ["PAGE_INCHES", "depth_to_fit", "splits_that_matter", "failure_counts", "figures", "metric_label", "metric_unit",
            "plot_importance", "plot_leaf_distributions", "plot_measurements", "plot_progress", "plot_tree"]
 
 _BEST_COLOR = "#1f3fbf"
@@ -113,10 +113,10 @@ def _text_color(face: Any) -> str:
 
 
 # ------------------------------------------------------------------------- the tree
-def _tree_layout(tree: StarchartTree, max_depth: int | None, *, parent_over_left: bool = False
-                 ) -> tuple[dict[int, float], list[int]]:
+def _tree_layout(tree: StarchartTree, max_depth: int | None, *, parent_over_left: bool = False,
+                 expand: Collection[int] | None = None) -> tuple[dict[int, float], list[int]]:
     """x position of every drawn node (one slot per terminal node) and the ids of the terminal
-    nodes (leaves, or nodes cut off at ``max_depth``), left to right.
+    nodes (leaves, or nodes cut off at ``max_depth`` or, given ``expand``, not in it), left to right.
 
     A parent is centred over its two children, or, with ``parent_over_left``, drawn straight
     above its left child: then the root and every first split sit at the left edge, where a
@@ -130,7 +130,8 @@ def _tree_layout(tree: StarchartTree, max_depth: int | None, *, parent_over_left
     while stack:  # post-order without recursion (deep trees)
         node_id, children_done = stack.pop()
         node = nodes[node_id]
-        if node.is_leaf or (max_depth is not None and node.depth >= max_depth):
+        cut = (max_depth is not None and node.depth >= max_depth) or (expand is not None and node_id not in expand)
+        if node.is_leaf or cut:
             x[node_id] = float(len(terminals))
             terminals.append(node_id)
         elif children_done:
@@ -162,7 +163,7 @@ def _edge_label(tree: StarchartTree, node: Any) -> tuple[str, str]:
 def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | None = None,
               minimize: bool = True, max_depth: int | None = None, title: str | None = None,
               cmap: str | None = None, slot_width: float = 0.62, level_height: float = 0.95,
-              root_left: bool | None = None) -> Figure:
+              root_left: bool | None = None, expand: Collection[int] | None = None) -> Figure:
     """Draw a fitted tree: one box per node, leaves coloured by their mean.
 
     Inner nodes show the split parameter, their sample count and mean; the edges
@@ -183,6 +184,9 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
         Whether small means are good (colours and the best leaf).
     max_depth:
         Draw nodes down to this depth only.
+    expand:
+        Draw the children of these nodes only (see :func:`splits_that_matter`); the others are drawn
+        as boxes marked ``…`` when they hold more splits.
     title:
         Figure title; default names the metric, leaf count and depth.
     cmap:
@@ -202,7 +206,7 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
     title_inches = _text_inches(title, _FONT + 3)
 
     def layout(over_left: bool) -> tuple[dict[int, float], list[int], float, float]:
-        x, order = _tree_layout(tree, max_depth, parent_over_left=over_left)
+        x, order = _tree_layout(tree, max_depth, parent_over_left=over_left, expand=expand)
         slot = _slot_width(tree, x, set(order), slot_width)
         # The title (left) and the 2.4-inch colour bar share the top strip: wide enough for both.
         return x, order, slot, max(6.5, slot * len(order) + 0.8, title_inches + 3.6)
@@ -274,6 +278,45 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
                   fontsize=_FONT - 1, labelpad=1, parse_math=False)
     bar.ax.xaxis.set_label_position("top")
     return fig
+
+
+def splits_that_matter(tree: StarchartTree, max_boxes: int = 16, minimize: bool = True) -> set[int] | None:
+    """The splits to draw so that a tree of any size reads on one page: the path to the best leaf,
+    then the splits with the largest SSE reduction (each with its ancestors), as long as the drawing
+    keeps at most ``max_boxes`` terminal boxes (more only when the best leaf lies deeper than that);
+    None when the whole tree fits.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from starchart.tree import StarchartTree
+    >>> tree = StarchartTree(min_samples_split=2).fit(pd.DataFrame({"x": range(16)}), [x ** 2 for x in range(16)])
+    >>> tree.n_leaves_, splits_that_matter(tree, 100)
+    (16, None)
+    >>> shown = splits_that_matter(tree, 10)   # 10 boxes: the best leaf's 6 splits, and 3 more
+    >>> len(shown) + 1, tree.best_leaf().node_id in {c for n in tree.nodes_ if n.id in shown for c in (n.left, n.right)}
+    (10, True)
+    """
+    if tree.n_leaves_ <= max_boxes:
+        return None
+    nodes = tree.nodes_
+
+    def with_ancestors(node_id: int | None) -> list[int]:
+        path = []
+        while node_id is not None and node_id >= 0:  # the root's parent is None
+            path.append(node_id)
+            node_id = nodes[node_id].parent
+        return path
+
+    best = tree.best_leaf(minimize=minimize).node_id
+    shown = set(with_ancestors(best)) - {best}  # every split above the best leaf: it is always drawn
+    # a drawing that expands k splits has k + 1 terminal boxes
+    for node in sorted((n for n in nodes if not n.is_leaf), key=lambda n: -n.improvement):
+        more = set(with_ancestors(node.id)) - shown
+        if len(shown | more) + 1 > max_boxes:
+            continue
+        shown |= more
+    return shown
 
 
 def depth_to_fit(tree: StarchartTree, max_boxes: int = 120) -> int | None:

@@ -227,12 +227,22 @@ def test_tree_edge_conditions_do_not_overlap():
             assert not a.overlaps(boxes[j]), (edges[i].get_text(), edges[j].get_text())
 
 
-def test_large_tree_is_drawn_to_a_depth_that_fits(kmeans, tmp_path):
+def test_large_tree_is_drawn_as_its_splits_that_matter_with_the_best_leaf(kmeans, tmp_path):
+    """Before: a 775-leaf tree showed as a small corner, the best leaf off-screen to the right."""
+    from starchart.report.plots import splits_that_matter
     tree = StarchartTree(min_samples_split=2).fit(kmeans.X, kmeans.y("runtime"))
     assert tree.n_leaves_ > 120
+    shown = splits_that_matter(tree)
+    best = tree.best_leaf().node_id
+    assert best in {child for node in tree.nodes_ if node.id in shown for child in (node.left, node.right)}
+    biggest = max((node for node in tree.nodes_ if not node.is_leaf), key=lambda node: node.improvement)
+    assert biggest.id in shown  # the split that reduces the error most
+    fig = plot_tree(tree, metric="runtime", expand=shown)
+    assert fig.get_figwidth() <= PAGE_INCHES  # one page wide: nothing to scroll to
     out = write_html_report(tmp_path / "r.html", dataset=kmeans, tree=tree, metric="runtime",
                             save_figures=False)
-    assert "have more splits below" in out.read_text(encoding="utf-8")
+    assert f"Of its {tree.n_leaves_ - 1} splits, the {len(shown)} drawn are the path to the best leaf" in \
+        out.read_text(encoding="utf-8")
 
 
 def test_measurements_legend_hides_no_repeat_bar():
