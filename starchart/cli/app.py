@@ -85,9 +85,9 @@ _PLACEHOLDERS = {"bool": None, "str": "TEXT", "int": "INTEGER", "int range": "IN
 def value_placeholder(param: Any, ctx: Any) -> Optional[str]:
     """What ``--help`` shows as an option's value: its metavar, its choices, or a plain word (no Python type).
 
-    >>> import typer.core
-    >>> value_placeholder(typer.core.TyperOption(param_decls=["--size"], is_flag=True), None) is None
-    True
+    >>> from types import SimpleNamespace as Param
+    >>> value_placeholder(Param(is_flag=True), None) is None, value_placeholder(Param(is_flag=False, metavar="N"), None)
+    (True, 'N')
     """
     if getattr(param, "is_flag", False):
         return None
