@@ -397,6 +397,13 @@ class PlatformComparison:
         """See :func:`plot_platforms`."""
         return load_reference("starchart.report.figures:plot_platforms")(self, title=title)
 
+    def _general_lines(self) -> list[str]:
+        """The two general settings, or one line when they are the same setting (it was printed twice)."""
+        worst, geomean = self.general("worst"), self.general("geomean")
+        if worst == geomean:
+            return [f"general setting (best worst case and best geometric mean): {worst}"]
+        return [f"general setting (best worst case): {worst}", f"general setting (best geometric mean): {geomean}"]
+
     def summary(self) -> str:
         """A few lines: per platform how much its own best beats the general setting; portable settings."""
         table = self.speedups()
@@ -409,8 +416,7 @@ class PlatformComparison:
                  *(["left out, not measured on every platform: "
                     + ", ".join(f"{p} {k}" for p, k in self.options["unshared"].items())]
                    if self.options.get("unshared") else []),
-                 f"general setting (best worst case): {self.general('worst')}",
-                 f"general setting (best geometric mean): {self.general('geomean')}"]
+                 *self._general_lines()]
         for _, row in table.iterrows():
             lines.append(f"  {row['platform']}: own best {row['own_best']:.4g} is {row['speedup_vs_worst']:.3g}× "
                          f"better than the worst-case general setting ({row['general_worst']:.4g}) and "

@@ -65,6 +65,8 @@ def search_command(
 
 def _print_search(result: Any, store: Path | None = None) -> None:
     """Why the failed evaluations of a search failed (as ``run`` says it), then its result on the last line."""
+    if result.failures:  # a heading: the reasons' lines are indented under it
+        out.print(f"{result.failures} of {len(result.history)} evaluations failed:", highlight=False)
     print_failure_reasons(result.to_dataset())
     history = result.history
     # ran, but printed inf (or no value): no failure status, yet no result either; say so, as for failures

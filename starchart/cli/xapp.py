@@ -289,8 +289,24 @@ def features_command(
         _print_json(analysis.to_dict() if details else {"source": str(source), "features": analysis.features})
         return
     out.print(_features_table(f"static XAPP features of {source}", dict(analysis.features)))
+    for line in _assumptions(analysis):
+        out.print(line, highlight=False, soft_wrap=True, markup=False)
     if details:
         out.print_json(json.dumps(analysis.to_dict(), default=_json_default))
+
+
+def _assumptions(analysis: Any) -> list[str]:
+    """What the static features assumed where the code does not say: loops whose trip count is a default
+    (``--trip``, or ``#pragma xapp trip(N)`` on the loop, says it instead)."""
+    lines = []
+    for loop in analysis.loops:
+        if loop.trip_source in ("default", "band-default"):
+            where = f"at line {loop.line}" if loop.line is not None else "(no line)"
+            band = loop.trip_source == "band-default"
+            how = "#pragma xapp trip(N) on it" if band else "#pragma xapp trip(N) on it, or --trip N"
+            lines.append(f"assumed: the {'band' if band else 'body'} loop {where} runs {loop.trip:,.0f} times "
+                         f"(its trip count is unknown statically; say it with {how})")
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------- corpus

@@ -985,3 +985,20 @@ def test_every_linkers_missing_library_message_is_recognised():
     for message, library in messages.items():
         (found,) = _NO_LIBRARY.findall(message)
         assert (found[0] or found[1] or f"-l{found[2]}") == library, message
+
+
+@pytest.mark.llvm
+def test_features_say_which_trip_counts_they_assumed(tmp_path) -> None:
+    """Before: an unknown trip count silently became 10 (a body loop) or 2^20 (the band)."""
+    from typer.testing import CliRunner
+
+    from starchart.cli import app
+    source = tmp_path / "k.c"
+    source.write_text("void k(int n, const int *len, float *x) {\n#pragma xapp parallel\n"
+                      "    for (int i = 0; i < n; i++) {\n        for (int j = 0; j < len[i]; j++) {\n"
+                      "            x[i] += j;\n        }\n    }\n}\n")
+    said = " ".join(CliRunner().invoke(app, ["xapp", "features", str(source)]).output.split())
+    assert "assumed: the band loop at line 3 runs 1,048,576 times" in said
+    assert "assumed: the body loop at line 4 runs 10 times" in said and "or --trip N" in said
+    said = " ".join(CliRunner().invoke(app, ["xapp", "features", str(source), "--trip", "5"]).output.split())
+    assert "the body loop" not in said  # given, not assumed
