@@ -311,12 +311,11 @@ def _describe_space(space: Space) -> str:
 
 def _best(tree: StarchartTree, dataset: Dataset, metric: str, minimize: bool) -> str:
     leaf = tree.best_leaf(minimize=minimize)
-    position = [lf.node_id for lf in tree.leaves_].index(leaf.node_id)
     unit = unit_of(metric, dataset.meta)
     suffix = f" {unit}" if unit else ""
     parts = ['<div class="best">',
              f'<div class="region">{escape(leaf.description)}</div>',
-             (f"<p>Leaf #{position} of {len(tree.leaves_)}: mean {escape(metric)} "
+             (f"<p>Leaf [{leaf.node_id}] (one of {len(tree.leaves_)}): mean {escape(metric)} "
               f"<b>{escape(_num(leaf.mean))}{escape(suffix)}</b> over n = {leaf.n_samples} training "
               f"configurations (std {escape(_num(leaf.std))}, min {escape(_num(leaf.min))}, "
               f"max {escape(_num(leaf.max))}).</p>")]
@@ -332,8 +331,8 @@ def _best(tree: StarchartTree, dataset: Dataset, metric: str, minimize: bool) ->
         if home == leaf.node_id:
             where = "lies in this leaf"
         else:
-            k = [lf.node_id for lf in tree.leaves_].index(home)
-            where = f"lies in leaf #{k} ({tree.leaves_[k].description}, mean {_num(tree.leaves_[k].mean)})"
+            other = next(lf for lf in tree.leaves_ if lf.node_id == home)
+            where = f"lies in leaf [{home}] ({other.description}, mean {_num(other.mean)})"
         table = config.assign(**{metric_label(metric, unit or ""): values[at]})
         parts += [(f"<p>The best measured configuration ({escape(metric)} = "
                    f"{escape(_num(values[at]))}{escape(suffix)}) {escape(where)}:</p>"),
@@ -356,13 +355,12 @@ def _importance(tree: StarchartTree, svg: str) -> str:
 def _leaves(tree: StarchartTree, minimize: bool) -> str:
     frame = tree.leaves_frame()
     best = tree.best_leaf(minimize=minimize).node_id
-    frame.insert(0, "leaf", range(len(frame)))
-    frame = frame[["leaf", "description", "n_samples", "mean", "std", "min", "max", "node_id"]]
-    frame = frame.rename(columns={"n_samples": "n", "node_id": "node"})
+    frame = frame[["node_id", "description", "n_samples", "mean", "std", "min", "max"]]
+    frame = frame.rename(columns={"n_samples": "n", "node_id": "leaf"})
     frame = frame.sort_values("mean", ascending=minimize, kind="stable")
-    highlight = [i for i, node in enumerate(frame["node"]) if node == best]
+    highlight = [i for i, node in enumerate(frame["leaf"]) if node == best]
     note = ("Leaves sorted by mean, best first (highlighted: the best subspace); "
-            "“leaf” is the leaf's position from left to right in the tree and in the figures.")
+            "“leaf” is its node id, the [id] of the tree figure, the per-leaf chart and the text tree.")
     return f'<p class="note">{escape(note)}</p><div class="scroll">{_table(frame, highlight=highlight)}</div>'
 
 

@@ -247,7 +247,7 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
         y = -node.depth
         if node_id in terminals:
             cut = not node.is_leaf
-            label = f"n={node.n_samples}\n{_fmt(node.mean)}" + ("\n…" if cut else "")
+            label = f"[{node_id}]\nn={node.n_samples}\n{_fmt(node.mean)}" + ("\n…" if cut else "")
             face = colors(norm(node.mean)) if node.mean > 0 or not isinstance(norm, LogNorm) else "white"
             is_best = node_id == best
             ax.text(xpos, y, label, ha="center", va="center", fontsize=_FONT - 0.5, zorder=3,
@@ -371,14 +371,14 @@ def plot_importance(tree: StarchartTree, *, title: str | None = None, node_id: i
 # ------------------------------------------------------------- leaf distributions
 def plot_leaf_distributions(tree: StarchartTree, dataset: Dataset, metric: str | None = None, *,
                             unit: str | None = None, minimize: bool = True, log: bool | None = None,
-                            title: str | None = None, label_chars: int = 70, max_leaves: int | None = 80,
+                            title: str | None = None, label_chars: int = 70, max_leaves: int | None = 20,
                             seed: int = 0) -> Figure:
     """The measured values of every leaf, one row per leaf, best leaf mean on top.
 
     Each row shows the valid configurations of ``dataset`` that fall into the leaf
     (:meth:`~starchart.tree._tree.StarchartTree.apply`) as jittered points over their
     quartile box and range, and the leaf's training mean as a diamond; rows are
-    labelled ``#k`` (the leaf's position in ``tree.leaves_`` and in the leaf table)
+    labelled ``[id]`` (the leaf's node id, as in the text tree, the tree figure and the leaf table)
     with the leaf's description. Only the ``max_leaves`` best leaves are drawn
     (None: all). ``log`` (default: when values span more than a factor 10) puts the
     value axis on a log scale.
@@ -397,8 +397,8 @@ def plot_leaf_distributions(tree: StarchartTree, dataset: Dataset, metric: str |
         leaves = leaves[:max_leaves]
     best = tree.best_leaf(minimize=minimize).node_id
 
-    labels = [f"#{k}  {shorten(leaf.description, label_chars)}  (n={leaf.n_samples})"
-              for k, leaf in leaves]
+    labels = [f"[{leaf.node_id}]  {shorten(leaf.description, label_chars)}  (n={leaf.n_samples})"
+              for _, leaf in leaves]
     # Room for the longest label (about 0.55 em per character) plus a 6-inch plot.
     label_inches = max(map(len, labels)) * (_FONT - 0.5) * 0.55 / 72
     fig = Figure(figsize=(label_inches + 6.5, 1.5 + 0.27 * len(leaves)), layout="constrained")

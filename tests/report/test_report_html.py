@@ -78,7 +78,7 @@ def test_report_sections(fitted, tmp_path):
     # The leaf table lists every leaf, the best one highlighted.
     for leaf in tree.leaves_:
         assert escape(leaf.description) in text
-    assert f'<tr class="highlight"><td class="num">{tree.leaves_.index(best)}</td>' in text
+    assert f'<tr class="highlight"><td class="num">{best.node_id}</td>' in text  # one numbering: node ids
     assert escape(tree.export_text()) in text
     assert "No configuration failed." in text
     for name in FIGURE_NAMES:
@@ -160,9 +160,11 @@ def test_figures_render(fitted, with_failures):
     assert "3 failed" not in figs[5].axes[0].get_title(loc="left")
     assert figs[5].axes[0].get_title(loc="left") == ("runtime: 470 valid of 500 configurations, 30 failed "
                                            "(20 compile, 10 timeout)")
-    # The leaf plot has one labelled row per leaf, the best (lowest mean) on top.
+    # The leaf plot has one labelled row per leaf (the 20 best of a larger tree), the best (lowest mean) on top,
+    # each named by its node id as in the tree figure and the leaf table.
     labels = [t.get_text() for t in figs[4].axes[0].get_yticklabels()]
-    assert len(labels) == tree.n_leaves_ and tree.best_leaf().description in labels[0]
+    assert len(labels) == min(tree.n_leaves_, 20) and tree.best_leaf().description in labels[0]
+    assert labels[0].startswith(f"[{tree.best_leaf().node_id}]")
     # The cut tree draws nodes down to depth 2 only.
     assert "…" in "".join(t.get_text() for t in figs[1].axes[0].texts)
 
