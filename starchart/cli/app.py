@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import wraps
+from importlib.metadata import version as installed_version
 from typing import Any, Optional
 
 import typer
@@ -169,8 +170,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, cls=LazyCommandsGr
 
 def _print_version(value: bool) -> None:
     if value:
-        from importlib.metadata import version  # stdlib; only when asked (it reads the installed metadata)
-        out.print(f"starchart {version('starchart')}")
+        out.print(f"starchart {installed_version('starchart')}")
         raise typer.Exit()
 
 
