@@ -241,16 +241,17 @@ def study_space(store: Store, space: Space | None, *, continue_with: str | None 
             raise InputError("the study's space has function restrictions that were not saved",
                              where=str(store.path), hint=f"pass the space again: {started_by}")
         return Space.from_dict(stored, where=f"{store.path}: stored space")
+    if stored is not None:  # only the parameters are compared (a dataset's space lists every configuration)
+        if stored.get("parameters") != space.tune_params:
+            raise InputError("the store holds a study of a different space", where=str(store.path),
+                             hint=continue_with or "use a new store file, or resume without giving a space")
+        return space
     try:
         description = space.to_dict()
     except SpaceError:  # function restrictions cannot be saved; keep what can be
         description = {"parameters": space.tune_params,
                        "restrictions": [r.label for r in space.restrictions], "unsaved_restrictions": True}
-    if stored is None:
-        store.put("space", description)
-    elif stored.get("parameters") != description.get("parameters"):
-        raise InputError("the store holds a study of a different space", where=str(store.path),
-                         hint=continue_with or "use a new store file, or resume without giving a space")
+    store.put("space", description)
     return space
 
 

@@ -104,6 +104,7 @@ class Store:
         self._durable = False
         self._identity: tuple[int, int] | None = None  # the file written to (device, inode); see _check_file
         self._dataset: tuple[tuple[Any, ...], Dataset] | None = None  # the last to_dataset() and the store's state
+        self._decoded: dict[str, tuple[str, Any]] = {}  # study key -> (its JSON text, the value decoded)
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -221,7 +222,15 @@ class Store:
     def get(self, key: str, default: Any = None) -> Any:
         """A study-level value (``space``, ``evaluator``, ``plan``, ``sessions``...)."""
         row = self._db.execute("SELECT value FROM study WHERE key = ?", (key,)).fetchone()
-        return default if row is None else json.loads(row[0])
+        if row is None:
+            return default
+        # A dataset's space lists every configuration (1 MB of JSON for 18,000): decoded once per text, and
+        # each caller gets a copy of its own (pickle copies it far faster than json decodes it)
+        cached = self._decoded.get(key)
+        if cached is None or cached[0] != row[0]:
+            cached = self._decoded[key] = (row[0], json.loads(row[0]))
+        value = cached[1]
+        return value if isinstance(value, (str, int, float, bool)) else pickle.loads(pickle.dumps(value, -1))
 
     def put(self, key: str, value: Any) -> None:
         """Set a study-level value (JSON-able)."""

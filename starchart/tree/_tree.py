@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 import numpy as np
@@ -703,8 +703,9 @@ class StarchartTree:
 
     def leaves_frame(self) -> pd.DataFrame:
         """The leaves as a table: description, sample count and statistics."""
-        return pd.DataFrame([{k: v for k, v in asdict(leaf).items() if k not in ("allowed", "bounds")}
-                             for leaf in self.leaves_])
+        # not dataclasses.asdict: it deep-copies each leaf's allowed values, to leave them out (0.6 s on 1,000 leaves)
+        names = [f.name for f in fields(Subspace) if f.name not in ("allowed", "bounds")]
+        return pd.DataFrame([{name: getattr(leaf, name) for name in names} for leaf in self.leaves_], columns=names)
 
     # --------------------------------------------------------------- exporting
     def export_text(self, decimals: int = 4, max_depth: int | None = None) -> str:
