@@ -640,14 +640,34 @@ def test_resuming_a_study_of_a_script_s_function_says_to_run_the_script_again(tm
     assert "run the script that started the study again" in str(caught.value)
 
 
+def _start_timeout(cluster, floor: float) -> float:
+    """A start timeout that an actor with a free CPU meets on this machine as loaded as it is now: five times
+    what one takes to start here and now, at least ``floor`` (a fixed 3 s, then 15 s, was not enough with both
+    cores busy: no worker started and the message said "2 of 2")."""
+    @cluster.remote(num_cpus=1)
+    class Probe:
+        def ready(self) -> bool:
+            return True
+
+    start = time.perf_counter()
+    probe = Probe.remote()
+    cluster.get(probe.ready.remote())
+    took = time.perf_counter() - start
+    cluster.kill(probe)
+    # a kill returns at once; the CPU comes back when the actor's process has gone (slowly, on a busy machine)
+    deadline = time.monotonic() + 300  # a guard against a hang, not a speed
+    while cluster.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return float(max(floor, math.ceil(5 * took)))
+
+
 def test_workers_the_busy_cluster_cannot_place_are_an_error_not_a_hang(tmp_path, cluster, monkeypatch):
     """Before: with the cluster's CPUs held by another job, the workers' actors waited for a CPU for ever (the
     cluster's total was enough, so the check of its size passed)."""
     from starchart import distributed
 
-    # long enough for the one worker that has a CPU to start on a loaded 2-core machine (3 s was not, while a
-    # benchmark ran beside the tests: then neither worker started and the message said "2 of 2")
-    monkeypatch.setattr(distributed, "START_TIMEOUT_S", 15.0)
+    timeout = _start_timeout(cluster, 15.0)
+    monkeypatch.setattr(distributed, "START_TIMEOUT_S", timeout)
 
     @cluster.remote(num_cpus=1)
     class OtherJob:
@@ -657,10 +677,17 @@ def test_workers_the_busy_cluster_cannot_place_are_an_error_not_a_hang(tmp_path,
     other = OtherJob.remote()
     try:
         cluster.get(other.ready.remote())
-        with pytest.raises(InputError, match="1 of 2 Ray workers did not start within 15 s: no free CPU") as caught:
+        with pytest.raises(InputError, match=f"([12]) of 2 Ray workers did not start within {timeout:g} s: "
+                                             "no free CPU") as caught:
             run(Space({"x": [1, 2, 3]}), PythonEvaluator(lambda c: float(c["x"])), samples=3, seed=1, workers=2,
                 ray="auto", store=tmp_path / "s.db", progress=False)
-        assert caught.value.hint.startswith("use --workers 1")
+        # The worker that has a CPU starts within the timeout on an idle machine ("1 of 2": run with one
+        # worker); with both cores busy, starting a Ray worker process can take longer than any timeout a
+        # test can wait, and then neither started ("2 of 2": wait for room). Either way: an error, no hang.
+        if "1 of 2" in caught.value.message:
+            assert caught.value.hint.startswith("use --workers 1")
+        else:
+            assert caught.value.hint == "run when the cluster has room"
     finally:
         cluster.kill(other)
 
@@ -670,7 +697,8 @@ def test_a_worker_that_cannot_be_replaced_leaves_the_run_to_the_others(tmp_path,
     node was lost), the run waited for the replacement for ever."""
     from starchart import distributed
 
-    monkeypatch.setattr(distributed, "START_TIMEOUT_S", 3.0)
+    timeout = _start_timeout(cluster, 3.0)  # the first two workers start within it, on a loaded machine too
+    monkeypatch.setattr(distributed, "START_TIMEOUT_S", timeout)
 
     def takes_the_cpu_and_dies(config):  # defined here: sent to the workers by value
         import time
@@ -692,7 +720,8 @@ def test_a_worker_that_cannot_be_replaced_leaves_the_run_to_the_others(tmp_path,
         return float(config["x"])
 
     try:
-        with pytest.warns(RuntimeWarning, match="replacement did not start within 3 s .*going on with 1 workers"):
+        with pytest.warns(RuntimeWarning,
+                          match=f"replacement did not start within {timeout:g} s .*going on with 1 workers"):
             ds = run(Space({"x": list(range(10))}), PythonEvaluator(takes_the_cpu_and_dies), samples=10, seed=0,
                      workers=2, ray="auto", store=tmp_path / "s.db", progress=False)
         frame = ds.frame.set_index("x")
@@ -700,7 +729,10 @@ def test_a_worker_that_cannot_be_replaced_leaves_the_run_to_the_others(tmp_path,
         others = frame.drop(index=5)
         assert (others["time"] == others.index).all(), others[["status", "reason"]].to_dict()
     finally:
-        cluster.kill(cluster.get_actor("other_job", namespace="starchart_test"))
+        try:
+            cluster.kill(cluster.get_actor("other_job", namespace="starchart_test"))
+        except ValueError:  # never made (the run failed before): the failure above is the one to see
+            pass
 
 
 # ---------------------------------------------------------------------- review rounds (test_scale_user_edges)
