@@ -15,7 +15,7 @@ from typing import Any
 from starchart._util.configs import plain_config
 from starchart._util.files import folder_problem
 from starchart.dataset import Dataset
-from starchart.demo import demo_evaluator, demo_space, order_legend
+from starchart.demo import ORDER_NAMES, demo_evaluator, demo_space, order_legend
 from starchart.errors import InputError
 from starchart.report.html import write_html_report
 from starchart.study.runner import run
@@ -50,11 +50,11 @@ class DemoResult:
             f"Starchart tree: {self.tree.n_leaves_} leaves, depth {self.tree.depth_}"
             + (f"; {describe_error(self.cv_error)} (5-fold CV)" if self.cv_error is not None else ""),
             f"parameter importance: {ranked}",
-            f"best subspace: {leaf.description}  (n={leaf.n_samples}, mean {leaf.mean:.3g} ms)",
+            f"best subspace: {leaf.description}{_orders_in(leaf)}  (n={leaf.n_samples}, mean {leaf.mean:.3g} ms)",
             (f"best measured: {ok.frame.loc[best_row, self.metric]:.3g} ms at {best_config}; "
              f"slowest {ok.frame[self.metric].max():.3g} ms"),
             *([] if inside else [
-                "  (it lies outside the best subspace: the subspace is the region with the lowest *mean* time, "
+                "  (it lies outside the best subspace: the subspace is the region with the lowest mean time, "
                 "fast for every configuration in it; one configuration elsewhere can be faster alone, "
                 "or by the noise of its measurement)"]),
             order_legend(),
@@ -63,6 +63,21 @@ class DemoResult:
             f"store:  {self.store}  (re-running reuses it; export with: starchart export {self.store} -o demo.csv)",
         ]
         return "\n".join(lines)
+
+
+def _orders_in(leaf: Any) -> str:
+    """The loop orders a subspace's ORDER condition admits, by name: ``" (ORDER: kij, kji)"`` for ``ORDER > 3``.
+
+    >>> from types import SimpleNamespace as Leaf
+    >>> _orders_in(Leaf(bounds={"ORDER": (3.0, None)})), _orders_in(Leaf(bounds={}))
+    (' (ORDER: kij, kji)', '')
+    """
+    if "ORDER" not in leaf.bounds:
+        return ""
+    low, high = leaf.bounds["ORDER"]
+    names = [name for value, name in ORDER_NAMES.items()
+             if (low is None or value > low) and (high is None or value <= high)]
+    return f" (ORDER: {', '.join(names)})"
 
 
 #: A spread of the repeats above which the summary warns that close configurations cannot be told apart.

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from starchart.dataset import Dataset
 from starchart.demo import (
     DEMO_DEFINES,
     DEMO_REFERENCE,
@@ -21,6 +22,8 @@ from starchart.demo import (
     demo_evaluator,
     demo_space,
 )
+from starchart.demo.job import DemoResult
+from starchart.tree import StarchartTree
 
 GCC = shutil.which("gcc")
 needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc is not installed")
@@ -154,3 +157,19 @@ def test_demo_into_a_file_says_it_is_a_file(tmp_path):
     for out in (tmp_path / "afile", tmp_path / "afile" / "sub"):
         with pytest.raises(InputError, match="afile is a file, not a folder"):
             run_demo(out, samples=10, progress=False)
+
+
+def test_demo_summary_names_the_orders_and_why_the_best_can_lie_outside(tmp_path):
+    """Before: "ORDER > 3" meant nothing without the ijk…kji mapping, and the best measured configuration lay
+    outside the printed best subspace with no word why."""
+    frame = demo_space().sample(120, seed=3).reset_index(drop=True)
+    # kij and kji (ORDER 4, 5) fast on average, but the single fastest configuration has ORDER 0
+    frame["time"] = np.where(frame["ORDER"] > 3, 2.0, 8.0) + frame.index % 7 * 0.01
+    frame.loc[frame.index[frame["ORDER"] == 0][0], "time"] = 1.0
+    frame["status"] = "ok"
+    ds = Dataset.from_frame(frame, metrics=["time"])
+    tree = StarchartTree().fit(ds.X, ds.y("time"))
+    text = DemoResult(dataset=ds, tree=tree, store=tmp_path / "demo.db", report=tmp_path / "report.html").summary()
+    assert "ORDER > 3 (ORDER: kij, kji)" in text
+    assert "it lies outside the best subspace" in text
+    assert "ORDER (loop order in a tile): 0 ijk, 1 ikj, 2 jik, 3 jki, 4 kij, 5 kji" in text
