@@ -1050,7 +1050,12 @@ def _made_inputs(inputs: Any) -> tuple[list[Any], dict[str, Any]]:
     function = getattr(module, name, None)
     if not callable(function):
         raise InputError(f"{file} has no function {name!r}", where="inputs", hint=_INPUTS_HINT)
-    made = function()
+    try:
+        made = function()
+    except Exception as exc:  # noqa: BLE001 - the user's function may fail in any way: one line, naming it
+        raise InputError(f"{name}() of {file} failed: {type(exc).__name__}: {exc}", where="inputs",
+                         hint=f"run it in Python, in its folder, to see the whole error: "
+                              f"from {path.stem} import {name}; {name}()") from None
     if isinstance(made, Mapping):
         unknown = sorted(set(made) - {"arguments", "answer", "reference"})
         if unknown or "arguments" not in made:

@@ -757,6 +757,7 @@ def test_inputs_may_return_the_argument_list_alone(tmp_path) -> None:
     ("def make():\n    return 3\n", "inputs.py:make", "returned a int, not the kernel's arguments"),
     ("def make():\n    return {'args': []}\n", "inputs.py:make", "returned a dict with keys"),
     ("raise RuntimeError('no data file')\n", "inputs.py:make", "failed: RuntimeError: no data file"),
+    ("def make():\n    return np.zeros(-1)\n", "inputs.py:make", r"make\(\) of .*inputs.py failed: ValueError"),
     ("def make():\n    return []\n", "inputs.py", "must name a Python file and a function"),
 ])
 def test_bad_inputs_are_one_line_naming_the_option(tmp_path, body, reference, message) -> None:
