@@ -31,7 +31,7 @@ def datasets(name: Optional[str] = typer.Argument(None, help="A dataset: describ
         if record.bundled:
             where = str(catalogue.data_path(record.name))
         else:
-            cached = catalogue.data_home() / record.file
+            cached = catalogue.get_data_home() / record.file
             where = str(cached) if cached.exists() else f"fetched on first use (starchart datasets {record.name})"
         table.add_row(record.name, f"{record.size / 1e6:.2f}", record.licence, where)
     out.print(table)

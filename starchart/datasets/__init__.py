@@ -43,8 +43,8 @@ from ..dataset import Dataset
 from ..errors import InputError
 from ..io.load import load
 
-__all__ = ["DATASETS", "DatasetRecord", "data_home", "data_path", "describe", "fetch_dedispersion", "fetch_gemm",
-           "fetch_ktt_convolution", "fetch_pnpoly", "load_convolution", "load_kmeans", "load_named"]
+__all__ = ["DATASETS", "DatasetRecord", "data_path", "describe", "fetch_dedispersion", "fetch_gemm",
+           "fetch_ktt_convolution", "fetch_pnpoly", "get_data_home", "load_convolution", "load_kmeans", "load_named"]
 
 #: Where the bundled files are installed.
 BUNDLED = Path(__file__).parent / "data"
@@ -124,17 +124,26 @@ def describe(name: str) -> str:
     kmeans: Rodinia kmeans `swap` kernel on an AMD Radeon HD 7970: 500 uniformly sampled designs of ppb (points per block), tpp (threads per point) and consec (consecutive layout); runtime in ms, wattage in W
     """
     record = _record(name)
-    source = record.source if record.bundled else (os.environ.get("STARCHART_DATA_MIRROR") or HUB) + record.source
+    source = _url(record)
     return "\n".join((f"{record.name}: {record.description}",
                       f"  ships with starchart: {'yes' if record.bundled else 'no, fetched on first use'}",
                       f"  source: {source}", f"  licence: {record.licence}", f"  cite: {record.citation}"))
 
 
-def data_home(data_home: str | Path | None = None) -> Path:
+def get_data_home(data_home: str | Path | None = None) -> Path:
     """The folder fetched datasets are cached in: ``data_home``, else ``$STARCHART_DATA``, else
-    ``~/.cache/starchart``."""
+    ``~/.cache/starchart`` (as :func:`sklearn.datasets.get_data_home`)."""
     folder = data_home or os.environ.get("STARCHART_DATA") or Path.home() / ".cache" / "starchart"
     return Path(folder).expanduser()
+
+
+def _url(record: DatasetRecord) -> str:
+    """Where the file of ``record`` is published: its own URL, or its path below the mirror (the benchmark hub
+    at the checked commit, or ``$STARCHART_DATA_MIRROR`` for a fetched set)."""
+    if "://" in record.source:
+        return record.source
+    base = (None if record.bundled else os.environ.get("STARCHART_DATA_MIRROR")) or HUB
+    return base.rstrip("/") + "/" + urllib.request.pathname2url(record.source).lstrip("/")
 
 
 def data_path(name: str, *, data_home: str | Path | None = None, download: bool = True) -> Path:
@@ -150,19 +159,18 @@ def data_path(name: str, *, data_home: str | Path | None = None, download: bool 
     record = _record(name)
     if record.bundled:
         return BUNDLED / record.file
-    target = globals()["data_home"](data_home) / record.file
+    target = get_data_home(data_home) / record.file
     if not target.exists():
         if not download:
             raise InputError(f"dataset {name!r} is not downloaded yet", where=target,
-                             hint=f"call starchart.datasets.data_path({name!r}) or fetch it with "
-                                  f"`starchart datasets fetch {name}`")
+                             hint=f"call starchart.datasets.data_path({name!r}), or fetch it with "
+                                  f"`starchart datasets {name}`")
         _download(record, target)
     return target
 
 
 def _download(record: DatasetRecord, target: Path) -> None:
-    base = os.environ.get("STARCHART_DATA_MIRROR") or HUB
-    url = base.rstrip("/") + "/" + urllib.request.pathname2url(record.source).lstrip("/")
+    url = _url(record)
     hint = (f"check the network, or download {url} by hand to {target} (or point STARCHART_DATA_MIRROR at a "
             "copy of the benchmark hub)")
     try:
