@@ -136,8 +136,9 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     (:func:`~starchart.analyses.platforms.load_platforms`) and the report compares them;
     one ``LABEL=PATH`` is that file, titled by its label.
     ``output`` defaults to ``<source stem>-report/report.html`` in the current folder (``platforms-report/``
-    for several sources), not beside the data, which may be read-only or a package's; an existing folder, or a string ending in ``/`` (a
-    folder to create), gets ``report.html`` in it, and a name without ``.html`` gets it appended;
+    for several sources), not beside the data, which may be read-only or a package's; an existing folder,
+    or a string ending in ``/`` (a folder to create), gets ``report.html`` in it, and a name without
+    ``.html`` gets it appended;
     ``metric`` defaults to the data's default metric;
     ``title`` to "starchart report: NAME"; ``minimize`` (whether lower values are better)
     to what the data records, else to what the metric's name says
