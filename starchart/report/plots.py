@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from starchart.dataset import Dataset
     from starchart.tree import StarchartTree
 
-__all__ = ["PAGE_INCHES", "depth_to_fit", "splits_that_matter", "failure_counts", "figures", "metric_label", "metric_unit",
+__all__ = ["PAGE_INCHES", "splits_that_matter", "failure_counts", "figures", "metric_label", "metric_unit",
            "plot_importance", "plot_leaf_distributions", "plot_measurements", "plot_progress", "plot_tree"]
 
 _BEST_COLOR = "#1f3fbf"
@@ -317,31 +317,6 @@ def splits_that_matter(tree: StarchartTree, max_boxes: int = 16, minimize: bool 
             continue
         shown |= more
     return shown
-
-
-def depth_to_fit(tree: StarchartTree, max_boxes: int = 120) -> int | None:
-    """The largest ``max_depth`` at which :func:`plot_tree` draws at most ``max_boxes`` terminal
-    boxes (None when the whole tree fits), so that huge trees stay drawable.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from starchart.tree import StarchartTree
-    >>> tree = StarchartTree(min_samples_split=2).fit(pd.DataFrame({"x": range(8)}), range(8))
-    >>> tree.n_leaves_, depth_to_fit(tree, 100), depth_to_fit(tree, 4)
-    (8, None, 2)
-    """
-    if tree.n_leaves_ <= max_boxes:
-        return None
-    terminals_at = np.zeros(tree.depth_ + 1, dtype=np.int64)  # boxes drawn when cut at depth d
-    for node in tree.nodes_:
-        # A node is a terminal box at every cut depth d == its depth, or d > depth if it is a leaf.
-        terminals_at[node.depth] += 1
-        if node.is_leaf:
-            terminals_at[node.depth + 1:] += 1
-    # Nodes at depth d: every node with that depth; leaves above d are counted too.
-    fitting = [d for d in range(tree.depth_ + 1) if terminals_at[d] <= max_boxes]
-    return max(fitting) if fitting else 0
 
 
 # ------------------------------------------------------------------- importance
