@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from shared_data import DATASETS as SHARED
+from shared_data import FETCHED_COPIES
 
 from starchart import datasets
 
@@ -19,7 +21,6 @@ PAGES = sorted([*(ROOT / "docs" / "guides").glob("*.md"), *(ROOT / "docs" / "con
                 ROOT / "docs" / "getting-started.md"])
 #: Examples that need what CI lacks, and why (they are checked where it is there).
 NEEDS = {"cuda-kernel.md": "an NVIDIA GPU and CuPy", "datasets.md": "the network (or ../shared as a mirror)"}
-SHARED = ROOT.parent / "shared" / "datasets"
 
 
 def _examples() -> list[tuple[str, str]]:
@@ -34,10 +35,8 @@ def _mirror(tmp_path: Path) -> Path | None:
     """The benchmark hub's layout made of the shared copies, for the fetch examples (None without them)."""
     if not SHARED.exists():
         return None
-    shared = {"gemm": "gemm/RTX_3090.json.gz", "dedispersion": "dedispersion/A100.json.gz",
-              "pnpoly": "pnpoly/RTX_3090.json.gz", "ktt_convolution": "ktt/KTConvolutionOutput_2080Ti.json.gz"}
     root = tmp_path / "mirror"
-    for name, relative in shared.items():
+    for name, relative in FETCHED_COPIES.items():
         target = root / datasets.DATASETS[name].source
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(SHARED / relative, target)

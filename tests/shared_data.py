@@ -12,6 +12,10 @@ import pytest
 
 DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
+#: The shared copies of the sets :mod:`starchart.datasets` fetches (the same bytes as the hub's files).
+FETCHED_COPIES = {"gemm": "gemm/RTX_3090.json.gz", "dedispersion": "dedispersion/A100.json.gz",
+                  "pnpoly": "pnpoly/RTX_3090.json.gz", "ktt_convolution": "ktt/KTConvolutionOutput_2080Ti.json.gz"}
+
 
 def dataset_path(relative: str) -> Path:
     """Path of a shared dataset file; skips the calling test when it is absent."""

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from shared_data import FETCHED_COPIES
 
 from starchart import datasets
 from starchart.errors import InputError
@@ -91,8 +92,6 @@ def test_offline_says_where_to_put_the_file(mirror: tuple[Path, Path], monkeypat
 @pytest.mark.parametrize("name", [n for n, r in datasets.DATASETS.items() if not r.bundled])
 def test_fetched_records_match_the_shared_copies(name: str, shared_dataset) -> None:
     """The checksums the fetchers check are those of the files the project's tests and benchmarks use."""
-    shared = {"gemm": "gemm/RTX_3090.json.gz", "dedispersion": "dedispersion/A100.json.gz",
-              "pnpoly": "pnpoly/RTX_3090.json.gz", "ktt_convolution": "ktt/KTConvolutionOutput_2080Ti.json.gz"}
-    data = shared_dataset(shared[name]).read_bytes()
+    data = shared_dataset(FETCHED_COPIES[name]).read_bytes()
     record = datasets.DATASETS[name]
     assert (hashlib.sha256(data).hexdigest(), len(data)) == (record.sha256, record.size)
