@@ -52,7 +52,7 @@ from starchart._util.direction import lower_is_better
 from starchart._util.plugins import load_reference
 from starchart.analyses.throughput import WorkSpec, throughput_column
 from starchart.dataset import Dataset
-from starchart.errors import InputError
+from starchart.errors import InputError, arg, say
 from starchart.measure.base import Evaluator, FreshLockOnUnpickle, Measurement
 from starchart.measure.process import space_names
 from starchart.space import Space
@@ -74,7 +74,7 @@ def add_throughput(dataset: Dataset, work: WorkSpec, *, size: str = "n", time: s
     """
     if time not in dataset.metrics:
         raise InputError(f"no metric named {time!r}", where=dataset.meta.get("source") or "dataset",
-                         hint=f"the metrics are: {', '.join(dataset.metrics)}; name the time metric with time=")
+                         hint=f"the metrics are: {', '.join(dataset.metrics)}; name the time metric with {arg('time', '')}")
     if name in dataset.frame.columns and name not in dataset.metrics:
         raise InputError(f"the dataset already has a column {name!r}", where="name", hint="choose another name")
     frame = dataset.frame.copy()
@@ -342,7 +342,7 @@ def input_sensitivity(dataset: Dataset, inputs: Sequence[str], metric: str | Non
     missing = [i for i in inputs if i not in dataset.params]
     if not inputs or missing:
         raise InputError(f"input parameter(s) {missing or inputs} not among the parameters {dataset.params}",
-                         where="inputs", hint="name the parameters that describe the input, e.g. inputs=['n']")
+                         where="inputs", hint="name the parameters that describe the input, e.g. " + say("inputs=['n']", "--input N"))
     for label, value in (("alpha", alpha), ("min_share", min_share)):
         if not 0 < value < 1:
             raise InputError(f"{label} must be between 0 and 1, got {value}", where=label,

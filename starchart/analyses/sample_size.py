@@ -41,7 +41,7 @@ from starchart._util.configs import config_key, frame_configs, frame_keys
 from starchart._util.plugins import load_reference
 from starchart._util.text import percent
 from starchart.dataset import Dataset
-from starchart.errors import InputError
+from starchart.errors import InputError, arg, say
 from starchart.measure.base import Evaluator
 from starchart.space import Space
 from starchart.study.runner import run, stored_study, study_evaluator, study_space
@@ -157,7 +157,7 @@ def training_sizes(start: int, growth: float | Sequence[int], budget: int) -> li
     if isinstance(growth, (int, float, np.number)) and not isinstance(growth, bool):
         if not (growth > 1 and math.isfinite(growth)):  # inf would overflow int(round(n * growth))
             raise InputError(f"growth must be a finite factor above 1, got {growth}", where="growth",
-                             hint="e.g. growth=2 doubles the training set every round")
+                             hint=f"e.g. {arg('growth', '2')} doubles the training set every round")
         if int(start) < 2:
             raise InputError(f"start must be at least 2, got {start}", where="start",
                              hint="the paper starts with 20 samples")
@@ -169,7 +169,7 @@ def training_sizes(start: int, growth: float | Sequence[int], budget: int) -> li
         given = [int(s) for s in growth]
         if not given or any(b <= a for a, b in zip(given, given[1:])) or given[0] < 2:
             raise InputError(f"growth as a list must hold increasing sizes of at least 2, got {list(growth)}",
-                             where="growth", hint="e.g. growth=[20, 50, 100, 200, 400]")
+                             where="growth", hint="e.g. " + say("growth=[20, 50, 100, 200, 400]", "--growth 2"))
         sizes = [s for s in given if s < budget]
     return [*sizes, int(budget)]
 
@@ -222,7 +222,7 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
     metric = evaluator.objective if metric is None else metric
     if not 0 < target < 1:
         raise InputError(f"target must be a relative error between 0 and 1, got {target}", where="target",
-                         hint="a fraction: target=0.08 for 8 % median relative error")
+                         hint=f"a fraction: {arg('target', '0.08')} for 8 % median relative error")
     validation = int(validation)
     if validation < 1:
         raise InputError(f"validation must be at least 1 design, got {validation}", where="validation",

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from starchart.errors import InputError
+from starchart.errors import InputError, arg
 from starchart.measure.launch import (
     evaluate_expression,  # the safe (ast-whitelisted) evaluator
 )
@@ -75,13 +75,13 @@ def work_function(spec: WorkSpec, size: str = "n") -> Callable[[Mapping[str, Any
         def by_name(config: Mapping[str, Any]) -> float:
             if size not in config:
                 raise InputError(f"the work function {spec!r} needs the size parameter {size!r}",
-                                 where="work", hint=f"name the size parameter (size=...); got {sorted(config)}")
+                                 where="work", hint=f"name the size parameter ({arg('size', '...')}); got {sorted(config)}")
             try:
                 return named(config[size])
             except (TypeError, ValueError):  # e.g. a size parameter of strings ("small", "large")
                 raise InputError(f"the work function {spec!r} needs a numeric size, but {size!r} is "
                                  f"{config[size]!r}", where="work",
-                                 hint="name a numeric size parameter (size=...), or give an expression "
+                                 hint=f"name a numeric size parameter ({arg('size', '...')}), or give an expression "
                                       "or a function of the configuration") from None
         return by_name
 

@@ -60,7 +60,7 @@ import pandas as pd
 
 from starchart.carve.occupancy import device_limits, occupancy_frame
 from starchart.constraints import ALLOWED_FUNCTIONS, Expression, compile_expression
-from starchart.errors import InputError, SpaceError
+from starchart.errors import InputError, SpaceError, arg
 
 __all__ = ["KTT_COUNTERS", "blocks_per_sm", "carving_metrics", "counter_metrics", "efficiency", "resolve",
            "static_metrics", "utilization", "warps_per_block"]
@@ -533,7 +533,7 @@ def counter_metrics(frame: pd.DataFrame, cc: str | float | None = None, *, threa
     if blocks_on_sm is None:
         if cc is None:
             raise InputError("counter_metrics needs the compute capability to compute blocks per SM",
-                             where="cc", hint="pass cc='7.5' (for example) or blocks_on_sm")
+                             where="cc", hint=f"pass {arg('cc', repr('7.5'))} (for example) or {arg('blocks_on_sm')}")
         occ = blocks_per_sm(frame, cc, threads_per_block=tpb, registers=registers, shared=shared,
                             occupancy=occupancy)
         blocks_on_sm = occ["blocks_per_sm"].to_numpy()

@@ -25,7 +25,7 @@ from starchart.carve.metrics import Spec, _launch, static_metrics
 from starchart.carve.occupancy import device_limits
 from starchart.carve.progress import ProgressOption, step_progress
 from starchart.carve.resources import ResourceCompiler
-from starchart.errors import InputError, SpaceError
+from starchart.errors import InputError, SpaceError, arg
 from starchart.measure.launch import compile_options
 from starchart.space import Space
 
@@ -238,11 +238,11 @@ def _nothing_compiled(table: pd.DataFrame, space: Space, source: str) -> InputEr
                 "overloads): instantiate it once per configuration, with the parameters as template arguments "
                 "(template __global__ void k<TILE>(float *);), or give one mangled name (kernel=...)")
     elif _NOT_FOUND.search(reason):
-        hint = "give the __global__ function's name (kernel=...), or declare the kernel extern \"C\""
+        hint = f"give the __global__ function's name ({arg('kernel', '...')}), or declare the kernel extern \"C\""
     elif target is not None and not target.group(1).endswith(("a", "f")):
         # wgmma, setmaxnreg, tcgen05...: only the arch-specific target has them
-        hint = (f"the kernel uses instructions only the arch-specific target has: compile for it, "
-                f"cc='{target.group(1)}a'")
+        hint = ("the kernel uses instructions only the arch-specific target has: compile for it, "
+                + arg("cc", f"'{target.group(1)}a'"))
     else:
         hint = "fix the source or the space: each configuration is compiled with its parameters as -D macros"
     return InputError(f"no configuration compiles: {shorten(reason, 200, collapse=True)}", where=source, hint=hint)

@@ -184,8 +184,7 @@ def inputs_command(
         check_figure_path(plot, "--plot")
     data = load_data(source, metrics)
     direction = None if maximize is None else not maximize
-    with option_names({"inputs": "--input", "work": "--work", "size": "--size", "time": "--metric"},
-                      phrases=[("inputs=['n']", "--input N")]):
+    with option_names({"inputs": "--input", "work": "--work", "size": "--size", "time": "--metric"}):
         if work is None:
             result = input_sensitivity(data, inputs=input_, metric=metric, size=size, minimize=direction)
         else:  # --metric names the time the throughput comes from

@@ -120,16 +120,18 @@ def minimize_for(maximize: Optional[bool], metric: str, meta: Mapping[str, Any] 
 
 
 @contextmanager
-def option_names(options: Mapping[str, str], phrases: Sequence[tuple[str, str]] = ()) -> Iterator[None]:
-    """Show a library error in the command line's words: the Python argument names it quotes
-    (``where="budget"``, ``pass budget=N``, ``band_line=9999``) become the options the user typed
-    (``--budget``, ``pass --budget N``, ``--band-line 9999``); ``phrases`` first replace whole
-    Python-only phrases (``(3,) or (3, 20)``) by what to type instead.
+def option_names(options: Mapping[str, str]) -> Iterator[None]:
+    """Show a library error in the command line's words: the arguments it mentions (``where="budget"``,
+    ``arg("budget", "N")``) as the options that set them (``--budget``, ``--budget N``).
 
-    >>> from starchart.errors import InputError
+    The error renders its own mentions (:func:`starchart.errors.arg`, :func:`starchart.errors.say`); this
+    only tells it which option stands for which argument. Nothing in its text is rewritten.
+
+    >>> from starchart.errors import InputError, arg
     >>> try:
     ...     with option_names({"budget": "--budget", "trip_counts": "--trip"}):
-    ...         raise InputError("trip_counts=-1 is negative", where="k.c, trip_counts", hint="pass budget=N")
+    ...         raise InputError(f"{arg('trip_counts', '-1')} is negative", where="k.c, trip_counts",
+    ...                          hint=f"pass {arg('budget', 'N')}")
     ... except InputError as exc:
     ...     print(exc)
     k.c, --trip: --trip -1 is negative (hint: pass --budget N)
@@ -137,27 +139,8 @@ def option_names(options: Mapping[str, str], phrases: Sequence[tuple[str, str]] 
     try:
         yield
     except StarchartError as exc:
-        exc.message = _in_options(exc.message, options, phrases)
-        exc.hint = None if exc.hint is None else _in_options(exc.hint, options, phrases)
-        if exc.where is not None:
-            head, sep, last = exc.where.rpartition(", ")
-            if last in options:
-                exc.where = head + sep + options[last]
-        exc.args = (str(exc),)
+        exc.in_words_of(options)
         raise
-
-
-def _in_options(text: str, options: Mapping[str, str], phrases: Sequence[tuple[str, str]]) -> str:
-    for old, new in phrases:
-        text = text.replace(old, new)
-    for name, option in options.items():
-        start = rf"(?<![\w./\\-]){re.escape(name)}"  # not inside a word or a path
-        text = re.sub(start + r"='([^'\s]*)'", lambda m: f"{option} {m.group(1)}", text)  # search='uniform'
-        text = re.sub(start + r"=(?=[^\s)])", lambda m: f"{option} ", text)                # budget=N
-        text = re.sub(start + "=", lambda m: option, text)                                  # (band_line=)
-        if "_" in name:  # a bare identifier (band_line, leave_out) is an argument name in any sentence
-            text = re.sub(start + r"(?![\w/-]|\.\w)", lambda m: option, text)
-    return text
 
 
 def print_failure_reasons(dataset: Any, width: int = 160) -> None:

@@ -294,9 +294,15 @@ def _resolve_paths(section: dict[str, Any], folder: Path) -> dict[str, Any]:
     return cls.resolve_paths(section, folder)
 
 
+#: The options that name an evaluator, in a command with or without --replay.
+_EVALUATOR_SOURCES = {True: "--command, --c-source, --evaluator or --replay",
+                      False: "--command, --c-source or --evaluator"}
+
+
 def _evaluator_description(command: Optional[str], c_source: Optional[Path], evaluator_file: Optional[Path],
                            replay: Optional[Path], section: Optional[dict[str, Any]],
-                           options: dict[str, Any]) -> dict[str, Any]:
+                           options: dict[str, Any], *, replayable: bool = True) -> dict[str, Any]:
+    """The evaluator's description from the one source given; ``replayable``: the command takes --replay."""
     given = [name for name, value in (("--command", command), ("--c-source", c_source),
                                       ("--evaluator", evaluator_file), ("--replay", replay)) if value]
     if len(given) > 1:
@@ -341,8 +347,8 @@ def _evaluator_description(command: Optional[str], c_source: Optional[Path], eva
         description = section
     else:
         raise InputError("no evaluator given",
-                         hint="pass --command, --c-source, --evaluator or --replay, "
-                              "or add an 'evaluator' section to the space file")
+                         hint=f"pass {_EVALUATOR_SOURCES[replayable]}, or add an 'evaluator' section to the "
+                              "space file")
     return {**description, **options}
 
 

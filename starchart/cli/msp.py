@@ -129,17 +129,6 @@ CLI_OPTIONS = {"sizes": "--sizes", "target": "--target", "size_param": "--size-p
                "budget": "--budget", "seed": "--seed", "baseline": "--baseline", "transfer": "--transfer",
                "confirm": "--confirm", "stat": "--stat", "metric": "--metric", "repeats": "--repeats",
                "store": "--store"}
-#: Python-only phrases of its errors and what to type instead.
-CLI_PHRASES = (("config= (--default on the command line)", "--default"),
-               ("config sets the input-size parameter", "--default sets the input-size parameter"),
-               ("use 'search', 'exhaustive' or None", "use search, exhaustive or none"),
-               ("pass baseline='search' or 'exhaustive'", "pass --baseline search or --baseline exhaustive"),
-               ("sizes=[1024, 4096, 16384]", "--sizes 1024,4096,16384"),
-               ("add it to sizes:", "add it to --sizes:"),
-               (", or pass a callable search(evaluator, space, budget, seed) returning an object with .best", ""),
-               ("(size=...)", "(--size-param)"),
-               ("--command, --c-source, --evaluator or --replay", "--command, --c-source or --evaluator"),
-               ("(--store new.db, or store=)", "(--store new.db)"))
 
 
 @app.command("msp")
@@ -179,9 +168,10 @@ def msp_command(
     """Tune at the minimum saturation point: throughput curve, MSP, search there, winner at the target."""
     options = {"pattern": pattern, "metric": metric, "repeats": repeats, "warmup": warmup, "timeout": timeout}
     options = {k: v for k, v in options.items() if v is not None}
-    with option_names(CLI_OPTIONS, CLI_PHRASES):  # the library's errors name its arguments: say the options
+    with option_names(CLI_OPTIONS):  # the library's errors name its arguments: say the options
         space, section = _read_study_file(space_file)
-        description = _evaluator_description(command, c_source, evaluator_file, None, section, options)
+        description = _evaluator_description(command, c_source, evaluator_file, None, section, options,
+                                             replayable=False)
         evaluator = evaluator_from_dict(description, where=_evaluator_source(command, c_source, evaluator_file, None,
                                                                              space_file))
         size_list = parse_sizes(sizes)

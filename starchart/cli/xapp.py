@@ -58,11 +58,7 @@ _in_cli_words = option_names(
     {"band_line": "--band-line", "trip_counts": "--trip", "branch_probs": "--prob", "coalescing": "--coalescing",
      "cutoffs": "--cutoffs", "levels": "--levels", "n_trees": "--trees", "n_learners": "--learners",
      "leave_out": "--leave-out", "seed": "--seed", "cpu_seconds": "--cpu-seconds", "timeout": "--timeout",
-     "include_dirs": "-I", "defines": "-D", "libs": "-l"},
-    (("such as (3,) or (3, 20)", "such as 3 or 3,20"), ("e.g. (3, 20)", "e.g. 3,20"),
-     # the library's compile and link hints, as the options that do the same here
-     ("include_dirs=[DIR]", "-I DIR"), ("defines={NAME: VALUE}", "-D NAME=VALUE"),
-     ("libs=['-LDIR', '-lNAME']", "-L DIR -l NAME"), ("libs=['-lNAME']", "-l NAME")))
+     "include_dirs": "-I", "defines": "-D", "libs": "-l"})
 
 BandLine = typer.Option(None, "--band-line", help="line of the band's `for` (instead of #pragma xapp parallel)")
 Dynamic = typer.Option(False, "--dynamic", help="dynamic XAPP: features of an instrumented run (program "

@@ -31,13 +31,13 @@ from __future__ import annotations
 import difflib
 import functools
 import math
-import numbers
 import sys
 import types
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from starchart._util.validation import Interval, check, check_seed
 from starchart.errors import InputError
 from starchart.strategies.encoding import CandidatePool, Encoding
 from starchart.strategies.engine import SearchOptions, TreeGuidedOptimizer
@@ -107,10 +107,11 @@ class StarchartStrategy:
         seed = strategy_options.get("seed", self.seed)
         if seed is None:
             seed = tuning_options.get("seed")
-        seed = _whole(seed, "seed", 0, 2**32 - 1, "e.g. 1, or leave it out for a fresh seed")
+        seed = check_seed(seed, where="seed of the starchart strategy", hint="e.g. 1, or leave it out for a fresh seed")
         options = self.options or SearchOptions()
-        initial = _whole(strategy_options.get("initial"), "initial", 0, None,
-                         "how many uniformly drawn configurations come first, e.g. 10")
+        initial = check("initial", strategy_options.get("initial"), None, Interval(int, 0, None),
+                        where="initial of the starchart strategy",
+                        hint="how many uniformly drawn configurations come first, e.g. 10")
         if initial is not None:
             options = SearchOptions(**{**options.__dict__, "initial": initial})
         minimize = not _higher_is_better(tuning_options)
@@ -171,25 +172,9 @@ def _check_options(strategy_options: dict[str, Any]) -> None:
             "remove it: Kernel Tuner strategies' own options do not apply to the starchart strategy"
         raise StrategyOptionError(f"Unrecognized option(s) {unknown} in strategy_options of the starchart strategy "
                                   f"(allowed: {sorted(known)})", where="strategy_options", hint=hint)
-    fevals = strategy_options.get("max_fevals")
-    if fevals is not None and (isinstance(fevals, bool) or not isinstance(fevals, numbers.Real)
-                               or not float(fevals).is_integer() or fevals < 1):
-        raise InputError(f"max_fevals must be a whole number ≥ 1, got {fevals!r}",
-                         where="max_fevals of the starchart strategy",
-                         hint="the number of configurations to evaluate, e.g. 100; leave it out to evaluate the "
-                              "whole space")
-
-
-def _whole(value: Any, name: str, low: int, high: int | None, hint: str) -> int | None:
-    """A whole-number strategy option (or the seed) checked, or None when not given."""
-    if value is None:
-        return None
-    if (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low
-            or (high is not None and value > high)):
-        span = f"from {low} to {high}" if high is not None else f"≥ {low}"
-        raise InputError(f"{name} must be a whole number {span}, got {value!r}",
-                         where=f"{name} of the starchart strategy", hint=hint)
-    return int(value)
+    check("max_fevals", strategy_options.get("max_fevals"), None, Interval(int, 1, None),
+          where="max_fevals of the starchart strategy",
+          hint="the number of configurations to evaluate, e.g. 100; leave it out to evaluate the whole space")
 
 
 def _x0_index(x0: Any, searchspace: Any, names: list[str]) -> int:

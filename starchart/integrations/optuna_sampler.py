@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from starchart._util.configs import plain_value
+from starchart._util.validation import Interval, check, check_seed
 from starchart.errors import InputError
 from starchart.space import Space
 from starchart.strategies.encoding import Encoding
@@ -89,9 +90,9 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
             raise InputError("the starchart sampler needs Optuna", where="StarchartSampler",
                              hint="pip install optuna")
         self.space = space if isinstance(space, Space) else Space(dict(space))
-        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
-            raise InputError(f"budget must be a whole number ≥ 1, got {budget!r}", where="StarchartSampler",
-                             hint="the number of trials planned, e.g. 100, or leave it out")
+        budget = check("budget", budget, None, Interval(int, 1, None), where="StarchartSampler",
+                       hint="the number of trials planned, e.g. 100, or leave it out")
+        seed = check_seed(seed)
         self.budget, self.seed, self.options = budget, seed, options
         self._encoding = Encoding.from_space(self.space)
         self._optimizer: TreeGuidedOptimizer | None = None

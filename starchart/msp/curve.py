@@ -36,7 +36,7 @@ import pandas as pd
 from starchart._util.configs import plain_config
 from starchart._util.text import shorten
 from starchart.analyses.throughput import WorkSpec, work_function
-from starchart.errors import InputError
+from starchart.errors import InputError, arg, say
 from starchart.measure.base import Evaluator, Measurement, mean_of
 from starchart.msp.store import Stopwatch, msp_study
 from starchart.space import Space
@@ -80,6 +80,9 @@ def _median(values: list[float]) -> float:
     return ordered[middle - 1] / 2 + ordered[middle] / 2
 
 
+#: How to write a list of sizes, for each reader.
+_SIZES_EXAMPLE = say("sizes=[1024, 4096, 16384]", "--sizes 1024,4096,16384")
+
 def check_stat(stat: str) -> str:
     """``stat`` if it is one of :data:`STATS`, else an :class:`InputError`."""
     if stat not in STATS:
@@ -99,14 +102,14 @@ def check_sizes(sizes: Any, where: str = "sizes") -> list[int | float]:
     """
     if isinstance(sizes, (str, bytes)) or not isinstance(sizes, (Sequence, np.ndarray, pd.Index, range)):
         raise InputError(f"sizes must be a list of input sizes, got {sizes!r}", where=where,
-                         hint="e.g. sizes=[1024, 4096, 16384]")
+                         hint=f"e.g. {_SIZES_EXAMPLE}")
     checked: list[int | float] = []
     for size in list(sizes):
         if isinstance(size, np.generic):
             size = size.item()
         if isinstance(size, bool) or not isinstance(size, numbers.Real) or not math.isfinite(size) or size <= 0:
             raise InputError(f"input sizes must be positive numbers, got {size!r}", where=where,
-                             hint="e.g. sizes=[1024, 4096, 16384]")
+                             hint=f"e.g. {_SIZES_EXAMPLE}")
         checked.append(int(size) if float(size).is_integer() else float(size))
     if not checked:
         raise InputError("no input sizes given", where=where, hint="e.g. sizes=[1024, 4096, 16384]")
@@ -123,7 +126,7 @@ def time_metric(evaluator: Evaluator, metric: str | None) -> str:
         raise InputError(f"metric must be a metric name, got {metric!r}", where="metric")
     if metric == evaluator.objective and not evaluator.minimize:
         raise InputError(f"the evaluator's objective {metric!r} is maximised, so it is not a run time",
-                         where="metric", hint="throughput = work / time: pass metric= naming a time in ms")
+                         where="metric", hint=f"throughput = work / time: pass {arg('metric', '')} naming a time in ms")
     return metric
 
 
@@ -261,7 +264,7 @@ def _curve_row(size: float, units: float, values: list[float], failures: list[Me
 
 def _check_name(name: Any, where: str) -> None:
     if not isinstance(name, str) or not name:
-        raise InputError(f"{where} must be a parameter name, got {name!r}", where=where, hint="e.g. size_param='n'")
+        raise InputError(f"{where} must be a parameter name, got {name!r}", where=where, hint=f"e.g. {arg('size_param', repr('n'))}")
 
 
 def _check_config(config: Mapping[str, Any] | None, size_param: str) -> dict[str, Any]:
@@ -269,10 +272,10 @@ def _check_config(config: Mapping[str, Any] | None, size_param: str) -> dict[str
         return {}
     if not isinstance(config, Mapping):
         raise InputError(f"config must be a dict of parameter values, got {config!r}", where="config",
-                         hint="e.g. config={'BLOCK': 128}")
+                         hint="e.g. " + say("config={'BLOCK': 128}", "--default BLOCK=128"))
     if size_param in config:
-        raise InputError(f"config sets the input-size parameter {size_param!r}", where="config",
-                         hint="leave it out: the sizes come from sizes=")
+        raise InputError(f"{arg('config')} sets the input-size parameter {size_param!r}", where="config",
+                         hint=f"leave it out: the sizes come from {arg('sizes', '')}")
     return plain_config(config)
 
 
@@ -371,7 +374,7 @@ def find_msp(curve: pd.DataFrame | pd.Series | Mapping[Any, float], threshold: f
     frame = _curve_frame(curve)
     if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0 <= threshold < 1:
         raise InputError(f"threshold must be a fraction in [0, 1), got {threshold!r}", where="threshold",
-                         hint="e.g. threshold=0.10 for 10 %")
+                         hint=f"e.g. {arg('threshold', '0.10')} for 10 %")
     threshold = float(threshold)
     sizes = frame["size"].tolist()
     if target is None:
@@ -417,8 +420,8 @@ def find_msp(curve: pd.DataFrame | pd.Series | Mapping[Any, float], threshold: f
         raise InputError(f"no saturation curve to read: {seen}, and the target size {target} failed; "
                          f"failed size(s) {failed}{why_failed}", where="curve",
                          hint="make the default configuration run at every size (a longer timeout, more memory), "
-                              "or choose one that does with config= (--default on the command line), or tune for "
-                              f"a size that runs: target={largest}")
+                              f"or choose one that does with {arg('config', '')}, or tune for a size that runs: "
+                              f"{arg('target', str(largest))}")
     if at_target.empty:
         notes.append(f"the target size {target} has no valid measurement: the plateau is read from the sizes "
                      f"up to {_plain_size(good['size'].iloc[-1])}")

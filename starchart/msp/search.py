@@ -37,7 +37,7 @@ import pandas as pd
 
 from starchart._util.configs import config_key, frame_configs, plain_config
 from starchart.dataset import REPEATS_PREFIX, Dataset
-from starchart.errors import InputError
+from starchart.errors import InputError, arg, say
 from starchart.measure.base import Evaluator, Measurement, mean_of
 from starchart.msp.curve import aggregate, measurement_value
 from starchart.msp.store import Stopwatch, Wrapper
@@ -107,7 +107,7 @@ def exhaustive_search(evaluator: Evaluator, space: Space, budget: int | None = N
     size = space.size()
     if budget is not None and int(budget) < size:
         raise InputError(f"an exhaustive search needs {size} evaluations, but the budget is {budget}",
-                         where="budget", hint="raise the budget, or use search='uniform' with that budget")
+                         where="budget", hint=f"raise the budget, or use {arg('search', repr('uniform'))} with that budget")
 
     configs = list(frame_configs(space.to_frame(), space.names))
     dataset = run(space, evaluator, configs=configs, progress=False)
@@ -123,7 +123,7 @@ def uniform_search(evaluator: Evaluator, space: Space, budget: int | None, seed:
     """
     if budget is None or isinstance(budget, bool) or int(budget) < 1:
         raise InputError(f"a uniform search needs a budget of at least 1 evaluation, got {budget!r}",
-                         where="budget", hint="pass budget=N")
+                         where="budget", hint=f"pass {arg('budget', 'N')}")
 
     samples = min(int(budget), space.size())
     dataset = run(space, evaluator, samples=samples, seed=0 if seed is None else int(seed), progress=False)
@@ -142,7 +142,7 @@ def strategy_search(evaluator: Evaluator, space: Space, budget: int | None, seed
     """
     if budget is None or isinstance(budget, bool) or int(budget) < 1:
         raise InputError(f"a {strategy} search needs a budget of at least 1 evaluation, got {budget!r}",
-                         where="budget", hint="pass budget=N")
+                         where="budget", hint=f"pass {arg('budget', 'N')}")
     result = run_strategy(evaluator, space, min(int(budget), space.size()), seed=0 if seed is None else int(seed),
                           strategy=strategy)
     return _best_of(result.to_dataset(), evaluator, stat)
@@ -163,8 +163,9 @@ def resolve_search(search: str | Callable[..., Any], stat: str) -> tuple[str, Se
         if fn is None:
             names = [*SEARCHES, *(name for name in strategy_names() if name not in SEARCHES)]
             raise InputError(f"unknown search {search!r}", where="search",
-                             hint=f"use one of {', '.join(names)}, or pass a callable "
-                                  "search(evaluator, space, budget, seed) returning an object with .best")
+                             hint=f"use one of {', '.join(names)}"
+                                  + say(", or pass a callable search(evaluator, space, budget, seed) returning an "
+                                        "object with .best", ""))
         return search, functools.partial(fn, stat=stat)
     if not callable(search):
         raise InputError(f"search must be a name or a callable, got {search!r}", where="search")

@@ -47,6 +47,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from starchart._util.configs import config_key
+from starchart.errors import arg
 from starchart.measure.base import Evaluator, Measurement
 from starchart.space import Space
 from starchart.study.runner import session_record, study_evaluator, study_space
@@ -58,8 +59,8 @@ __all__ = ["SETTINGS_KEY", "Stopwatch", "StoredEvaluator", "Wrapper", "msp_study
 SETTINGS_KEY = "msp"
 
 #: How a refused MSP store says to go on: ``starchart resume`` (the runner's hint) does not continue an MSP study.
-CONTINUE_ELSEWHERE = ("measure into another store (--store new.db, or store=), or rerun the command that made "
-                      "this one as it was")
+CONTINUE_ELSEWHERE = (f"measure into another store ({arg('store', repr('new.db'))}), or rerun the command that "
+                      "made this one as it was")
 
 
 class Wrapper(Evaluator):

@@ -50,7 +50,7 @@ import pandas as pd
 from starchart._util.configs import config_key, plain_config
 from starchart._util.text import shorten
 from starchart.analyses.throughput import WorkSpec, work_function
-from starchart.errors import InputError
+from starchart.errors import InputError, arg, say
 from starchart.measure.base import Evaluator
 from starchart.msp.curve import (
     MSP,
@@ -300,21 +300,22 @@ def tune_at_msp(evaluator: Evaluator, space: Space, sizes: Sequence[int | float]
         raise InputError(f"space must be a starchart Space, got {type(space).__name__}", where="space")
     if all(name == size_param for name in space.names):  # e.g. size_param naming the one tuning parameter
         raise InputError(f"the space has no parameter to tune besides the input size {size_param!r}", where="space",
-                         hint="size_param names the input size and the space the parameters to tune: check both")
+                         hint=f"{arg('size_param')} names the input size and the space the parameters to tune: check both")
     if target is None:
         target = sizes[-1]
     elif target not in sizes:
         raise InputError(f"the target size {target!r} is not among the sizes {sizes}", where="target",
-                         hint="add it to sizes: the curve must reach the target")
+                         hint=f"add it to {arg('sizes')}: the curve must reach the target")
     else:  # the plain size: a numpy target (sizes[-2] of an array) is not JSON, and 256.0 reads as a float
         target = next(size for size in sizes if size == target)
     sizes = [s for s in sizes if s <= target]
     if baseline not in BASELINES:
         raise InputError(f"unknown baseline {baseline!r}", where="baseline",
-                         hint="use 'search', 'exhaustive' or None")
+                         hint=say("use 'search', 'exhaustive' or None", "use search, exhaustive or none"))
     if transfer and baseline is None:
         raise InputError("a transfer curve needs a baseline at the target", where="transfer",
-                         hint="pass baseline='search' or 'exhaustive'")
+                         hint=say("pass baseline='search' or 'exhaustive'",
+                                  "pass --baseline search or --baseline exhaustive"))
     name, search_fn = resolve_search(search, stat)
     if baseline == "exhaustive":
         target_name, target_fn = resolve_search("exhaustive", stat)
@@ -381,10 +382,10 @@ def _tune(evaluator: Evaluator, space: Space, s: _Setup, curve: pd.DataFrame | N
         failed = curve["status"] != "ok" if "status" in curve.columns else ()
         if isinstance(evaluator, StoredEvaluator) and evaluator.replayed and any(failed):
             # a rerun on the same store replays the failures: fixing the machine alone changes nothing
-            raise InputError(exc.message, where=exc.where,
-                             hint=f"{exc.hint}; the curve's measurements were read back from the store, which "
+            raise InputError(exc.raw_message, where=exc.raw_where,
+                             hint=f"{exc.raw_hint}; the curve's measurements were read back from the store, which "
                                   "gives the same failures on every rerun: once the cause is fixed, measure into "
-                                  "another store (--store new.db, or store=)") from None
+                                  f"another store ({arg('store', repr('new.db'))})") from None
         raise
     notes = list(msp.notes)
 
@@ -554,7 +555,7 @@ def _default_config(space: Space, config: Mapping[str, Any] | None, size_param: 
         if not isinstance(config, Mapping):
             raise InputError(f"config must be a dict of parameter values, got {config!r}", where="config")
         if size_param in config:  # dropping it silently made the error blame the other parameters
-            raise InputError(f"config sets the input-size parameter {size_param!r}", where="config",
+            raise InputError(f"{arg('config')} sets the input-size parameter {size_param!r}", where="config",
                              hint=f"give a value for each of {names} and leave {size_param!r} out: its values "
                                   "are the input sizes")
         unknown = sorted(set(config) - set(names))
@@ -564,15 +565,14 @@ def _default_config(space: Space, config: Mapping[str, Any] | None, size_param: 
                              + (f"names unknown parameter(s) {unknown}" if unknown else
                                 f"lacks parameter(s) {missing}"), where="config",
                              hint=f"give a value for each of {names}")
-        how = "config="
+        how = arg("config", "")
     config = plain_config(config)
     for size in sizes:
         fixed = space_at(space, size_param, size)
         if not fixed.is_valid({**config, size_param: size}):
             raise InputError(f"the default configuration {config} ({how}) is not valid at size {size}: "
                              f"{_why_invalid(fixed, {**config, size_param: size})}", where="config",
-                             hint="pass config= (--default on the command line) with a configuration valid at "
-                                  "every size")
+                             hint=f"pass {arg('config', '')} with a configuration valid at every size")
     return config
 
 

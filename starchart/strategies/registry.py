@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from starchart._util.plugins import PluginLoader
-from starchart.errors import InputError
+from starchart.errors import InputError, arg
 from starchart.strategies.base import CandidateStrategy, Sampler
 from starchart.strategies.encoding import CandidatePool
 from starchart.strategies.engine import TreeGuidedOptimizer
@@ -62,7 +62,8 @@ class PoolStrategy(CandidateStrategy):
                  prior: Any = None) -> None:
         if options is not None or prior is not None:
             raise InputError(f"the {self.name!r} strategy takes no tree options and no warm start", where="strategy",
-                             hint="leave out prior= and options=, or use strategy='tree'")
+                             hint=f"leave out {arg('prior', '')} and {arg('options', '')}, or use "
+                                  f"{arg('strategy', repr('tree'))}")
         self.pool = pool
         self.minimize = bool(minimize)
         self.budget = budget

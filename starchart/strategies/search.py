@@ -49,8 +49,9 @@ import pandas as pd
 from starchart._util.configs import config_key, plain_config
 from starchart._util.text import shorten
 from starchart._util.units import unit_of, with_unit
+from starchart._util.validation import Interval, check, check_seed
 from starchart.dataset import Dataset
-from starchart.errors import InputError, SpaceError
+from starchart.errors import InputError, SpaceError, arg
 from starchart.measure.base import Evaluator, Measurement
 from starchart.space import Space
 from starchart.strategies.encoding import CandidatePool, Encoding
@@ -280,7 +281,7 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
                          hint="loosen its restrictions (starchart space FILE --size counts them)")
     if count.exact and budget > count.estimate:
         raise InputError(f"budget {budget} is more than the {count.estimate} valid configurations of the space",
-                         where="budget", hint=f"use budget={count.estimate} to measure the whole space, or less")
+                         where="budget", hint=f"use {arg('budget', str(count.estimate))} to measure the whole space, or less")
     seed = _check_seed(seed)
     workers, time_limit = _check_workers(workers), _check_time_limit(time_limit)  # before a store file is made
     if strategy is not None:
@@ -326,17 +327,12 @@ def _stored_prior(prior: str, store: Any) -> str:
     if not Path(prior).is_file():
         raise InputError(f"the search in this store was warm-started from {prior}, which is not a file here",
                          where=str(getattr(store, "path", store)),
-                         hint="pass the same earlier measurements again (prior=...), or search with a new store")
+                         hint=f"pass the same earlier measurements again ({arg('prior', '...')}), or search with a new store")
     return prior
 
 
 def _check_seed(seed: Any) -> int | None:
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
-        raise InputError(f"seed must be a whole number from 0 to 2**32 - 1, got {seed!r}", where="seed",
-                         hint="e.g. seed=1, or leave it out for a fresh one (kept in the result)")
-    return int(seed)
+    return check_seed(seed, hint=f"e.g. {arg('seed', '1')}, or leave it out for a fresh one (kept in the result)")
 
 
 def _settings(budget: int, seed: int, evaluator: Evaluator, prior: str | None,
@@ -352,10 +348,8 @@ def _settings(budget: int, seed: int, evaluator: Evaluator, prior: str | None,
 
 
 def _check_workers(workers: Any) -> int:
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise InputError(f"workers must be a whole number of at least 1, got {workers!r}", where="workers",
-                         hint="e.g. workers=4 to measure four configurations at a time")
-    return int(workers)
+    return check("workers", workers, Interval(int, 1, None),
+                 hint=f"e.g. {arg('workers', '4')} to measure four configurations at a time")
 
 
 def _check_names(space: Space, evaluator: Evaluator) -> None:
@@ -374,20 +368,12 @@ def _check_names(space: Space, evaluator: Evaluator) -> None:
 
 
 def _check_time_limit(time_limit: Any) -> float | None:
-    if time_limit is None:
-        return None
-    if (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.integer, np.floating))
-            or not math.isfinite(time_limit) or time_limit <= 0):
-        raise InputError(f"time_limit must be a positive number of seconds, got {time_limit!r}",
-                         where="time_limit", hint="e.g. time_limit=3600 for an hour, or leave it out for no limit")
-    return float(time_limit)
+    return check("time_limit", time_limit, None, Interval(float, 0, None, closed="neither"),
+                 hint=f"seconds: e.g. {arg('time_limit', '3600')} for an hour, or leave it out for no limit")
 
 
 def _check_budget(budget: Any) -> int:
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
-        raise InputError(f"budget must be a whole number of evaluations ≥ 1, got {budget!r}", where="budget",
-                         hint="e.g. budget=100")
-    return int(budget)
+    return check("budget", budget, Interval(int, 1, None), hint=f"evaluations: e.g. {arg('budget', '100')}")
 
 
 def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial: Any, db: Store,
@@ -551,7 +537,7 @@ def _check_stored(stored: dict[str, Measurement], space: Space, budget: int, db:
         raise InputError(f"the store already holds {inside} measured configurations of this space, more than "
                          f"the budget of {budget}: a search counts what its store holds against its budget",
                          where=str(db.path or "store"),
-                         hint=f"use budget={inside} or more to search on from them, or a new store")
+                         hint=f"use {arg('budget', str(inside))} or more to search on from them, or a new store")
 
 
 def _learn_objective(evaluator: Evaluator, stored: dict[str, Measurement]) -> None:

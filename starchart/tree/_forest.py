@@ -50,9 +50,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from starchart._util.validation import SEED, Interval, Options, Validated
 from starchart.errors import InputError, NotFittedError
 from starchart.tree._growth import TreeArrays, grow_tree, set_right_low
-from starchart.tree._tree import StarchartTree, _encode, _is_count, _rng, _validate_xy
+from starchart.tree._tree import TREE_CONSTRAINTS, TREE_HINTS, StarchartTree, _encode, _validate_xy
 
 Target = Literal["auto", "log", "identity"]
 
@@ -71,7 +72,7 @@ class _Packed:
     cat_left: np.ndarray  # (rows, 1 + max levels): column 0 is an unseen level
 
 
-class StarchartForest:
+class StarchartForest(Validated):
     """Bagged Starchart regression trees (scikit-learn style).
 
     Parameters
@@ -111,6 +112,20 @@ class StarchartForest:
     feature_names_in_ : list[str]
     """
 
+    _parameter_constraints = {
+        "n_estimators": (Interval(int, 1, None),),
+        "target": (Options("auto", "log", "identity"),),
+        "n_jobs": (None, Interval(int, None, -1), Interval(int, 1, None)),  # negative: all cores
+        "random_state": (None, SEED),
+        **TREE_CONSTRAINTS,
+    }
+    _parameter_hints = {
+        "n_estimators": "100 trees are plenty for a few hundred samples",
+        "n_jobs": "leave it unset to grow the trees in this process",
+        "random_state": "use a whole number such as 0 to get the same forest every time",
+        **TREE_HINTS,
+    }
+
     def __init__(self, n_estimators: int = 100, max_features: float | str | None = None,
                  bootstrap: bool = True, random_state: int | None = None, n_jobs: int | None = None,
                  min_samples_split: int = 2, threshold: float = 0.0, max_depth: int | None = None,
@@ -128,7 +143,7 @@ class StarchartForest:
     # ------------------------------------------------------------------ fitting
     def fit(self, X: pd.DataFrame, y: Any) -> StarchartForest:
         """Grow ``n_estimators`` trees on bootstrap samples of ``X`` (parameters) and ``y``."""
-        self._check_hyperparameters()
+        params = self._validate_params()
         X, y_arr = _validate_xy(X, y)
         enc = _encode(X)
         n, p = enc.codes.shape
@@ -137,9 +152,9 @@ class StarchartForest:
         k = self._n_features(p)
         targets = self._candidate_targets(y_arr)  # checked before anything of a previous fit changes
         # One seed per tree, drawn up front: the forest does not depend on n_jobs.
-        seeds = _rng(self.random_state, "random_state").integers(0, 2**63 - 1, int(self.n_estimators))
+        seeds = np.random.default_rng(params["random_state"]).integers(0, 2**63 - 1, params["n_estimators"])
         plans = [_plan(int(s), n, p, k, self.bootstrap) for s in seeds]
-        settings = (float(self.threshold), int(self.min_samples_split), self.max_depth)
+        settings = (params["threshold"], params["min_samples_split"], params["max_depth"])
         names = enc.names
         kinds = dict(zip(names, enc.kinds))
         values = {name: lv.tolist() for name, lv in zip(names, enc.levels)}
@@ -150,7 +165,7 @@ class StarchartForest:
         fitted: dict[str, tuple] = {}
         for target in targets:
             y_fit = np.log(y_arr) if target == "log" else y_arr
-            arrays = _grow_all(enc.codes, n_levels, categorical, y_fit, plans, settings, self.n_jobs)
+            arrays = _grow_all(enc.codes, n_levels, categorical, y_fit, plans, settings, params["n_jobs"])
             trees = []
             for tree_arrays in arrays:
                 tree = StarchartTree(self.threshold, self.min_samples_split, self.max_depth)
@@ -200,21 +215,6 @@ class StarchartForest:
             return max(1, min(p, int(np.floor(mf * p + 0.5))))
         raise InputError(f"max_features must be None, a fraction in (0, 1], a count, 'sqrt' or "
                          f"'log2', got {mf!r}", where="max_features", hint="leave it unset for all")
-
-    def _check_hyperparameters(self) -> None:
-        if not _is_count(self.n_estimators) or self.n_estimators < 1:
-            raise InputError(f"n_estimators must be an integer ≥ 1, got {self.n_estimators!r}",
-                             where="n_estimators", hint="100 trees are plenty for a few hundred samples")
-        if self.target not in ("auto", "log", "identity"):
-            raise InputError(f"unknown target {self.target!r}", where="target",
-                             hint="use 'auto', 'log' or 'identity'")
-        jobs = self.n_jobs  # None, or a non-zero integer (negative: all cores)
-        integral = isinstance(jobs, (int, float, np.number)) and not isinstance(jobs, bool) and _is_count(abs(jobs))
-        if jobs is not None and not (integral and jobs != 0):
-            raise InputError(f"n_jobs must be None, −1 or a positive integer, got {self.n_jobs!r}",
-                             where="n_jobs", hint="leave it unset to grow the trees in this process")
-        # The trees check the rest (threshold, min_samples_split, max_depth).
-        StarchartTree(self.threshold, self.min_samples_split, self.max_depth)._check_hyperparameters()
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "estimators_"):
@@ -278,17 +278,6 @@ class StarchartForest:
         shares = [tree.importance(normalize=True) for tree in self.estimators_]
         return pd.concat(shares, axis=1).mean(axis=1).rename("importance")
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Hyper-parameters, as scikit-learn's ``get_params``."""
-        return {key: getattr(self, key) for key in (
-            "n_estimators", "max_features", "bootstrap", "random_state", "n_jobs",
-            "min_samples_split", "threshold", "max_depth", "target")}
-
-    set_params = StarchartTree.set_params  # same rule: only known hyper-parameters
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"StarchartForest({args})"
 
 
 # ------------------------------------------------------------------- growing

@@ -60,7 +60,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from starchart.errors import InputError, StarchartError
+from starchart.errors import InputError, StarchartError, arg
 from starchart.tree._growth import TreeArrays
 from starchart.tree._tree import StarchartTree, _rng, _validate_xy, check_tree_options
 
@@ -472,7 +472,7 @@ def fit_stated_tree(X: pd.DataFrame, y: Any, *, prune: Rule | None = None, cv: i
                          f"got {len(y_arr)}", where="prune", hint="fit on more configurations, or do not prune")
     if prune == "relative" and not (y_arr != 0).any():  # choose_cp's refusal names "rule", and rules the CLI lacks
         raise InputError(f"every {metric} is 0, so a relative error is undefined", where="prune",
-                         hint="use prune='1se', which sizes the tree by squared error")
+                         hint=f"use {arg('prune', repr('1se'))}, which sizes the tree by squared error")
     tree, table = fit_pruned(X, y_arr, cv=cv, seed=0, rule=prune, **tree_params)
     error = float(table["xrel"].iloc[table.attrs["selected"]])
     # the source only where there is an error to source (not after "error not available")

@@ -39,6 +39,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from starchart._util.validation import Constraint, Interval, Validated, check_seed
 from starchart.errors import InputError, NotFittedError
 from starchart.tree._graphviz import tree_to_dot
 from starchart.tree._growth import TreeArrays, grow_tree
@@ -222,14 +223,8 @@ def _as_frame(X: Any, where: str = "X") -> pd.DataFrame:
 
 
 def _rng(seed: Any, where: str) -> np.random.Generator:
-    """``numpy.random.default_rng(seed)``, with a seed it refuses named as the caller's parameter."""
-    try:
-        if isinstance(seed, bool):
-            raise TypeError("a bool is not a seed")
-        return np.random.default_rng(seed)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{where} must be None or an integer ≥ 0, got {seed!r}", where=where,
-                         hint="use an integer such as 0 to get the same result every time") from exc
+    """``numpy.random.default_rng(seed)`` for a seed :func:`check_seed` accepts, named as the caller's parameter."""
+    return np.random.default_rng(check_seed(seed, where))
 
 
 def _not_a_table(X: Any, where: str) -> InputError:
@@ -268,7 +263,17 @@ def _validate_xy(X: Any, y: Any) -> tuple[pd.DataFrame, np.ndarray]:
     return X, y_arr
 
 
-class StarchartTree:
+#: What each hyperparameter of a tree accepts, and what to do otherwise (shared with the forest).
+TREE_CONSTRAINTS: dict[str, tuple[Constraint, ...]] = {
+    "threshold": (Interval(float, 0, None),),
+    "min_samples_split": (Interval(int, 2, None),),
+    "max_depth": (None, Interval(int, 0, None)),
+}
+TREE_HINTS = {"threshold": "use 0 (the paper's default) or a small value",
+              "min_samples_split": "the R tool's default is 10", "max_depth": "leave it unset for no limit"}
+
+
+class StarchartTree(Validated):
     """Starchart recursive-partitioning regression tree (scikit-learn style).
 
     Parameters
@@ -292,6 +297,9 @@ class StarchartTree:
     values_ : dict                  the distinct training values of each parameter, sorted
     """
 
+    _parameter_constraints = TREE_CONSTRAINTS
+    _parameter_hints = TREE_HINTS
+
     def __init__(self, threshold: float = 0.0, min_samples_split: int = 10,
                  max_depth: int | None = None):
         self.threshold = threshold
@@ -301,13 +309,13 @@ class StarchartTree:
     # ------------------------------------------------------------------ fitting
     def fit(self, X: pd.DataFrame, y: Any) -> "StarchartTree":
         """Grow the tree on parameters ``X`` (one column per parameter) and response ``y``."""
-        self._check_hyperparameters()
+        params = self._validate_params()
         X, y_arr = _validate_xy(X, y)
         enc = _encode(X)
         n_levels = np.array([len(lv) for lv in enc.levels], dtype=np.int64)
         categorical = np.array([kind == "categorical" for kind in enc.kinds], dtype=bool)
-        arrays = grow_tree(enc.codes, n_levels, categorical, y_arr, self.threshold,
-                           int(self.min_samples_split), self.max_depth)
+        arrays = grow_tree(enc.codes, n_levels, categorical, y_arr, params["threshold"],
+                           params["min_samples_split"], params["max_depth"])
         self._set_fitted(enc.names, dict(zip(enc.names, enc.kinds)),
                          {name: lv.tolist() for name, lv in zip(enc.names, enc.levels)},
                          arrays)
@@ -321,19 +329,6 @@ class StarchartTree:
         self.tree_ = arrays
         self.n_samples_ = int(arrays.n_samples[0])
         self._cache: dict[str, Any] = {}
-
-    def _check_hyperparameters(self) -> None:
-        # a string or None would otherwise fail inside numpy with a message naming no parameter
-        if (isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float, np.number))
-                or not np.isfinite(self.threshold) or self.threshold < 0):
-            raise InputError(f"threshold must be a finite number ≥ 0, got {self.threshold!r}",
-                             where="threshold", hint="use 0 (the paper's default) or a small value")
-        if not _is_count(self.min_samples_split) or self.min_samples_split < 2:
-            raise InputError(f"min_samples_split must be an integer ≥ 2, got {self.min_samples_split!r}",
-                             where="min_samples_split", hint="the R tool's default is 10")
-        if self.max_depth is not None and not _is_count(self.max_depth):
-            raise InputError(f"max_depth must be None or an integer ≥ 0, got {self.max_depth!r}",
-                             where="max_depth", hint="leave it unset for no limit")
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "tree_"):
@@ -768,24 +763,9 @@ class StarchartTree:
         tree._set_fitted(names, kinds, values, arrays)
         return tree
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Hyper-parameters, as scikit-learn's ``get_params``."""
-        return {"threshold": self.threshold, "min_samples_split": self.min_samples_split,
-                "max_depth": self.max_depth}
-
-    def set_params(self, **params: Any) -> "StarchartTree":
-        """Set hyper-parameters, as scikit-learn's ``set_params``."""
-        for key, value in params.items():
-            if key not in self.get_params():
-                raise InputError(f"unknown hyper-parameter {key!r}", where=key,
-                                 hint=f"use one of {sorted(self.get_params())}")
-            setattr(self, key, value)
-        return self
-
     def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         fitted = f" [{self.n_leaves_} leaves]" if hasattr(self, "tree_") else ""
-        return f"StarchartTree({args}){fitted}"
+        return super().__repr__() + fitted
 
 
 _ARRAY_FIELDS = ("parent", "depth", "n_samples", "mean", "sse", "min", "max", "feature", "cut",

@@ -37,7 +37,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from ..errors import InputError
+from ..errors import InputError, arg
 
 #: clang flags for static XAPP (see the module docstring for why each).
 STATIC_IR_FLAGS = (
@@ -422,7 +422,7 @@ def band_function_name(module_text: str, line: int, where: str) -> str:
     # clang emits no code for a `static` function that nothing calls: its loops are then not
     # found although the pragma is right, so the hint names that case too
     raise InputError(f"line {line} is not the first line of a loop in any function", where=where,
-                     hint="give the line of the band's `for` (band_line=) or mark it with #pragma xapp parallel; "
+                     hint=f"give the line of the band's `for` ({arg('band_line', '')}) or mark it with #pragma xapp parallel; "
                           "a `static` function that nothing in the file calls is dropped by clang (remove `static`)")
 
 

@@ -53,7 +53,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, NotFittedError, StarchartError
+from .._util.validation import SEED, Interval, Validated
+from ..errors import InputError, NotFittedError, StarchartError, say
 from .align import aligned_positive, feature_ranges
 from .discretize import FEATURES, Discretizer, as_feature_frame
 
@@ -91,15 +92,15 @@ def check_cutoffs(cutoffs: Any, where: str = "cutoffs") -> tuple[float, ...]:
         values = tuple(float(c) for c in (cutoffs if isinstance(cutoffs, Sequence | np.ndarray) else [cutoffs]))
     except (TypeError, ValueError):
         raise InputError(f"cutoffs {cutoffs!r} are not numbers", where=where,
-                         hint="give speedup cutoffs such as (3,) or (3, 20)") from None
+                         hint=f"give speedup cutoffs {say('such as (3,) or (3, 20)', 'such as 3 or 3,20')}") from None
     if not values:
         raise InputError("no cutoffs: at least one is needed to make 2 ranges", where=where,
-                         hint="give speedup cutoffs such as (3,) or (3, 20)")
+                         hint=f"give speedup cutoffs {say('such as (3,) or (3, 20)', 'such as 3 or 3,20')}")
     if not all(np.isfinite(values)) or min(values) <= 0:
         raise InputError(f"cutoffs {values} must be finite positive speedups", where=where)
     if any(b <= a for a, b in itertools.pairwise(values)):
         raise InputError(f"cutoffs {values} are not strictly increasing", where=where,
-                         hint="sort them and drop repeats, e.g. (3, 20)")
+                         hint=f"sort them and drop repeats, {say('e.g. (3, 20)', 'e.g. 3,20')}")
     return values
 
 
@@ -288,7 +289,7 @@ class Explanation:
         return "\n".join(lines)
 
 
-class SpeedupRangeModel:
+class SpeedupRangeModel(Validated):
     """Random-forest classifier of GPU speedup ranges from static XAPP features.
 
     Parameters
@@ -309,19 +310,19 @@ class SpeedupRangeModel:
         The feature columns (default the 10 static XAPP features).
     """
 
+    _parameter_constraints = {"n_trees": (Interval(int, 1, None),), "max_features": (Interval(int, 1, None),),
+                              "n_jobs": (Interval(int, 1, None),), "seed": (SEED,)}
+    _parameter_hints = {"n_trees": "the thesis grows 1000", "max_features": "the thesis tries 3",
+                        "n_jobs": "1 grows the forest in this process", "seed": "e.g. 0"}
+
     def __init__(self, cutoffs: Sequence[float] = (3.0,), levels: int | str | Mapping[str, int] = 2,
                  n_trees: int = 1000, max_features: int = 3, seed: int = 0, n_jobs: int = 1,
                  features: Sequence[str] = FEATURES):
-        self.cutoffs = check_cutoffs(cutoffs)
-        self.labels = range_labels(self.cutoffs)
-        for name, value in (("n_trees", n_trees), ("max_features", max_features), ("n_jobs", n_jobs)):
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-                raise InputError(f"{name}={value!r} must be a positive integer", where=name)
+        # stored as given and checked in fit (scikit-learn's rule), the cutoffs also where they are used
+        self.cutoffs = cutoffs
         self.levels = levels
-        self.n_trees, self.max_features, self.n_jobs = int(n_trees), int(max_features), int(n_jobs)
-        self.seed = int(seed)
+        self.n_trees, self.max_features, self.n_jobs, self.seed = n_trees, max_features, n_jobs, seed
         self.features = tuple(features)
-        Discretizer(levels, features=self.features)  # validates levels now, not at fit time
         self.discretizer_: Discretizer | None = None
         self.forest_: Any = None
         self._train: tuple[pd.DataFrame, np.ndarray] | None = None
@@ -329,24 +330,35 @@ class SpeedupRangeModel:
 
     # ------------------------------------------------------------------ ranges
     @property
+    def _cutoffs(self) -> tuple[float, ...]:
+        return check_cutoffs(self.cutoffs)
+
+    @property
+    def labels(self) -> list[str]:
+        """The names of the speedup ranges, lowest first (``"<= 3"``, ``"> 3"``)."""
+        return range_labels(self._cutoffs)
+
+    @property
     def range_table(self) -> pd.DataFrame:
         """Each range's label with its ``(lower, upper]`` speedup bounds (0 and inf at the ends)."""
-        bounds = (0.0,) + self.cutoffs + (float("inf"),)
+        bounds = (0.0,) + self._cutoffs + (float("inf"),)
         return pd.DataFrame({"lower": bounds[:-1], "upper": bounds[1:]}, index=pd.Index(self.labels, name="range"))
 
     def classify(self, speedups: Any) -> pd.Series:
         """The range label of each measured speedup (a speedup equal to a cutoff goes below it)."""
         values = np.atleast_1d(np.asarray(speedups, dtype=float))
-        codes = np.searchsorted(np.asarray(self.cutoffs), values, side="left")
+        codes = np.searchsorted(np.asarray(self._cutoffs), values, side="left")
         index = speedups.index if isinstance(speedups, pd.Series) else None
         return pd.Series(pd.Categorical.from_codes(codes, categories=self.labels, ordered=True), index=index)
 
     # ------------------------------------------------------------------ fitting
     def _new_forest(self, n_features: int):
+        params = self._validate_params()
         sk = _sklearn()
         return sk.ensemble.RandomForestClassifier(
-            n_estimators=self.n_trees, max_features=min(self.max_features, n_features), criterion="entropy",
-            min_samples_leaf=1, bootstrap=True, random_state=self.seed, n_jobs=self.n_jobs)
+            n_estimators=params["n_trees"], max_features=min(params["max_features"], n_features),
+            criterion="entropy", min_samples_leaf=1, bootstrap=True, random_state=params["seed"],
+            n_jobs=params["n_jobs"])
 
     def fit(self, features: Any, speedups: Any) -> SpeedupRangeModel:
         """Learn cut points and the forest from training kernels.
@@ -362,11 +374,13 @@ class SpeedupRangeModel:
         ------
         InputError
             Missing feature columns, non-finite values, a speedup that is not positive,
-            or fewer than two ranges present among the speedups.
+            or fewer than two ranges present among the speedups; a hyperparameter out of range.
         """
+        self._validate_params()
+        Discretizer(self.levels, features=self.features)  # the levels, before the features are read
         frame = as_feature_frame(features, self.features)
         values = _check_speedups(speedups, frame.index)
-        codes = np.searchsorted(np.asarray(self.cutoffs), values, side="left")
+        codes = np.searchsorted(np.asarray(self._cutoffs), values, side="left")
         present = np.unique(codes)
         if len(present) < 2:
             raise InputError(f"every training speedup is in range {self.labels[present[0]]!r}; "
@@ -380,7 +394,7 @@ class SpeedupRangeModel:
         """Fit without the class-count check (a LOOCV fold may hold one range only)."""
         disc = Discretizer(self.levels, features=self.features).fit(frame)
         X = disc.transform(frame).to_numpy(np.float32)
-        codes = np.searchsorted(np.asarray(self.cutoffs), values, side="left")
+        codes = np.searchsorted(np.asarray(self._cutoffs), values, side="left")
         forest = self._new_forest(X.shape[1]).fit(X, codes)
         self.discretizer_, self.forest_ = disc, forest
         self._train = (frame.copy(), values.copy())
@@ -452,7 +466,7 @@ class SpeedupRangeModel:
         """
         frame = as_feature_frame(features, self.features)
         values = _check_speedups(speedups, frame.index)
-        measured = np.searchsorted(np.asarray(self.cutoffs), values, side="left")
+        measured = np.searchsorted(np.asarray(self._cutoffs), values, side="left")
         if len(np.unique(measured)) < 2:
             raise InputError("every speedup is in one range; LOOCV of a classifier needs two",
                              where="cutoffs", hint="choose cutoffs inside the measured speedups")
@@ -556,7 +570,7 @@ class SpeedupRangeModel:
         index = [k if isinstance(k, str | int | float | bool) else str(k) for k in index]
         votes = self._votes_levels(self.discretizer_.transform(frame).to_numpy())
         return {"format": _FORMAT, "version": 1, "sklearn": sk.__version__,
-                "params": {"cutoffs": list(self.cutoffs), "levels": levels, "n_trees": self.n_trees,
+                "params": {"cutoffs": list(self._cutoffs), "levels": levels, "n_trees": self.n_trees,
                            "max_features": self.max_features, "seed": self.seed,
                            "features": list(self.features)},
                 "training": {"index": index, "features": frame.to_numpy().tolist(), "speedups": values.tolist()},
@@ -597,7 +611,7 @@ class SpeedupRangeModel:
                              hint="pass the output of SpeedupRangeModel.to_json()")
         try:
             p, train = data["params"], data["training"]
-            model = cls(p["cutoffs"], p["levels"], p["n_trees"], p["max_features"], p["seed"], n_jobs,
+            model = cls(tuple(p["cutoffs"]), p["levels"], p["n_trees"], p["max_features"], p["seed"], n_jobs,
                         p["features"])
             frame = pd.DataFrame(train["features"], columns=model.features, index=pd.Index(train["index"]))
             model.fit(frame, pd.Series(train["speedups"], index=frame.index))

@@ -29,7 +29,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..errors import InputError
+from ..errors import InputError, arg
 
 _COMMENT_OR_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*', re.S)
 _PRAGMA = re.compile(r"^\s*#\s*pragma\s+(.*?)\s*$")
@@ -160,7 +160,7 @@ def scan_pragmas(text: str, path: str = "<source>") -> list[Pragma]:
                              f"`for`/`while`/`do`: {target_text.strip()[:60]!r}", where=where,
                              # a loop a macro writes cannot carry the pragma: band_line is the way left
                              hint="put the pragma on the line just before the loop; for a loop written by "
-                                  "a macro, remove the pragma and pass band_line=<line of the macro call>")
+                                  f"a macro, remove the pragma and pass {arg('band_line', '<line of the macro call>')}")
         if "prob" in clauses and not _IF_LINE.match(target_text):
             raise InputError("#pragma xapp prob(...) annotates an `if`, but the next code line is "
                              f"{target_text.strip()[:60]!r}", where=where,
@@ -204,9 +204,10 @@ def no_band_hint(text: str) -> str:
     marked = other_parallel_loops(text)
     if not marked:
         return ("put `#pragma xapp parallel` on the line before the band's `for`, "
-                "or pass band_line=<line of the for>")
+                f"or pass {arg('band_line', '<line of the for>')}")
     directive, line, loops = marked[0]
     clause = f"parallel({loops})" if loops > 1 else "parallel"
     others = f" (loops marked so start on lines {', '.join(str(m[1]) for m in marked)})" if len(marked) > 1 else ""
     return (f"the file marks its parallel loops for OpenMP/OpenACC instead: `#pragma {directive}` before line "
-            f"{line}{others}; put `#pragma xapp {clause}` on the line before that loop, or pass band_line={line}")
+            f"{line}{others}; put `#pragma xapp {clause}` on the line before that loop, or pass "
+            f"{arg('band_line', str(line))}")

@@ -59,7 +59,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..errors import InputError, NotFittedError
+from .._util.validation import SEED, Interval, Options, Validated
+from ..errors import InputError, NotFittedError, arg
 from .align import aligned_positive, feature_ranges
 from .stepwise import (
     INTERACTION_ENTRY_THRESHOLD,
@@ -147,7 +148,7 @@ class CrossValidationResult:
                 f"{100 * self.mean_relative_error:.1f}% (median {100 * err.median():.1f}%)")
 
 
-class SpeedupRegressionEnsemble:
+class SpeedupRegressionEnsemble(Validated):
     """The dynamic-XAPP ensemble of stepwise regression learners (see the module doc).
 
     Parameters
@@ -174,6 +175,22 @@ class SpeedupRegressionEnsemble:
         Seed of the bootstrap samples; the same seed and data give the same model.
     """
 
+    _parameter_constraints = {
+        "n_learners": (Interval(int, 1, None),),
+        "sample_fraction": (Interval(float, 0, 10, closed="right"),),
+        "entry_threshold": (Interval(float, None, None),),
+        "interaction_threshold": (Interval(float, None, None),),
+        "keep_fraction": (Interval(float, 0, 1),),
+        "max_terms": (None, Interval(int, 1, None)),
+        "response": (Options("per_instruction", "log"),),
+        "seed": (SEED,),
+    }
+    _parameter_hints = {"n_learners": "use e.g. 100 (the thesis's)", "sample_fraction": "use 1.0 for the thesis's bagging",
+                        "keep_fraction": "use 0.6 (the thesis's 60 %)",
+                        "entry_threshold": "use 0 and 0.0095 (the thesis's)",
+                        "interaction_threshold": "use 0 and 0.0095 (the thesis's)",
+                        "max_terms": "use None for the default cap", "response": "use 'per_instruction'"}
+
     def __init__(self, n_learners: int = 100, sample_fraction: float = 1.0,
                  entry_threshold: float = MAIN_ENTRY_THRESHOLD,
                  interaction_threshold: float = INTERACTION_ENTRY_THRESHOLD,
@@ -189,35 +206,6 @@ class SpeedupRegressionEnsemble:
         self.count_column = count_column
         self.response = response
         self.seed = seed
-        self._check_params()
-
-    # ------------------------------------------------------------------ parameters
-    def get_params(self) -> dict[str, Any]:
-        """The constructor arguments (what ``to_json`` stores and folds are cloned from)."""
-        return {"n_learners": self.n_learners, "sample_fraction": self.sample_fraction,
-                "entry_threshold": self.entry_threshold,
-                "interaction_threshold": self.interaction_threshold,
-                "keep_fraction": self.keep_fraction, "max_terms": self.max_terms,
-                "count_column": self.count_column, "response": self.response, "seed": self.seed}
-
-    def _check_params(self) -> None:
-        def bad(name: str, why: str, hint: str) -> InputError:
-            return InputError(f"{name}={getattr(self, name)!r} {why}", where=name, hint=hint)
-
-        if not isinstance(self.n_learners, int | np.integer) or self.n_learners < 1:
-            raise bad("n_learners", "is not a positive integer", "use e.g. 100 (the thesis's)")
-        if not 0.0 < float(self.sample_fraction) <= 10.0:
-            raise bad("sample_fraction", "is not in (0, 10]", "use 1.0 for the thesis's bagging")
-        if not 0.0 <= float(self.keep_fraction) <= 1.0:
-            raise bad("keep_fraction", "is not in [0, 1]", "use 0.6 (the thesis's 60 %)")
-        for name in ("entry_threshold", "interaction_threshold"):
-            if not math.isfinite(float(getattr(self, name))):
-                raise bad(name, "is not a finite number", "use 0 and 0.0095 (the thesis's)")
-        if self.max_terms is not None and (not isinstance(self.max_terms, int | np.integer)
-                                           or self.max_terms < 1):
-            raise bad("max_terms", "is not a positive integer or None", "use None for the default cap")
-        if self.response not in ("per_instruction", "log"):
-            raise bad("response", "is not 'per_instruction' or 'log'", "use 'per_instruction'")
 
     # ------------------------------------------------------------------ validation
     def _features(self, features: Any, where: str) -> pd.DataFrame:
@@ -281,7 +269,7 @@ class SpeedupRegressionEnsemble:
         ``cpu_seconds`` is optional: when given it is checked and ``training_``
         gains the kernels' actual and in-sample predicted speedups.
         """
-        self._check_params()
+        self._validate_params()
         features = self._features(features, "features")
         n = len(features)
         if n < MIN_KERNELS:
@@ -413,7 +401,7 @@ class SpeedupRegressionEnsemble:
         if n - leave_out < MIN_KERNELS:
             raise InputError(f"leaving out {leave_out} of {n} kernels leaves fewer than "
                              f"{MIN_KERNELS} to train on", where="leave_out",
-                             hint="use a smaller leave_out or more kernels")
+                             hint=f"use a smaller {arg('leave_out')} or more kernels")
         if test_kernels is None:
             pool = np.arange(n)
         else:

@@ -43,7 +43,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, arg
 from .affine import Affine, Dependences, loops_in
 from .frequency import block_frequencies
 from .ir import STATIC_IR_FLAGS, Function, Inst, band_function
@@ -178,14 +178,14 @@ def _choose_band(pragmas: list[Pragma], band_line: int | None, where: str, sourc
         depth = next((p.parallel for p in bands if p.target_line == band_line), 1)
         return int(band_line), int(depth or 1)
     if not bands:
-        raise InputError("no parallel band: no `#pragma xapp parallel` in the file and no band_line given",
+        raise InputError(f"no parallel band: no `#pragma xapp parallel` in the file and no {arg('band_line')} given",
                          where=where, hint=no_band_hint(source_text))
     if len(bands) > 1:
         lines = ", ".join(str(p.line) for p in bands)
         loops = [p.target_line for p in bands if p.target_line is not None]
         # the loop's line, not the pragma's: the pragma lines listed here were passed and refused
         raise InputError(f"several `#pragma xapp parallel` (lines {lines}); one band per analysis",
-                         where=where, hint="pass band_line=<line of the band's loop> to choose one: "
+                         where=where, hint="pass " + arg("band_line", "<line of the band's loop>") + " to choose one: "
                                            + " or ".join(str(l) for l in loops))
     if bands[0].target_line is None:
         raise InputError("#pragma xapp parallel is not followed by a loop", where=f"{where}, line {bands[0].line}")
@@ -333,10 +333,10 @@ def _resolve_trips(forest: LoopForest, region: list[int], band: list[int], pragm
     explicit = _by_line(trip_counts, "trip_counts", where)
     fallback = None if isinstance(trip_counts, Mapping) or trip_counts is None else float(trip_counts)
     if fallback is not None and fallback < 0:
-        raise InputError(f"trip_counts={trip_counts} is negative", where=f"{where}, trip_counts",
+        raise InputError(f"{arg('trip_counts', str(trip_counts))} is negative", where=f"{where}, trip_counts",
                          hint="give a count >= 0")
     if fallback is not None and not math.isfinite(fallback):  # nan/inf made NaN features (and invalid JSON)
-        raise InputError(f"trip_counts={trip_counts} is not a finite count", where=f"{where}, trip_counts",
+        raise InputError(f"{arg('trip_counts', str(trip_counts))} is not a finite count", where=f"{where}, trip_counts",
                          hint="give a count >= 0, e.g. 100")
     lines = {forest.loops[l].line for l in region}
     for line, count in explicit.items():
@@ -372,8 +372,8 @@ def _resolve_prob(pragmas: list[Pragma], branch_probs: float | Mapping[int, floa
     fallback = DEFAULT_PROB if branch_probs is None or isinstance(branch_probs, Mapping) else float(branch_probs)
     for line, p in [*explicit.items(), (None, fallback)]:
         if p is None or not 0.0 <= float(p) <= 1.0:
-            name = "branch_probs" if line is None else f"branch_probs[{line}]"
-            raise InputError(f"{name}={p!r} is not a probability", where=f"{where}, branch_probs",
+            name = arg("branch_probs", repr(p)) if line is None else f"branch_probs[{line}]={p!r}"
+            raise InputError(f"{name} is not a probability", where=f"{where}, branch_probs",
                              hint="give a value in [0, 1]")
     return {k: float(v) for k, v in explicit.items()}, by_line, fallback  # type: ignore[return-value]
 
@@ -384,7 +384,7 @@ def analyse(fn: Function, source_text: str, *, where: str, band_line: int | None
             coalescing: str = "stride1", pragmas: list[Pragma] | None = None) -> StaticAnalysis:
     """The analysis of an already-built function model (see :func:`static_analysis`)."""
     if coalescing not in COALESCING:
-        raise InputError(f"coalescing={coalescing!r} is not known", where=f"{where}, coalescing",
+        raise InputError(f"{arg('coalescing', repr(coalescing))} is not known", where=f"{where}, coalescing",
                          hint="use " + " or ".join(repr(c) for c in COALESCING))
     pragmas = scan_pragmas(source_text, where) if pragmas is None else pragmas
     line, depth = _choose_band(pragmas, band_line, where, source_text)
@@ -464,7 +464,7 @@ def analyse(fn: Function, source_text: str, *, where: str, band_line: int | None
         given = ", ".join(f"line {forest.loops[l].line}: {trips[l][0]:g} ({trips[l][1]})" for l in region)
         raise InputError(f"{', '.join(overflow)} overflow: the trip counts of the band's loops ({given}) "
                          "multiply beyond any real count", where=where,
-                         hint="give realistic trip counts (trip_counts or #pragma xapp trip(N))")
+                         hint=f"give realistic trip counts ({arg('trip_counts')} or #pragma xapp trip(N))")
     loops = [LoopInfo(line=forest.loops[l].line, role="band" if l in band_set else "body",
                       depth=forest.loops[l].depth - root.depth + 1, trip=trips[l][0],
                       trip_source=trips[l][1]) for l in region]

@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..errors import InputError, StarchartError
+from ..errors import InputError, StarchartError, say
 
 #: Flags that keep loops as the programmer wrote them (no unrolling or vectorisation),
 #: keep names and debug locations (pragma lines map to loops through them), and still
@@ -146,8 +146,8 @@ def compile_to_ir(path: str | Path, *, flags: tuple[str, ...] = IR_FLAGS,
             errors = [ln for ln in proc.stderr.splitlines() if "error" in ln][:3] or proc.stderr.splitlines()[-3:]
             raise InputError("clang could not compile the file: " + " | ".join(errors),
                              where=source if where is None else where,
-                             # the command line's -I/-D are these arguments (its error wording names them)
                              hint="the file must compile as C: give the folders of headers that lie neither next "
-                                  "to it nor on the system include path with include_dirs=[DIR], and the macros "
-                                  "its build defines with defines={NAME: VALUE}")
+                                  "to it nor on the system include path with "
+                                  f"{say('include_dirs=[DIR]', '-I DIR')}, and the macros its build defines with "
+                                  f"{say('defines={NAME: VALUE}', '-D NAME=VALUE')}")
         return out.read_text()

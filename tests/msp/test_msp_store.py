@@ -131,10 +131,11 @@ def test_a_store_of_another_space_or_evaluator_is_refused_before_measuring(tmp_p
     calls = Counting()
     with pytest.raises(InputError, match="holds measurements of another evaluator") as info:
         tune_at_msp(PythonEvaluator(calls, metrics="time_ms"), SPACE, SIZES, config={"B": 16}, store=path)
-    assert "--store new.db" in info.value.hint and "starchart resume" not in info.value.hint
+    # the Python API's words (the command line's: test_cli_keeps_measurements_in_msp_db_by_default...)
+    assert "store='new.db'" in info.value.hint and "starchart resume" not in info.value.hint
     with pytest.raises(InputError, match="holds a study of a different space") as info:
         tune_at_msp(PythonEvaluator(calls), Space({"B": [1, 4]}), SIZES, config={"B": 4}, store=path)
-    assert "--store new.db" in info.value.hint and "resume" not in info.value.hint
+    assert "store='new.db'" in info.value.hint and "resume" not in info.value.hint
     # more sizes and another evaluator: before, the refused store's space already listed the new size
     with pytest.raises(InputError, match="holds measurements of another evaluator"):
         tune_at_msp(PythonEvaluator(calls, metrics="time_ms"), SPACE, [*SIZES, 2 ** 18], config={"B": 16},

@@ -136,9 +136,14 @@ def test_range_labels_and_classify():
 @pytest.mark.parametrize("cutoffs, match", [((3, 3), "strictly increasing"), ((20, 3), "strictly increasing"),
                                             ((), "at least one"), ((0,), "positive"), (("x",), "not numbers")])
 def test_bad_cutoffs(cutoffs, match):
-    with pytest.raises(InputError, match=match) as err:
-        SpeedupRangeModel(cutoffs=cutoffs)
-    assert err.value.where == "cutoffs"
+    """Checked in fit, as every hyperparameter (scikit-learn's rule), and wherever the ranges are used."""
+    model = SpeedupRangeModel(cutoffs=cutoffs, n_trees=10)  # stored as given
+    assert model.get_params()["cutoffs"] == cutoffs
+    X, y = synthetic(12)
+    for use in (lambda: model.fit(X, y), lambda: model.classify([1.0]), lambda: model.labels):
+        with pytest.raises(InputError, match=match) as err:
+            use()
+        assert err.value.where == "cutoffs"
 
 
 def test_bad_training_inputs():
@@ -159,8 +164,8 @@ def test_bad_training_inputs():
         model.fit(X, y.to_numpy()[:11])
     with pytest.raises(InputError, match="no speedup for kernel"):
         model.fit(X, y.rename(index={"k0": "other"}))
-    with pytest.raises(InputError, match="n_trees"):
-        SpeedupRangeModel(n_trees=0)
+    with pytest.raises(InputError, match="n_trees must be an integer ≥ 1, got 0"):
+        SpeedupRangeModel(n_trees=0).fit(X, y)
     with pytest.raises(NotFittedError, match="this SpeedupRangeModel has not been fitted"):
         model.predict(X)  # none of the refused fits left a model behind
 

@@ -34,7 +34,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ...errors import InputError, StarchartError
+from ...errors import InputError, StarchartError, arg, say
 from ...measure.process import run_process
 from ..toolchain import IR_FLAGS, clang_command, compile_to_ir
 from .instrument import Instrumented
@@ -49,6 +49,9 @@ DYNAMIC_IR_FLAGS = (*IR_FLAGS, "-mllvm", "-disable-loop-idiom-all",
 #: Environment variable naming the JSON file the runtime writes at exit.
 OUT_ENV = "XAPP_OUT"
 
+
+#: How to give a library and its folder, for each reader.
+_LIB_DIR_EXAMPLE = say("libs=['-LDIR', '-lNAME']", "-L DIR -l NAME")
 
 def program_ir(path: str | Path, *, defines: dict[str, object] | None = None,
                include_dirs: tuple[str | Path, ...] = ()) -> str:
@@ -88,17 +91,17 @@ def _clang(argv: list[str], what: str, source: str | Path | None = None) -> None
             raise InputError(f"the program uses {', '.join(f'`{m}`' for m in missing[:5])}, defined neither "
                              "in this C file nor in the libraries it is linked with (dynamic XAPP builds one file)",
                              where=source, hint="put the definitions it needs in this file (e.g. #include "
-                                                "\"helpers.c\"); for a library give libs=['-lNAME'], and its "
-                                                "folder when it is not a system one: libs=['-LDIR', '-lNAME']")
+                                                "\"helpers.c\"); for a library give " + say("libs=['-lNAME']", "-l NAME") + ", and its "
+                                                f"folder when it is not a system one: {_LIB_DIR_EXAMPLE}")
         unfound = sorted({a or b or f"-l{name}" for a, b, name in _NO_LIBRARY.findall(proc.stderr)})
         if unfound:  # a misspelt or missing -l was also called a bug in starchart
             raise InputError(f"the linker found no library {', '.join(unfound)}", where=source,
                              hint="check the name (-lNAME links libNAME.so or libNAME.a), and give the folder "
-                                  "that holds it when it is not a system one: libs=['-LDIR', '-lNAME']")
+                                  f"that holds it when it is not a system one: {_LIB_DIR_EXAMPLE}")
         tail = " | ".join(proc.stderr.strip().splitlines()[-4:])
         raise StarchartError(f"clang could not build {what}: {tail}",
                              hint="this is a bug in starchart.xapp.dynamic unless your program needs "
-                                  "extra libraries: libs=['-lNAME']")
+                                  "extra libraries: " + say("libs=['-lNAME']", "-l NAME"))
 
 
 def link_instrumented(inst: Instrumented, workdir: Path, libs: Sequence[str] = ("-lm",),
@@ -137,7 +140,7 @@ def run_program(exe: Path, args: Sequence[object], *, source: str | Path, env: d
     proc = run_process(argv, timeout=timeout, env=env, cwd=cwd)
     if proc.timed_out:
         raise InputError(f"the program did not finish within {timeout:g} s with args {list(map(str, args))}",
-                         where=source, hint="use a smaller input, or raise timeout=")
+                         where=source, hint=f"use a smaller input, or raise {arg('timeout', '')}")
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

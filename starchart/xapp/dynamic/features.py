@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import InputError, StarchartError
+from ...errors import InputError, StarchartError, arg
 from ..toolchain import require_c_file
 from .build import OUT_ENV, link_instrumented, link_native, program_ir, run_program
 from .instrument import BlockInfo, BranchInfo, instrument_ir
@@ -157,8 +157,8 @@ def measure(path: str | Path, args: Sequence[object] = (), band_line: int | None
         raise InputError(f"band_line must be a line number, got {band_line!r}", where=source)
     if timeout is not None and not (isinstance(timeout, int | float) and 0 < timeout < math.inf):
         # nan crashed in subprocess, 0 or a negative value reported every run as "did not finish"
-        raise InputError(f"timeout={timeout!r} is not a positive number of seconds", where=f"{source}, timeout",
-                         hint="give e.g. timeout=600")
+        raise InputError(f"{arg('timeout', repr(timeout))} is not a positive number of seconds",
+                         where=f"{source}, timeout", hint=f"give e.g. {arg('timeout', '600')}")
     compiled: list[str] = []
 
     def compile_once() -> str:

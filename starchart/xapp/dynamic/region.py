@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection
 
-from ...errors import InputError
+from ...errors import InputError, arg
 from ..pragmas import no_band_hint, scan_pragmas, strip_comments
 
 _LOOP_START = re.compile(r"^\s*(?:\}\s*)?(?:for|while|do)\b")
@@ -41,13 +41,13 @@ def band_line_of(source: str, path: str = "<source>", band_line: int | None = No
     lines = strip_comments(source).split("\n")
     if band_line is not None:
         if not isinstance(band_line, int) or not 1 <= band_line <= len(lines):
-            raise InputError(f"band_line={band_line!r} is not a line of the file ({len(lines)} lines)",
+            raise InputError(f"{arg('band_line', repr(band_line))} is not a line of the file ({len(lines)} lines)",
                              where=path, hint="give the line number of the band loop's `for`")
         if not _LOOP_START.match(lines[band_line - 1]) and (
                 compiled_loop_lines is None or band_line not in compiled_loop_lines()):
             raise InputError(f"line {band_line} does not start a loop: {lines[band_line - 1].strip()[:60]!r}",
                              where=f"{path}, line {band_line}",
-                             hint="band_line must be the line of the band loop's `for`/`while`/`do` keyword "
+                             hint=f"{arg('band_line')} must be the line of the band loop's `for`/`while`/`do` keyword "
                                   "(or of the macro call that writes the loop)")
         return band_line
     bands = [p for p in scan_pragmas(source, path) if p.parallel is not None]
@@ -56,7 +56,7 @@ def band_line_of(source: str, path: str = "<source>", band_line: int | None = No
     if len(bands) > 1:
         raise InputError("several `#pragma xapp parallel` bands (lines "
                          + ", ".join(str(p.line) for p in bands) + "); dynamic features measure one region",
-                         where=path, hint="pass band_line=<line of the for> to choose one: "
+                         where=path, hint=f"pass {arg('band_line', '<line of the for>')} to choose one: "
                                           + " or ".join(str(p.target_line) for p in bands if p.target_line))
     band = bands[0]
     if band.target_line is None:
