@@ -162,7 +162,7 @@ def test_compare_platforms_checks_samples_and_tolerance_up_front():
     a = Dataset.from_frame(pd.DataFrame({"bx": [1, 2, 4], "time": [3.0, 2.0, 1.0]}))
     b = Dataset.from_frame(pd.DataFrame({"bx": [1, 2, 4], "time": [1.0, 1.5, 4.0]}))
     for samples in (-1, 0, 1.5):
-        with pytest.raises(InputError, match="samples must be an integer"):
+        with pytest.raises(InputError, match="samples: must be an integer"):
             starchart.compare_platforms({"A": a, "B": b}, "time", samples=samples)
     with pytest.raises(InputError, match="tolerance"):
         starchart.compare_platforms({"A": a, "B": b}, "time", tolerance=-0.5)

@@ -14,11 +14,11 @@ Examples
 >>> check("budget", 0, Interval(int, 1, None), hint="e.g. budget=100")
 Traceback (most recent call last):
 ...
-starchart.errors.InputError: budget: budget must be an integer ≥ 1, got 0 (hint: e.g. budget=100)
+starchart.errors.InputError: budget: must be an integer ≥ 1, got 0 (hint: e.g. budget=100)
 >>> check("target", "exp", Options("auto", "log", "identity"))
 Traceback (most recent call last):
 ...
-starchart.errors.InputError: target: target must be 'auto', 'log' or 'identity', got 'exp'
+starchart.errors.InputError: target: must be 'auto', 'log' or 'identity', got 'exp'
 >>> check_seed(None), check_seed(7)
 (None, 7)
 """
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
-from starchart.errors import InputError, arg
+from starchart.errors import InputError
 
 __all__ = ["Constraint", "Instances", "Interval", "Options", "SEED", "Validated", "check", "check_seed",
            "describe", "is_whole"]
@@ -157,8 +157,9 @@ def check(name: str, value: Any, *constraints: Constraint, hint: str | None = No
                 return None
         elif constraint.accepts(value):
             return constraint.convert(value)
-    raise InputError(f"{arg(name)} must be {describe(constraints)}, got {value!r}",
-                     where=name if where is None else where, hint=hint)
+    # the error's place names the parameter (budget: / --budget:), so the message need not repeat it
+    raise InputError(f"must be {describe(constraints)}, got {value!r}", where=name if where is None else where,
+                     hint=hint)
 
 
 def check_seed(seed: Any, name: str = "seed", hint: str | None = None, where: str | None = None) -> int | None:
@@ -169,7 +170,7 @@ def check_seed(seed: Any, name: str = "seed", hint: str | None = None, where: st
     >>> check_seed(2**32)
     Traceback (most recent call last):
     ...
-    starchart.errors.InputError: seed: seed must be None or an integer from 0 to 4294967295, got 4294967296 \
+    starchart.errors.InputError: seed: must be None or an integer from 0 to 4294967295, got 4294967296 \
 (hint: use a whole number such as 0 to get the same result every time)
     """
     return check(name, seed, None, SEED, where=where,

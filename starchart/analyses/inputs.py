@@ -50,6 +50,7 @@ from starchart._compat import moved_name
 from starchart._util.configs import config_key, plain_config
 from starchart._util.direction import lower_is_better
 from starchart._util.plugins import load_reference
+from starchart._util.validation import Interval, check
 from starchart.analyses.throughput import WorkSpec, throughput_column
 from starchart.dataset import Dataset
 from starchart.errors import InputError, arg, say
@@ -344,9 +345,8 @@ def input_sensitivity(dataset: Dataset, inputs: Sequence[str], metric: str | Non
         raise InputError(f"input parameter(s) {missing or inputs} not among the parameters {dataset.params}",
                          where="inputs", hint="name the parameters that describe the input, e.g. " + say("inputs=['n']", "--input N"))
     for label, value in (("alpha", alpha), ("min_share", min_share)):
-        if not 0 < value < 1:
-            raise InputError(f"{label} must be between 0 and 1, got {value}", where=label,
-                             hint="alpha is a p-value threshold (0.01), min_share a share of variance (0.02)")
+        check(label, value, Interval(float, 0, 1, closed="neither"),
+              hint="alpha is a p-value threshold (0.01), min_share a share of variance (0.02)")
     params = [p for p in dataset.params if p not in inputs]
     if not params:
         raise InputError("every parameter is an input: nothing is tuned", where="inputs",

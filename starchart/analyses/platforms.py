@@ -46,6 +46,7 @@ from starchart._compat import moved_name
 from starchart._util.configs import frame_keys, plain_config, plain_value
 from starchart._util.direction import direction_word, lower_is_better
 from starchart._util.plugins import load_reference
+from starchart._util.validation import Interval, check
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.io.load import load
@@ -542,11 +543,9 @@ def compare_platforms(data: Dataset | Mapping[str, Dataset], metric: str | None 
     unshared = frame.loc[~keys.isin(set(common)).to_numpy(), name].astype(str).value_counts()
     unshared = {p: int(unshared.get(p, 0)) for p in map(str, platforms) if unshared.get(p, 0)}
     if samples is not None:
-        if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 2:
-            # 0 or 1 ended in "fewer than two valid measurements in common", a negative count in numpy
-            raise InputError(f"samples must be an integer ≥ 2, got {samples!r}", where="samples",
-                             hint="leave it unset to use every configuration measured on all platforms "
-                                  "(the paper draws 200)")
+        # 0 or 1 ended in "fewer than two valid measurements in common", a negative count in numpy
+        samples = check("samples", samples, Interval(int, 2, None),
+                        hint="leave it unset to use every configuration measured on all platforms (the paper draws 200)")
         if samples > len(common):
             raise InputError(f"cannot draw {samples} configurations: {len(common)} are measured on every platform",
                              where="samples", hint=f"ask for at most {len(common)}")

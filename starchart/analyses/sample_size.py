@@ -27,7 +27,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +39,7 @@ from starchart._compat import moved_name
 from starchart._util.configs import config_key, frame_configs, frame_keys
 from starchart._util.plugins import load_reference
 from starchart._util.text import percent
+from starchart._util.validation import Interval, check
 from starchart.dataset import Dataset
 from starchart.errors import InputError, arg, say
 from starchart.measure.base import Evaluator
@@ -155,12 +155,10 @@ def training_sizes(start: int, growth: float | Sequence[int], budget: int) -> li
         raise InputError(f"the training budget must be at least 1, got {budget}", where="budget",
                          hint="allow more measurements, or hold out fewer validation designs")
     if isinstance(growth, (int, float, np.number)) and not isinstance(growth, bool):
-        if not (growth > 1 and math.isfinite(growth)):  # inf would overflow int(round(n * growth))
-            raise InputError(f"growth must be a finite factor above 1, got {growth}", where="growth",
-                             hint=f"e.g. {arg('growth', '2')} doubles the training set every round")
-        if int(start) < 2:
-            raise InputError(f"start must be at least 2, got {start}", where="start",
-                             hint="the paper starts with 20 samples")
+        # a finite factor: inf would overflow int(round(n * growth))
+        growth = check("growth", growth, Interval(float, 1, None, closed="neither"),
+                       hint=f"a factor: {arg('growth', '2')} doubles the training set every round")
+        start = check("start", start, Interval(int, 2, None), hint="the paper starts with 20 samples")
         sizes, n = [], int(start)
         while n < budget:
             sizes.append(n)
@@ -220,13 +218,9 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
         The curve, the chosen size, and the tree fitted on it.
     """
     metric = evaluator.objective if metric is None else metric
-    if not 0 < target < 1:
-        raise InputError(f"target must be a relative error between 0 and 1, got {target}", where="target",
-                         hint=f"a fraction: {arg('target', '0.08')} for 8 % median relative error")
-    validation = int(validation)
-    if validation < 1:
-        raise InputError(f"validation must be at least 1 design, got {validation}", where="validation",
-                         hint="the paper holds out 200")
+    target = check("target", target, Interval(float, 0, 1, closed="neither"),
+                   hint=f"a relative error: {arg('target', '0.08')} for 8 % median relative error")
+    validation = check("validation", validation, Interval(int, 1, None), hint="designs held out: the paper holds 200")
     size = space.size()
     if size <= validation + 1:
         raise InputError(f"the space holds {size} designs, too few to hold out {validation} and train on the rest",

@@ -53,6 +53,7 @@ import pandas as pd
 from starchart._compat import moved_name
 from starchart._util.direction import resolve_directions
 from starchart._util.plugins import load_reference
+from starchart._util.validation import Interval, check
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.tree import StarchartTree, check_tree_options
@@ -186,9 +187,7 @@ def select_nodes(tree: StarchartTree, limit: float, *, minimize: bool = True, st
     if level == "leaves":
         return [int(i) for i in tree._leaf_order() if ok[i]]
     if isinstance(level, (int, np.integer)) and not isinstance(level, bool):
-        if level < 0:
-            raise InputError(f"level must be a depth ≥ 0, got {level}", where="level",
-                             hint="0 is the root; 'leaves' or 'topmost' also work")
+        level = check("level", level, Interval(int, 0, None), hint="a depth: 0 is the root; 'leaves' or 'topmost' also work")
         frontier = [i for i in _preorder(tree) if t.depth[i] == level or (is_leaf[i] and t.depth[i] < level)]
         return [i for i in frontier if ok[i]]
     if level != "topmost":
@@ -538,9 +537,8 @@ def tradeoff(dataset: Dataset, metrics: Sequence[str] = ("time", "power"), limit
     if stray:
         raise InputError(f"a target is given for {stray[0]!r}, which is not among the metrics {metrics}",
                          where="limits", hint="add it to metrics=, or drop the target")
-    if isinstance(min_samples, bool) or not isinstance(min_samples, (int, np.integer)) or min_samples < 1:
-        raise InputError(f"min_samples must be an integer ≥ 1, got {min_samples!r}", where="min_samples",
-                         hint="1 keeps every intersection that holds a measured design")
+    min_samples = check("min_samples", min_samples, Interval(int, 1, None),
+                        hint="1 keeps every intersection that holds a measured design")
     directions = resolve_directions(metrics, minimize, dataset.meta)
     ok = dataset.ok()
     keep = np.isfinite(ok.frame[metrics].to_numpy(float)).all(axis=1)

@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from starchart._util.configs import frame_configs, plain_config, plain_value
+from starchart._util.validation import Interval, check
 from starchart.carve.metrics import KTT_COUNTERS, _evaluate, counter_metrics, resolve
 from starchart.errors import InputError
 from starchart.space import Space as SpaceClass
@@ -296,10 +297,7 @@ def carve(data: pd.DataFrame | Dataset, *, metrics: Sequence[str] = ("efficiency
     if len(metrics) < 2:
         raise InputError(f"tradeoff carving needs two or more metrics, got {list(metrics)}", where="metrics",
                          hint='e.g. metrics=("efficiency", "utilization")')
-    if not np.isfinite(within) or within < 0:
-        raise InputError(f"within must be a finite distance ≥ 0, got {within}", where="within",
-                         hint="0 keeps the Pareto front only; 0.05 also keeps configurations within 5 % of the "
-                              "metric ranges")
+    within = check_within(within)
     if len(frame) == 0:
         raise InputError("nothing to carve: the table has no rows", where="carve",
                          hint="give one row per configuration")
@@ -432,6 +430,12 @@ def _predicate_mask(frame: pd.DataFrame, predicate: str) -> pd.Series:
             raise InputError(f"predicate {predicate!r} gives {series.dtype} values, not true/false",
                              where="predicates", hint="write a comparison, e.g. \"bandwidth_gbs < 900\"")
     return series.fillna(False).astype(bool)
+
+
+def check_within(within: Any) -> float:
+    """The tradeoff's ``within`` checked: a distance ≥ 0 in units of each metric's range."""
+    return check("within", within, Interval(float, 0, None),
+                 hint="0 keeps the Pareto front only; 0.05 also keeps configurations within 5 % of the metric ranges")
 
 
 def pareto_front(points: Any, *, strict: bool = False) -> np.ndarray:

@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from starchart._util.validation import Interval, check
 from starchart.errors import InputError
 
 __all__ = [
@@ -297,9 +298,8 @@ def shared_carveout(cc: Any, percent: float | None = None) -> int:
     limits = device_limits(cc)
     if percent is None:
         return limits.shared_per_sm
-    if not isinstance(percent, numbers.Real) or isinstance(percent, bool) or not 0 <= percent <= 100:
-        raise InputError(f"carveout must be a percentage from 0 to 100, got {percent!r}", where="carveout",
-                         hint="give None for the driver's default (the largest carveout)")
+    percent = check("carveout", percent, Interval(float, 0, 100),
+                    hint="a percentage; give None for the driver's default (the largest carveout)")
     wanted = percent * limits.shared_per_sm / 100
     return next(c for c in limits.shared_carveouts if c >= wanted - 1e-9)
 

@@ -16,11 +16,10 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from starchart._util.text import shorten
-from starchart.carve.carving import NOT_COMPILED, CarveResult, _predicate_mask, carve
+from starchart.carve.carving import NOT_COMPILED, CarveResult, _predicate_mask, carve, check_within
 from starchart.carve.metrics import Spec, _launch, static_metrics
 from starchart.carve.occupancy import device_limits
 from starchart.carve.progress import ProgressOption, step_progress
@@ -101,10 +100,7 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
     fixed = compile_options(constants, extra=compiler_options)
     compiler = ResourceCompiler(source, kernel, cc, jobs=jobs, options=tuple(fixed))
     predicates = (predicates,) if isinstance(predicates, str) else tuple(predicates)
-    if not np.isfinite(within) or within < 0:  # carve() says so too, but only after every compile
-        raise InputError(f"within must be a finite distance ≥ 0, got {within}", where="within",
-                         hint="0 keeps the Pareto front only; 0.05 also keeps configurations within 5 % of the "
-                              "metric ranges")
+    within = check_within(within)  # carve() says so too, but only after every compile
 
     def metrics_of(table: pd.DataFrame) -> pd.DataFrame:
         # the launch expressions may use the constants too ("N * N // WPT" with N=1024), not only parameters

@@ -90,7 +90,7 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
             raise InputError("the starchart sampler needs Optuna", where="StarchartSampler",
                              hint="pip install optuna")
         self.space = space if isinstance(space, Space) else Space(dict(space))
-        budget = check("budget", budget, None, Interval(int, 1, None), where="StarchartSampler",
+        budget = check("budget", budget, None, Interval(int, 1, None), where="StarchartSampler, budget",
                        hint="the number of trials planned, e.g. 100, or leave it out")
         seed = check_seed(seed)
         self.budget, self.seed, self.options = budget, seed, options

@@ -35,6 +35,7 @@ import pandas as pd
 
 from starchart._util.configs import plain_config
 from starchart._util.text import shorten
+from starchart._util.validation import Interval, check
 from starchart.analyses.throughput import WorkSpec, work_function
 from starchart.errors import InputError, arg, say
 from starchart.measure.base import Evaluator, Measurement, mean_of
@@ -198,8 +199,7 @@ def throughput_curve(evaluator: Evaluator, sizes: Sequence[int | float], *, size
     config = _check_config(config, size_param)
     metric = time_metric(evaluator, metric)
     stat = check_stat(stat)
-    if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or repeats < 1:
-        raise InputError(f"repeats must be a positive integer, got {repeats!r}", where="repeats")
+    repeats = check("repeats", repeats, Interval(int, 1, None))
     units = work_function(work, size_param)
     configs = [{**config, size_param: s} for s in sizes]
     work_units = [units(c) for c in configs]  # a bad work expression fails here, before anything is measured
@@ -372,10 +372,8 @@ def find_msp(curve: pd.DataFrame | pd.Series | Mapping[Any, float], threshold: f
     (16, 64)
     """
     frame = _curve_frame(curve)
-    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0 <= threshold < 1:
-        raise InputError(f"threshold must be a fraction in [0, 1), got {threshold!r}", where="threshold",
-                         hint=f"e.g. {arg('threshold', '0.10')} for 10 %")
-    threshold = float(threshold)
+    threshold = check("threshold", threshold, Interval(float, 0, 1, closed="left"),
+                      hint=f"a fraction: e.g. {arg('threshold', '0.10')} for 10 %")
     sizes = frame["size"].tolist()
     if target is None:
         target = max(sizes)

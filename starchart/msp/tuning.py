@@ -49,6 +49,7 @@ import pandas as pd
 
 from starchart._util.configs import config_key, plain_config
 from starchart._util.text import shorten
+from starchart._util.validation import Interval, check
 from starchart.analyses.throughput import WorkSpec, work_function
 from starchart.errors import InputError, arg, say
 from starchart.measure.base import Evaluator
@@ -294,8 +295,7 @@ def tune_at_msp(evaluator: Evaluator, space: Space, sizes: Sequence[int | float]
     sizes = check_sizes(sizes)
     stat = check_stat(stat)
     metric = time_metric(evaluator, metric)
-    if isinstance(confirm, bool) or not isinstance(confirm, int) or confirm < 0:
-        raise InputError(f"confirm must be a number of rounds >= 0, got {confirm!r}", where="confirm")
+    confirm = check("confirm", confirm, Interval(int, 0, None), hint="a number of rounds: 0 confirms nothing")
     if not isinstance(space, Space):
         raise InputError(f"space must be a starchart Space, got {type(space).__name__}", where="space")
     if all(name == size_param for name in space.names):  # e.g. size_param naming the one tuning parameter

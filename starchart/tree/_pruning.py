@@ -60,6 +60,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
+from starchart._util.validation import Interval, check
 from starchart.errors import InputError, StarchartError, arg
 from starchart.tree._growth import TreeArrays
 from starchart.tree._tree import StarchartTree, _rng, _validate_xy, check_tree_options
@@ -250,10 +251,7 @@ def _fold_ids(n: int, folds: int, seed: int | None, where: str = "folds") -> np.
 
     ``where``: the caller's name for the number of folds (``fit_pruned`` calls it ``cv``).
     """
-    if isinstance(folds, bool) or not isinstance(folds, (int, float, np.number)) or int(folds) != folds \
-            or folds < 2:
-        raise InputError(f"the number of folds must be an integer ≥ 2, got {folds!r}", where=where,
-                         hint="10 is rpart's default; 5 is faster")
+    folds = check(where, folds, Interval(int, 2, None), hint="the number of folds: 10 is rpart's default; 5 is faster")
     if folds > n:
         raise InputError(f"{folds} folds need at least {folds} samples, got {n}", where=where,
                          hint=f"use fewer folds ({where}=...) or measure more configurations")

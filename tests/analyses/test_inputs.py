@@ -153,7 +153,7 @@ def test_time_can_be_analysed_directly_and_inputs_must_be_parameters():
     assert time_result.best.set_index("n").loc[2048, "best_config"]["block"] == 64
     with pytest.raises(InputError, match="not among the parameters"):
         input_sensitivity(stencil_like(), inputs=["size"])
-    with pytest.raises(InputError, match="alpha must be between 0 and 1"):
+    with pytest.raises(InputError, match="alpha: must be a number between 0 and 1"):
         input_sensitivity(stencil_like(), inputs=["n"], alpha=5)
     rate = Dataset.from_frame(stencil_like().frame.assign(gflops=lambda f: 1 / f["time"]),
                               metrics=["time", "gflops"])

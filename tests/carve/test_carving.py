@@ -433,7 +433,7 @@ def test_cli_carve_assignment_predicate_and_infinite_within_on_ktt_data():
     assert "error: --predicate: predicate 'BLOCK_SIZE_X = 32' is an assignment" in result.output
     result = invoke("carve", data, "--cc", "7.5", "--within", "inf")
     assert result.exit_code == 2, result.output
-    assert "error: --within: within must be a finite distance" in result.output
+    assert "error: --within: must be a number ≥ 0, got inf" in result.output
 
 
 def test_cli_carve_predicate_that_calls_pandas_is_refused_not_run(tmp_path):

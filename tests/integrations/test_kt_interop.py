@@ -263,7 +263,7 @@ def test_max_fevals_must_be_whole(typed_cache, fevals):
     """max_fevals=2.5 evaluated 3 configurations without a word."""
     from starchart.integrations.kernel_tuner_strategy import StarchartStrategy
 
-    with pytest.raises(InputError, match="max_fevals must be None or an integer ≥ 1") as err:
+    with pytest.raises(InputError, match="max_fevals of the starchart strategy: must be None or an integer ≥ 1") as err:
         simulate(typed_cache, StarchartStrategy(seed=1), {"max_fevals": fevals})
     assert err.value.where == "max_fevals of the starchart strategy"
     results, _ = simulate(typed_cache, StarchartStrategy(seed=1), {"max_fevals": 3.0})

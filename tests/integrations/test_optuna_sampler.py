@@ -127,7 +127,7 @@ def test_clear_errors():
     study = optuna.create_study(sampler=StarchartSampler(SPACE, seed=0))
     with pytest.raises(InputError, match=r"suggest x from the space's values"):
         study.optimize(lambda t: t.suggest_categorical("x", [100, 200]), n_trials=5)
-    with pytest.raises(InputError, match="budget must be None or an integer ≥ 1"):
+    with pytest.raises(InputError, match="budget: must be None or an integer ≥ 1"):
         StarchartSampler(SPACE, budget=0)
     study = optuna.create_study(sampler=StarchartSampler(SPACE, seed=0))
     with warnings.catch_warnings(record=True) as caught:

@@ -121,9 +121,9 @@ def test_find_msp_accepts_series_and_dicts():
 
 
 @pytest.mark.parametrize(("curve", "threshold", "message"), [
-    (curve_of({1: 1.0}), 1.0, "threshold must be a fraction in \\[0, 1\\)"),
-    (curve_of({1: 1.0}), -0.1, "threshold must be a fraction"),
-    (curve_of({1: 1.0}), True, "threshold must be a fraction"),
+    (curve_of({1: 1.0}), 1.0, "threshold: must be a number in \\[0, 1\\)"),
+    (curve_of({1: 1.0}), -0.1, "threshold: must be a number in"),
+    (curve_of({1: 1.0}), True, "threshold: must be a number in"),
     (pd.DataFrame({"size": [1, 2]}), 0.1, "lacks column\\(s\\) \\['throughput'\\]"),
     (curve_of({0: 1.0, 2: 3.0}), 0.1, "input sizes must be positive numbers, got 0"),
     (pd.DataFrame({"size": [2, 2], "throughput": [1.0, 2.0]}), 0.1, "appear more than once"),
@@ -216,7 +216,7 @@ def test_throughput_curve_keeps_measurements_in_a_store(tmp_path):
     ({"sizes": [1, 1]}, "input size\\(s\\) \\[1\\] appear more than once"),
     ({"config": {"n": 3}}, "config sets the input-size parameter 'n'"),
     ({"config": [1]}, "config must be a dict"),
-    ({"repeats": 0}, "repeats must be a positive integer"),
+    ({"repeats": 0}, "repeats: must be an integer ≥ 1"),
     ({"stat": "p90"}, "unknown statistic 'p90'"),
     ({"size_param": ""}, "size_param must be a parameter name"),
     ({"work": "n ** q"}, "q"),
@@ -440,7 +440,7 @@ def test_reuses_a_measured_curve():
     ({"budget": 2}, "an exhaustive search needs 5 evaluations, but the budget is 2"),
     ({"config": {"B": 16, "C": 1}}, "names unknown parameter\\(s\\) \\['C'\\]"),
     ({"config": {}}, "lacks parameter\\(s\\) \\['B'\\]"),
-    ({"confirm": -1}, "confirm must be a number of rounds"),
+    ({"confirm": -1}, "confirm: must be an integer ≥ 0"),
     ({"space": {"B": [1]}}, "space must be a starchart Space"),
     ({"search": lambda ev, space, budget, seed: 42}, "has no .best"),
     ({"search": lambda ev, space, budget, seed: SimpleNamespace(best={"C": 1})}, "lacks parameter\\(s\\) \\['B', 'n'\\]"),

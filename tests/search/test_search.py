@@ -123,7 +123,7 @@ def test_initial_configurations_come_first_and_count():
 
 @pytest.mark.parametrize("budget", [0, -3, 2.5, True, "10"])
 def test_bad_budget_is_one_clear_error(budget):
-    with pytest.raises(InputError, match="budget must be an integer ≥ 1"):
+    with pytest.raises(InputError, match="budget: must be an integer ≥ 1"):
         search(PythonEvaluator(objective), SPACE, budget=budget)
 
 
@@ -226,7 +226,7 @@ def test_a_store_keeps_the_settings_of_an_earlier_search_and_its_seed_by_default
 
 @pytest.mark.parametrize("seed", [-1, 2**32, 1.5, True])
 def test_a_bad_seed_is_a_clear_error(seed):
-    with pytest.raises(InputError, match="seed must be None or an integer from 0 to 4294967295"):
+    with pytest.raises(InputError, match="seed: must be None or an integer from 0 to 4294967295"):
         search(PythonEvaluator(objective), SPACE, budget=5, seed=seed)
 
 
@@ -342,13 +342,13 @@ def test_kernel_tuner_strategy_checks_x0_seed_and_initial(tmp_path):
     bad = {"x0": ([8, "y"], "one value per tunable parameter"),
            "x0 ": ([3, "y", 1.5], r"a=3, which is not among its values \[1, 2, 4, 8\]"),
            "x0  ": ([1, "x", 0.5], "restrictions exclude it"),
-           "seed": (-1, "seed must be None or an integer from 0"),
-           "initial": ("ten", "initial must be None or an integer ≥ 0")}
+           "seed": (-1, "seed of the starchart strategy: must be None or an integer from 0"),
+           "initial": ("ten", "initial of the starchart strategy: must be None or an integer ≥ 0")}
     for key, (value, message) in bad.items():
         with pytest.raises(InputError, match=message) as caught:
             tune({"max_fevals": 4, key.strip(): value})
         assert caught.value.where == f"{key.strip()} of the starchart strategy"
-    with pytest.raises(InputError, match="seed must be"):
+    with pytest.raises(InputError, match="seed of the starchart strategy: must be"):
         tune({"max_fevals": 4}, StarchartStrategy(seed=1.5))
 
 

@@ -88,7 +88,7 @@ def test_a_parallel_search_stopped_mid_batch_resumes_to_the_same_search(tmp_path
 
 @pytest.mark.parametrize("workers", [0, -1, 1.5, True])
 def test_workers_must_be_a_positive_whole_number(workers):
-    with pytest.raises(InputError, match="workers must be"):
+    with pytest.raises(InputError, match="workers: must be"):
         search(PythonEvaluator(Jittery()), SPACE, budget=5, seed=1, workers=workers)
 
 

@@ -97,7 +97,7 @@ def test_a_real_clock_stops_a_slow_search_early():
 
 @pytest.mark.parametrize("bad", [0, -3, math.nan, math.inf, True, "1h"])
 def test_a_bad_time_limit_is_refused_by_name(tmp_path, bad):
-    with pytest.raises(InputError, match="time_limit must be None or a number > 0"):
+    with pytest.raises(InputError, match="time_limit: must be None or a number > 0"):
         search(PythonEvaluator(bowl), SPACE, budget=5, seed=0, time_limit=bad, store=tmp_path / "s.db")
     assert not (tmp_path / "s.db").exists()  # refused before a store was made
 

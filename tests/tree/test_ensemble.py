@@ -446,11 +446,11 @@ def test_a_dataset_passed_as_x_is_explained(kmeans_tree):
 @pytest.mark.parametrize("seed", [1.5, -1, "x", True])
 def test_bad_seeds_name_their_parameter(kmeans, seed):
     X, y = kmeans
-    with pytest.raises(InputError, match="random_state must be None or an integer"):
+    with pytest.raises(InputError, match="random_state: must be None or an integer"):
         StarchartForest(n_estimators=2, random_state=seed).fit(X, y)
-    with pytest.raises(InputError, match="seed must be None or an integer"):
+    with pytest.raises(InputError, match="seed: must be None or an integer"):
         cross_validated_error(X, y, seed=seed)
-    with pytest.raises(InputError, match="seed must be None or an integer"):
+    with pytest.raises(InputError, match="seed: must be None or an integer"):
         fit_pruned(X, y, cv=5, seed=seed)
 
 

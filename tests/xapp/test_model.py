@@ -164,7 +164,7 @@ def test_bad_training_inputs():
         model.fit(X, y.to_numpy()[:11])
     with pytest.raises(InputError, match="no speedup for kernel"):
         model.fit(X, y.rename(index={"k0": "other"}))
-    with pytest.raises(InputError, match="n_trees must be an integer ≥ 1, got 0"):
+    with pytest.raises(InputError, match="n_trees: must be an integer ≥ 1, got 0"):
         SpeedupRangeModel(n_trees=0).fit(X, y)
     with pytest.raises(NotFittedError, match="this SpeedupRangeModel has not been fitted"):
         model.predict(X)  # none of the refused fits left a model behind

@@ -230,7 +230,7 @@ def test_bad_input_names_the_kernel_and_column(data, fitted):
         model.fit(X.to_numpy(), gpu)
     with pytest.raises(InputError, match="leaves fewer than"):
         model.cross_validate(X.head(12), gpu.head(12), cpu.head(12), leave_out=10)
-    with pytest.raises(InputError, match=r"keep_fraction must be a number from 0 to 1, got 1.5"):
+    with pytest.raises(InputError, match=r"keep_fraction: must be a number from 0 to 1, got 1.5"):
         SpeedupRegressionEnsemble(keep_fraction=1.5).fit(X, gpu)
     with pytest.raises(NotFittedError, match="this SpeedupRegressionEnsemble is not fitted"):
         SpeedupRegressionEnsemble().predict(X)
