@@ -156,13 +156,13 @@ def training_sizes(start: int, growth: float | Sequence[int], budget: int) -> li
                          hint="allow more measurements, or hold out fewer validation designs")
     if isinstance(growth, (int, float, np.number)) and not isinstance(growth, bool):
         # a finite factor: inf would overflow int(round(n * growth))
-        growth = check("growth", growth, Interval(float, 1, None, closed="neither"),
-                       hint=f"a factor: {arg('growth', '2')} doubles the training set every round")
+        factor: float = check("growth", growth, Interval(float, 1, None, closed="neither"),
+                              hint=f"a factor: {arg('growth', '2')} doubles the training set every round")
         start = check("start", start, Interval(int, 2, None), hint="the paper starts with 20 samples")
         sizes, n = [], int(start)
         while n < budget:
             sizes.append(n)
-            n = max(n + 1, int(round(n * float(growth))))
+            n = max(n + 1, int(round(n * factor)))
     else:
         given = [int(s) for s in growth]
         if not given or any(b <= a for a, b in zip(given, given[1:])) or given[0] < 2:
