@@ -27,7 +27,7 @@ import pandas as pd
 
 from starchart._util.direction import is_rate_name
 from starchart._util.plugins import load_reference
-from starchart.errors import InputError
+from starchart.errors import InputError, say
 
 #: The status of a configuration: measured fine, or why it has no valid measurement.
 STATUSES: tuple[str, ...] = ("ok", "compile", "runtime", "timeout", "invalid", "wrong-answer")
@@ -40,6 +40,9 @@ REPEATS_PREFIX = "repeats_"
 #: What :meth:`Dataset.to_csv`, :meth:`~Dataset.to_kernel_tuner` and :meth:`~Dataset.to_t4` write with: the
 #: format registry of ``starchart.io``, a layer above this one, so it is named here and loaded when called.
 _WRITE = "starchart.io.formats:write"
+
+#: How to name the metrics columns, for each reader.
+_METRICS_EXAMPLE = say("metrics=[...]", "--metrics a,b")
 
 #: Columns every dataset frame holds besides its parameters and metrics (no parameter may take their names).
 BOOKKEEPING_COLUMNS: tuple[str, ...] = ("status", "reason")
@@ -254,7 +257,7 @@ class Dataset:
             return "time"
         if not self.metrics:
             raise InputError("dataset has no metrics", where=self.meta.get("source"),
-                             hint="load it with metrics=[...]")
+                             hint=f"load it with {_METRICS_EXAMPLE}")
         return self.metrics[0]
 
     def failure_reasons(self, top: int = 3) -> dict[str, list[tuple[str, int]]]:
@@ -366,8 +369,7 @@ def _pick_metrics(columns: list[str], params: Sequence[str] | None, metrics: Seq
     found = [c for c in columns if c.lower() in DEFAULT_METRIC_NAMES or is_rate_name(c)]
     if not found:
         raise InputError("cannot tell which columns are metrics", where=where,
-                         hint=f"name the measured columns (metrics=[...]; --metrics a,b on the command line) "
-                                  f"among: {', '.join(columns)}")
+                         hint=f"name the measured columns ({_METRICS_EXAMPLE}) among: {', '.join(columns)}")
     return found
 
 

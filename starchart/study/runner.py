@@ -35,8 +35,9 @@ from starchart._util.configs import config_key, frame_configs, frame_keys, plain
 from starchart._util.direction import lower_is_better
 from starchart._util.progress import stderr_progress
 from starchart._util.text import shorten
+from starchart._util.validation import Interval, check
 from starchart.dataset import BOOKKEEPING_COLUMNS, REPEATS_PREFIX, Dataset
-from starchart.errors import InputError, SpaceError
+from starchart.errors import InputError, SpaceError, arg
 from starchart.measure import Evaluator, Measurement, evaluator_from_dict
 from starchart.measure.environment import environment
 from starchart.measure.process import kill_running
@@ -183,10 +184,8 @@ def _plan(store: Store, space: Space, *, samples: int | None, seed: int | None,
     samples = stored_plan.get("samples") if samples is None else samples
     if samples is None:
         raise InputError("how many configurations to measure is not known", where=str(store.path or "store"),
-                         hint="pass samples=N (--samples N)")
-    samples = int(samples)
-    if samples < 1:
-        raise InputError(f"samples must be at least 1, got {samples}", hint="pass samples=N with N >= 1")
+                         hint=f"pass {arg('samples', 'N')}")
+    samples = check("samples", samples, Interval(int, 1, None), hint="how many configurations to measure")
     if seed is not None and stored_plan.get("seed") not in (None, seed) and done:
         raise InputError(f"the store's sample was drawn with seed {stored_plan['seed']}, not {seed}",
                          where=str(store.path or "store"),

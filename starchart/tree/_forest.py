@@ -72,6 +72,7 @@ class _Packed:
     cat_left: np.ndarray  # (rows, 1 + max levels): column 0 is an unseen level
 
 
+@dataclass(eq=False, repr=False)
 class StarchartForest(Validated):
     """Bagged Starchart regression trees (scikit-learn style).
 
@@ -126,19 +127,16 @@ class StarchartForest(Validated):
         **TREE_HINTS,
     }
 
-    def __init__(self, n_estimators: int = 100, max_features: float | str | None = None,
-                 bootstrap: bool = True, random_state: int | None = None, n_jobs: int | None = None,
-                 min_samples_split: int = 2, threshold: float = 0.0, max_depth: int | None = None,
-                 target: Target = "auto"):
-        self.n_estimators = n_estimators
-        self.max_features = max_features
-        self.bootstrap = bootstrap
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.min_samples_split = min_samples_split
-        self.threshold = threshold
-        self.max_depth = max_depth
-        self.target = target
+    # the constructor (a dataclass's) stores each argument as given; fit checks them
+    n_estimators: int = 100
+    max_features: float | str | None = None
+    bootstrap: bool = True
+    random_state: int | None = None
+    n_jobs: int | None = None
+    min_samples_split: int = 2
+    threshold: float = 0.0
+    max_depth: int | None = None
+    target: Target = "auto"
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: pd.DataFrame, y: Any) -> StarchartForest:

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, NotFittedError
+from ..errors import InputError, NotFittedError, arg
 
 #: The 10 static XAPP features (thesis Table 4.1 / §4.2), in the order models use them.
 FEATURES: tuple[str, ...] = (
@@ -165,7 +165,7 @@ class Discretizer:
     def _check_levels(self, levels: Any) -> dict[str, int | str]:
         if isinstance(levels, str):
             if levels != "auto":
-                raise InputError(f"levels={levels!r} is not understood", where="levels",
+                raise InputError(f"{arg('levels', repr(levels))} is not understood", where="levels",
                                  hint='use 2, 3, a dict {feature: 2 or 3}, or "auto"')
             return {f: "auto" for f in self.features}
         if isinstance(levels, Mapping):

@@ -59,7 +59,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .._util.validation import SEED, Interval, Options, Validated
+from .._util.validation import SEED, Interval, Options, Validated, check
 from ..errors import InputError, NotFittedError, arg
 from .align import aligned_positive, feature_ranges
 from .stepwise import (
@@ -148,6 +148,7 @@ class CrossValidationResult:
                 f"{100 * self.mean_relative_error:.1f}% (median {100 * err.median():.1f}%)")
 
 
+@dataclass(eq=False, repr=False)
 class SpeedupRegressionEnsemble(Validated):
     """The dynamic-XAPP ensemble of stepwise regression learners (see the module doc).
 
@@ -191,21 +192,16 @@ class SpeedupRegressionEnsemble(Validated):
                         "interaction_threshold": "use 0 and 0.0095 (the thesis's)",
                         "max_terms": "use None for the default cap", "response": "use 'per_instruction'"}
 
-    def __init__(self, n_learners: int = 100, sample_fraction: float = 1.0,
-                 entry_threshold: float = MAIN_ENTRY_THRESHOLD,
-                 interaction_threshold: float = INTERACTION_ENTRY_THRESHOLD,
-                 keep_fraction: float = 0.6, max_terms: int | None = None,
-                 count_column: str | None = "ninst", response: Response = "per_instruction",
-                 seed: int = 0):
-        self.n_learners = n_learners
-        self.sample_fraction = sample_fraction
-        self.entry_threshold = entry_threshold
-        self.interaction_threshold = interaction_threshold
-        self.keep_fraction = keep_fraction
-        self.max_terms = max_terms
-        self.count_column = count_column
-        self.response = response
-        self.seed = seed
+    # the constructor (a dataclass's) stores each argument as given; fit checks them
+    n_learners: int = 100
+    sample_fraction: float = 1.0
+    entry_threshold: float = MAIN_ENTRY_THRESHOLD
+    interaction_threshold: float = INTERACTION_ENTRY_THRESHOLD
+    keep_fraction: float = 0.6
+    max_terms: int | None = None
+    count_column: str | None = "ninst"
+    response: Response = "per_instruction"
+    seed: int = 0
 
     # ------------------------------------------------------------------ validation
     def _features(self, features: Any, where: str) -> pd.DataFrame:
@@ -392,12 +388,10 @@ class SpeedupRegressionEnsemble(Validated):
         gpu = self._times(gpu_seconds, features.index, "gpu_seconds")
         cpu = self._times(cpu_seconds, features.index, "cpu_seconds")
         n = len(features)
-        if not isinstance(leave_out, int | np.integer) or leave_out < 1:
-            raise InputError(f"leave_out={leave_out!r} is not a positive integer", where="leave_out",
-                             hint="use 10 (the thesis's test sets) or 1 (leave-one-out)")
-        if not isinstance(repeats, int | np.integer) or repeats < 1:
-            raise InputError(f"repeats={repeats!r} is not a positive integer", where="repeats",
-                             hint="use 1, or e.g. 100 for the thesis's 100 test sets")
+        leave_out = check("leave_out", leave_out, Interval(int, 1, None),
+                          hint="use 10 (the thesis's test sets) or 1 (leave-one-out)")
+        repeats = check("repeats", repeats, Interval(int, 1, None),
+                        hint="use 1, or e.g. 100 for the thesis's 100 test sets")
         if n - leave_out < MIN_KERNELS:
             raise InputError(f"leaving out {leave_out} of {n} kernels leaves fewer than "
                              f"{MIN_KERNELS} to train on", where="leave_out",

@@ -196,7 +196,7 @@ def _band_loops(fn: Function, forest: LoopForest, line: int, depth: int, where: 
     candidates = [l for l in forest.loops if l.line == line and l.loc is not None and not l.loc.inlined]
     if not candidates:
         raise InputError(f"line {line} is not the line of a loop's `for`/`while` in function {fn.name}",
-                         where=f"{where}, line {line}", hint="band_line must be the line where the band loop starts")
+                         where=f"{where}, line {line}", hint=f"{arg('band_line')} must be the line where the band loop starts")
     band = [min(candidates, key=lambda l: l.depth).index]
     while len(band) < depth:
         outer = forest.loops[band[-1]]
@@ -341,7 +341,7 @@ def _resolve_trips(forest: LoopForest, region: list[int], band: list[int], pragm
     lines = {forest.loops[l].line for l in region}
     for line, count in explicit.items():
         if line not in lines:
-            raise InputError(f"trip_counts names line {line}, which is not a loop inside the parallel band",
+            raise InputError(f"{arg('trip_counts')} names line {line}, which is not a loop inside the parallel band",
                              where=f"{where}, trip_counts", hint=f"loops of the band start at lines "
                              f"{sorted(x for x in lines if x is not None)}")
         if count is None or not 0 <= float(count) < math.inf:  # also refuses nan
@@ -407,7 +407,7 @@ def analyse(fn: Function, source_text: str, *, where: str, band_line: int | None
                     and fn.terminator(b).index not in recovery}
     for l in explicit_p:
         if l not in branch_lines:
-            raise InputError(f"branch_probs names line {l}, which has no branch inside the parallel band",
+            raise InputError(f"{arg('branch_probs')} names line {l}, which has no branch inside the parallel band",
                              where=f"{where}, branch_probs", hint="give the line of an `if` in the band")
 
     def prob(inst: Inst) -> float:

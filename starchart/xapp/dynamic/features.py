@@ -154,7 +154,7 @@ def measure(path: str | Path, args: Sequence[object] = (), band_line: int | None
     """
     source = require_c_file(path)
     if band_line is not None and (not isinstance(band_line, int) or isinstance(band_line, bool)):
-        raise InputError(f"band_line must be a line number, got {band_line!r}", where=source)
+        raise InputError(f"{arg('band_line')} must be a line number, got {band_line!r}", where=source)
     if timeout is not None and not (isinstance(timeout, int | float) and 0 < timeout < math.inf):
         # nan crashed in subprocess, 0 or a negative value reported every run as "did not finish"
         raise InputError(f"{arg('timeout', repr(timeout))} is not a positive number of seconds",
