@@ -37,8 +37,8 @@ import starchart
 from benchmarks.common import dataset, report
 from starchart.carve.carving import CarveResult, carve
 from starchart.carve.metrics import counter_metrics, resolve
-from starchart.carve.plots import plot_carving, plot_expected_best
 from starchart.carve.sampling import random_sampling_table, sample_size_for
+from starchart.report.carve_figures import plot_carving, plot_expected_best
 
 DATA = "ktt/KTConvolutionOutput_2080Ti.json.gz"
 CC = "7.5"

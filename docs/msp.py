@@ -56,12 +56,11 @@ from benchmarks.common import environment, report
 from starchart.msp import (
     MSPTuningResult,
     find_msp,
-    plot_threshold_sweep,
-    plot_throughput_curve,
     threshold_sweep,
     throughput_curve,
     tune_at_msp,
 )
+from starchart.report.msp_figures import plot_threshold_sweep, plot_throughput_curve
 
 FIGURES = ROOT / "docs" / "figures"
 SIZES = [2 ** k for k in range(3, 21)]          # 8 ... 1048576 oscillators; the target is the largest

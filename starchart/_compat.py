@@ -55,6 +55,8 @@ MOVED: dict[str, str] = {
     "starchart.cli_analyse": "starchart.cli.analyse",
     "starchart.msp.cli": "starchart.cli.msp",
     "starchart.xapp.cli": "starchart.cli.xapp",
+    "starchart.msp.plots": "starchart.report.msp_figures",
+    "starchart.carve.plots": "starchart.report.carve_figures",
 }
 
 
@@ -67,6 +69,8 @@ MOVED_NAMES: dict[str, dict[str, str]] = {
     "starchart.analyses.tradeoff": {"plot_tradeoff": "starchart.report.figures"},
     "starchart.analyses.platforms": {"plot_platforms": "starchart.report.figures"},
     "starchart.analyses.inputs": {"plot_input_sensitivity": "starchart.report.figures"},
+    "starchart.msp": dict.fromkeys(["plot_threshold_sweep", "plot_throughput_curve", "plot_transfer"],
+                                   "starchart.report.msp_figures"),
 }
 
 

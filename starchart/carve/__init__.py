@@ -10,7 +10,7 @@
 - :mod:`~starchart.carve.static`: the whole pipeline on a CUDA source, :func:`carve_source` (compile every
   configuration, count, carve; ``progress=True`` shows a bar);
 - :mod:`~starchart.carve.sampling`: what uniform random sampling would find, exactly (Table 5);
-- :mod:`~starchart.carve.plots`: the paper's Fig. 4 and Fig. 6 (imported on demand: matplotlib).
+- the paper's Fig. 4 and Fig. 6 are drawn by :mod:`starchart.report.carve_figures` (matplotlib).
 """
 
 from starchart.carve.carving import (

@@ -20,7 +20,6 @@ import typer
 
 from starchart.carve import carve_counters
 from starchart.carve.carving import require_counters
-from starchart.carve.plots import plot_carving
 from starchart.carve.progress import StepProgress
 from starchart.carve.static import carve_source
 from starchart.carve.toolchain import _default_cache, usable_cores
@@ -30,6 +29,7 @@ from starchart.cli.evaluators import _read_study_file
 from starchart.cli.figures import check_figure_path
 from starchart.errors import InputError
 from starchart.io.load import load
+from starchart.report.carve_figures import plot_carving
 from starchart.report.plots import metric_unit
 
 

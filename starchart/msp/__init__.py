@@ -17,7 +17,8 @@ result on the large input you care about:
 - ``store=`` (of :func:`throughput_curve` and :func:`tune_at_msp`) — every measurement kept
   in a :class:`~starchart.study.store.Store` as it arrives; calling again on the store measures
   nothing it holds, so an interrupted study resumes (:mod:`starchart.msp.store`);
-- plots in :mod:`starchart.msp.plots`.
+- figures in :mod:`starchart.report.msp_figures` (``MSPTuningResult.plot_curve`` and ``plot_transfer``
+  draw through it; importing this package loads no matplotlib).
 
 Where we differ from the paper: the search is any search, not only exhaustive;
 the speedup is reported both in wall time (compiles, process launches and the
@@ -26,15 +27,17 @@ run time; repeats are reduced by a chosen statistic (the paper's median by
 default); ``stable=True`` optionally requires every larger size to stay saturated.
 """
 
+from typing import Any
+
+from starchart._compat import moved_name
 from starchart.msp.curve import MSP, STATS, aggregate, find_msp, throughput_curve
-from starchart.msp.plots import (
-           plot_threshold_sweep,
-           plot_throughput_curve,
-           plot_transfer,
-)
 from starchart.msp.search import Cost, SearchResult, exhaustive_search, uniform_search
 from starchart.msp.tuning import MSPTuningResult, space_at, threshold_sweep, tune_at_msp
 
 __all__ = ["MSP", "STATS", "Cost", "MSPTuningResult", "SearchResult", "aggregate", "exhaustive_search",
-           "find_msp", "plot_threshold_sweep", "plot_throughput_curve", "plot_transfer", "space_at",
-           "threshold_sweep", "throughput_curve", "tune_at_msp", "uniform_search"]
+           "find_msp", "space_at", "threshold_sweep", "throughput_curve", "tune_at_msp", "uniform_search"]
+
+
+def __getattr__(name: str) -> Any:
+    # the plot_* figures moved to starchart.report.msp_figures; their old names still work here
+    return moved_name(__name__, name)

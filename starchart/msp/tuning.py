@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from starchart._util.configs import config_key, plain_config
+from starchart._util.plugins import load_reference
 from starchart._util.text import shorten
 from starchart._util.validation import Interval, check
 from starchart.analyses.throughput import WorkSpec, work_function
@@ -63,7 +64,6 @@ from starchart.msp.curve import (
     throughput_curve,
     time_metric,
 )
-from starchart.msp.plots import plot_throughput_curve, plot_transfer
 from starchart.msp.search import (
     Cost,
     Phase,
@@ -76,6 +76,9 @@ from starchart.msp.store import Stopwatch, StoredEvaluator, msp_study, space_wit
 from starchart.space import Space
 
 __all__ = ["BASELINES", "MSPTuningResult", "space_at", "threshold_sweep", "tune_at_msp"]
+
+#: Where the figures of a result are drawn: a floor above this one, named and loaded when called.
+FIGURES = "starchart.report.msp_figures"
 
 #: How the target-size reference is obtained: the same search, an exhaustive one, or none.
 BASELINES = ("search", "exhaustive", None)
@@ -196,15 +199,15 @@ class MSPTuningResult:
         return "\n".join(lines)
 
     def plot_curve(self, **options: Any) -> Any:
-        """The throughput curve with the MSP marked (:func:`starchart.msp.plots.plot_throughput_curve`)."""
-        return plot_throughput_curve(self.curve, self.msp, **options)
+        """The throughput curve with the MSP marked (:func:`starchart.report.msp_figures.plot_throughput_curve`)."""
+        return load_reference(f"{FIGURES}:plot_throughput_curve")(self.curve, self.msp, **options)
 
     def plot_transfer(self, **options: Any) -> Any:
-        """Quality at the target of the winner found at each size (:func:`starchart.msp.plots.plot_transfer`)."""
+        """Quality at the target of the winner found at each size (:func:`starchart.report.msp_figures.plot_transfer`)."""
         if self.transfer is None:
             raise InputError("no transfer curve was measured", where="plot_transfer",
                              hint="call tune_at_msp(..., transfer=True)")
-        return plot_transfer(self.transfer, self.msp, **options)
+        return load_reference(f"{FIGURES}:plot_transfer")(self.transfer, self.msp, **options)
 
 
 def _plain(value: Any) -> Any:

@@ -57,8 +57,8 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
+from .._util.plugins import load_reference
 from .._util.validation import SEED, Interval, Options, Validated, check
 from ..errors import InputError, NotFittedError, arg
 from .align import aligned_positive, feature_ranges
@@ -454,20 +454,10 @@ class SpeedupRegressionEnsemble(Validated):
     def plot_explanation(self, path: str | Path | None = None, top: int = 10) -> Any:
         """Bar chart of the ``top`` most frequent terms; saved to ``path`` when given.
 
-        Returns the :class:`matplotlib.figure.Figure` (built without pyplot, so no
-        display is needed).
+        Returns the :class:`matplotlib.figure.Figure`, drawn by
+        :func:`starchart.report.xapp_figures.plot_explanation` (built without pyplot, so no display is needed).
         """
-        table = self.explanation().head(top).iloc[::-1]
-        fig = Figure(figsize=(6.0, 0.35 * max(len(table), 3) + 1.2))
-        ax = fig.add_subplot()
-        ax.barh(table["term"], 100 * table["share"], color="#4c72b0")
-        ax.set_xlabel("learners using the term (%)")
-        ax.set_xlim(0, 100)
-        ax.set_title(f"Most frequent terms across {len(self.learners_)} learners", loc="left")
-        fig.tight_layout()
-        if path is not None:
-            fig.savefig(path)
-        return fig
+        return load_reference("starchart.report.xapp_figures:plot_explanation")(self, path, top)
 
     # ------------------------------------------------------------------ persistence
     def to_json(self, path: str | Path | None = None) -> str:

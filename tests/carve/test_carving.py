@@ -282,7 +282,7 @@ def test_configurations_that_do_not_compile_stay_in_the_result():
     assert "do not compile (failed, not counted as removed): 1; first error: ptxas error: too much shared data" in \
         result.summary()
     assert result.configs() == [{"T": 8}, {"T": 16}]
-    from starchart.carve.plots import plot_carving
+    from starchart.report.carve_figures import plot_carving
 
     assert "1 failed, not shown" in plot_carving(result).axes[0].get_title(loc="left")
 

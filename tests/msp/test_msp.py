@@ -23,15 +23,13 @@ from starchart.msp import (
     aggregate,
     exhaustive_search,
     find_msp,
-    plot_threshold_sweep,
-    plot_throughput_curve,
-    plot_transfer,
     space_at,
     threshold_sweep,
     throughput_curve,
     tune_at_msp,
     uniform_search,
 )
+from starchart.report.msp_figures import plot_threshold_sweep, plot_throughput_curve, plot_transfer
 from starchart.space import Space
 from starchart.study.store import Store
 
