@@ -44,6 +44,7 @@ from starchart.dataset import Dataset
 from starchart.errors import InputError, arg, say
 from starchart.measure.base import Evaluator
 from starchart.space import Space
+from starchart.study.records import SampleSizeRecord
 from starchart.study.runner import run, stored_study, study_evaluator, study_space
 from starchart.study.store import Store, opened_store
 from starchart.tree import StarchartTree, check_tree_options
@@ -233,17 +234,17 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
     names = list(space.names)
     valid_configs, pool = configs[:validation], configs[validation:]
 
-    settings = {"validation": validation, "start": int(start),
-                "growth": float(growth) if np.isscalar(growth) else [int(g) for g in growth],
-                "target": float(target), "budget": budget, "seed": int(seed), "metric": metric,
-                "tree_options": options}
+    settings = SampleSizeRecord(validation=validation, start=int(start),
+                                growth=float(growth) if np.isscalar(growth) else [int(g) for g in growth],
+                                target=float(target), budget=budget, seed=int(seed), metric=metric,
+                                tree_options=options)
     with opened_store(store) as db:
         if store is not None:
             # refuse another space or evaluator before recording these settings: a refused command
             # must not leave the stored study with settings that cannot be resumed
             space = study_space(db, space)
             evaluator = study_evaluator(db, evaluator, space)
-            db.put("sample_size", settings)
+            settings.write(db)
         def measure(batch: list[dict[str, Any]]) -> Dataset:
             fresh = not {config_key(c) for c in batch} <= db.keys()  # a bar only for work left
             data = run(space, evaluator, store=db, configs=batch, workers=workers, progress=progress and fresh)
@@ -288,7 +289,7 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
     exhausted = not reached and validation + len(training) >= size
     return SampleSizeResult(curve=curve, samples=int(curve["samples"].iloc[-1]), reached=reached, tree=tree,
                             target=float(target), metric=metric, training=training, validation=held_out,
-                            options=settings, exhausted=exhausted)
+                            options=settings.to_json(), exhausted=exhausted)
 
 
 def resume_sample_size(store: str | Path, *, workers: int = 1, progress: bool = False) -> SampleSizeResult:
@@ -308,11 +309,10 @@ def resume_sample_size(store: str | Path, *, workers: int = 1, progress: bool = 
     >>> again.samples == first.samples and again.curve.equals(first.curve)
     True
     """
-    recorded, space, evaluator = stored_study(store, "sample_size", "sample-size study")
-    settings = {k: v for k, v in recorded.items() if k != "budget"}
+    stored, space, evaluator = stored_study(store, "sample_size", "sample-size study")
+    settings = SampleSizeRecord.from_json(stored, where=str(store)).arguments()
     # the recorded budget is already capped by the space; the cap is applied again, so it stays the same
-    return choose_sample_size(space, evaluator, budget=int(recorded["budget"]), store=store, workers=workers,
-                              progress=progress, **settings)
+    return choose_sample_size(space, evaluator, store=store, workers=workers, progress=progress, **settings)
 
 
 def _uniform_designs(space: Space, n: int, block: int, seed: int) -> list[dict[str, Any]]:

@@ -43,6 +43,7 @@ from starchart.report.html import Captioned, check_writable, write_html_report
 from starchart.report.plots import plot_progress
 from starchart.space import Space
 from starchart.strategies.neighbourhood import best_neighbourhood
+from starchart.study.records import SampleSizeRecord, SearchRecord
 from starchart.study.store import Store
 from starchart.tree import fit_stated_tree
 
@@ -60,9 +61,9 @@ class LoadedStudy:
 
     dataset: Dataset
     results: list[tuple[str, dict[str, float]]] | None = None
-    search: dict[str, Any] | None = None
+    search: SearchRecord | None = None
     space: Space | None = None
-    sample_size: tuple[dict[str, Any], Space] | None = None
+    sample_size: tuple[SampleSizeRecord, Space] | None = None
 
 
 def load_study(source: str | Path, metrics: list[str] | None = None) -> LoadedStudy:
@@ -74,10 +75,10 @@ def load_study(source: str | Path, metrics: list[str] | None = None) -> LoadedSt
     with Store.open(source, read_only=True) as store:  # one opening for all of it
         dataset = store.to_dataset()
         frame = store.results_frame()
-        search, sample_size = store.get("search"), store.get("sample_size")
+        search, sample_size = SearchRecord.read(store), SampleSizeRecord.read(store)
         space = _stored_space(store.get("space"), source)
     return LoadedStudy(dataset, list(zip(frame["status"], frame["summary"])), search, space,
-                       (dict(sample_size), space) if sample_size and space is not None else None)
+                       (sample_size, space) if sample_size and space is not None else None)
 
 
 def _stored_space(description: dict[str, Any] | None, source: str | Path) -> Space | None:
@@ -100,9 +101,9 @@ def measured_order(results: list[tuple[str, dict[str, float]]] | None, metric: s
 
 
 def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None = None,
-                   minimize: bool = True, search: dict[str, Any] | None = None,
+                   minimize: bool = True, search: SearchRecord | Mapping[str, Any] | None = None,
                    traded: list[str] | None = None, limits: Mapping[str, float] | None = None,
-                   sample_size: tuple[dict[str, Any], Any] | None = None,
+                   sample_size: tuple[SampleSizeRecord | Mapping[str, Any], Any] | None = None,
                    space: Any = None) -> list[Section]:
     """The optional sections that apply to ``dataset`` (see the module docstring); ``traded``
     and ``limits``: the power/performance section's metrics and targets (default: found by name);
@@ -111,10 +112,15 @@ def study_sections(dataset: Dataset, metric: str, *, order: list[float] | None =
     recorded, with which a search's settings say whether its best is a local optimum."""
     if traded is None:
         traded = traded_metrics(dataset, limits)
+    # the settings as a store keeps them, or as records
+    searched = SearchRecord.from_json(search) if isinstance(search, Mapping) else search
+    study = None if sample_size is None else (
+        sample_size[0] if isinstance(sample_size[0], SampleSizeRecord) else SampleSizeRecord.from_json(sample_size[0]),
+        sample_size[1])
     builders: list[Callable[[], list[Section]]] = [
-        lambda: _search(search, dataset, metric, minimize, space),
-        lambda: _progress(order, metric, minimize, searched=bool(search)),
-        lambda: _accuracy(dataset, metric, sample_size),
+        lambda: _search(searched, dataset, metric, minimize, space),
+        lambda: _progress(order, metric, minimize, searched=bool(searched)),
+        lambda: _accuracy(dataset, metric, study),
         lambda: _power_performance(dataset, traded, limits),
         lambda: _platforms(dataset, metric, minimize),
     ]
@@ -224,18 +230,17 @@ def too_few_valid(dataset: Dataset, metric: str, valid: int, source: str | Path)
                                                                   len(dataset.metrics) > 1 else ""))
 
 
-def _search(settings: dict[str, Any] | None, dataset: Dataset, metric: str, minimize: bool,
+def _search(settings: SearchRecord | None, dataset: Dataset, metric: str, minimize: bool,
             space: Any = None) -> list[Section]:
     if not settings:
         return []
 
-    sense = "minimised" if settings.get("minimize", True) else "maximised"
-    budget = settings.get("budget")
+    sense = "minimised" if settings.minimize else "maximised"
+    budget = settings.budget
     spent = (f"{budget} ({len(dataset)} spent: the search stopped early, and starchart resume continues it)"
              if isinstance(budget, int) and len(dataset) < budget else budget)
-    rows = {"budget": spent, "seed": settings.get("seed"),
-            "objective": f"{settings.get('objective')} ({sense})",
-            "warm start from": settings.get("prior") or "none (cold start)"}
+    rows = {"budget": spent, "seed": settings.seed, "objective": f"{settings.objective} ({sense})",
+            "warm start from": settings.prior or "none (cold start)"}
     around = _best_neighbourhood(dataset, metric, minimize, space)
     if around is not None:
         rows["around the best"] = around.describe()
@@ -279,16 +284,16 @@ def _progress(order: list[float] | None, metric: str, minimize: bool, searched: 
 ACCURACY_MIN_ROWS = 400
 
 
-def _accuracy(dataset: Dataset, metric: str, study: tuple[dict[str, Any], Any] | None = None) -> list[Section]:
+def _accuracy(dataset: Dataset, metric: str, study: tuple[SampleSizeRecord, Any] | None = None) -> list[Section]:
 
     if study is not None:
         # A sample-size study's store holds too few designs for the 200-held-out replay below, but it
         # holds every design its own study measured: replaying that study (same space, seed and
         # settings, so the same designs) gives its curve back without measuring anything.
 
-        settings, space = study
-        settings = dict(settings)
-        budget = min(int(settings.pop("budget")), len(dataset) - int(settings.get("validation", 200)))
+        record, space = study
+        settings = record.arguments()
+        budget = min(int(settings.pop("budget")), len(dataset) - int(record.validation))
         if settings.get("metric", metric) == metric and budget > 0:
             with warnings.catch_warnings():  # the space's configurations not in the store: by design here
                 warnings.filterwarnings("ignore", message=r".* of the space's configurations are not in the "

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,7 @@ from starchart.strategies.engine import SearchOptions
 from starchart.strategies.neighbourhood import Neighbourhood, best_neighbourhood
 from starchart.strategies.prior import prior_dataset, prior_measurements
 from starchart.strategies.registry import strategy_class
+from starchart.study.records import SearchRecord
 from starchart.study.runner import (
     Progress,
     RunPlan,
@@ -69,7 +70,7 @@ from starchart.study.runner import (
     study_evaluator,
     study_space,
 )
-from starchart.study.store import Store, opened_store, with_earlier
+from starchart.study.store import Store, opened_store
 
 __all__ = ["Best", "SearchResult", "resume_search", "search"]
 
@@ -287,13 +288,13 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
     if strategy is not None:
         strategy_class(strategy)  # an unknown name: refused before a store file is made
     with opened_store(store) as db:
-        recorded = db.get("search")
+        recorded = SearchRecord.read(db)
         if seed is None:  # continuing a stored search: its seed, so the rerun repeats the proposals
-            seed = int(recorded["seed"]) if recorded else int(np.random.SeedSequence().entropy % 2**32)
-        if prior is None and recorded and recorded.get("prior"):  # and its warm start, for the same reason
-            prior = _stored_prior(recorded["prior"], store)
+            seed = int(recorded.seed) if recorded else int(np.random.SeedSequence().entropy % 2**32)
+        if prior is None and recorded and recorded.prior:  # and its warm start, for the same reason
+            prior = _stored_prior(recorded.prior, store)
         if strategy is None:  # and its strategy
-            strategy = str(recorded.get("strategy", "tree")) if recorded else "tree"
+            strategy = str(recorded.strategy) if recorded else "tree"
         strategy_class(strategy)  # a recorded name no longer installed: refused before anything is measured
         return _search(evaluator, space, budget, seed, initial, db, progress, options, count, prior, recorded,
                        workers, time_limit, strategy)
@@ -316,10 +317,11 @@ def resume_search(store: str | Path, *, progress: bool = False, workers: int | N
     >>> resume_search(path).history.equals(first.history)   # nothing left to measure: the same search
     True
     """
-    recorded, space, evaluator = stored_study(store, "search", "search")
-    return search(evaluator, space, int(recorded["budget"]), seed=int(recorded["seed"]), store=store,
-                  progress=progress, workers=int(recorded.get("workers", 1)) if workers is None else workers,
-                  time_limit=time_limit, strategy=str(recorded.get("strategy", "tree")))
+    stored, space, evaluator = stored_study(store, "search", "search")
+    recorded = SearchRecord.from_json(stored, where=str(store))
+    return search(evaluator, space, int(recorded.budget), seed=int(recorded.seed), store=store,
+                  progress=progress, workers=int(recorded.workers) if workers is None else workers,
+                  time_limit=time_limit, strategy=str(recorded.strategy))
 
 
 def _stored_prior(prior: str, store: Any) -> str:
@@ -336,15 +338,14 @@ def _check_seed(seed: Any) -> int | None:
 
 
 def _settings(budget: int, seed: int, evaluator: Evaluator, prior: str | None,
-              recorded: dict[str, Any] | None, workers: int = 1, strategy: str = "tree") -> dict[str, Any]:
-    """What the store records of this search; a store first searched with other settings keeps those too."""
-    settings: dict[str, Any] = {"budget": budget, "seed": seed, "objective": evaluator.objective,
-                                "minimize": evaluator.minimize, "prior": prior}
-    if workers > 1:  # proposals come in batches of that size: a resume needs it to propose the same ones
-        settings["workers"] = workers
-    if strategy != "tree":  # recorded only when not the default, so stores of tree searches stay as they were
-        settings["strategy"] = strategy
-    return with_earlier(settings, recorded)
+              recorded: SearchRecord | None, workers: int = 1, strategy: str = "tree") -> SearchRecord:
+    """What the store records of this search; a store first searched with other settings keeps those too.
+
+    ``workers`` and ``strategy`` are written only when not the default, so stores of one-worker tree searches
+    stay as they were (proposals come in batches of ``workers``: a resume needs it to propose the same ones).
+    """
+    return SearchRecord(budget=budget, seed=seed, objective=evaluator.objective, minimize=evaluator.minimize,
+                        prior=prior, workers=workers, strategy=strategy).after(recorded)
 
 
 def _check_workers(workers: Any) -> int:
@@ -378,7 +379,7 @@ def _check_budget(budget: Any) -> int:
 
 def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial: Any, db: Store,
             progress: bool, options: SearchOptions | None, count: Any, prior: Any,
-            recorded: dict[str, Any] | None, workers: int, time_limit: float | None = None,
+            recorded: SearchRecord | None, workers: int, time_limit: float | None = None,
             strategy: str = "tree") -> SearchResult:
 
     space = study_space(db, space)
@@ -400,7 +401,7 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
     optimizer = strategy_class(strategy)(pool, seed=seed, minimize=evaluator.minimize, budget=budget,
                                          options=options, sampler=sampler, prior=earlier)
     settings = _settings(budget, seed, evaluator, source, recorded, workers, strategy)
-    db.put("search", settings)
+    settings.write(db)
     # as run() records its sessions (with the machine's environment, which the store's dataset reports)
     db.add_session(session_record(evaluator, search=True))
     done = _finished(db, stored, space, budget, settings, recorded)
@@ -452,9 +453,9 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
                 db.add(m)
                 found[todo[config_key(m.config, space.names)][0]] = m
                 optimizer.minimize = evaluator.minimize  # an evaluator may learn its objective from a result
-                if settings["objective"] != evaluator.objective:  # recorded as learnt, so a rerun matches them
-                    settings.update(objective=evaluator.objective, minimize=evaluator.minimize)
-                    db.put("search", settings)
+                if settings.objective != evaluator.objective:  # recorded as learnt, so a rerun matches them
+                    settings = replace(settings, objective=evaluator.objective, minimize=evaluator.minimize)
+                    settings.write(db)
             for index in batch:  # told in the order asked: the search does not depend on which worker was first
                 if index in found:
                     optimizer.tell(index, _objective(found[index], evaluator))
@@ -568,17 +569,18 @@ def _pool_index(config: Mapping[str, Any], space: Space, enc: Encoding, pool: Ca
     return index if index >= 0 else int(pool.extend(codes, check=False)[0])
 
 
-def _finished(db: Store, stored: dict[str, Measurement], space: Space, budget: int, settings: dict[str, Any],
-              recorded: dict[str, Any] | None) -> list[Measurement] | None:
+def _finished(db: Store, stored: dict[str, Measurement], space: Space, budget: int, settings: SearchRecord,
+              recorded: SearchRecord | None) -> list[Measurement] | None:
     """The measurements of a search that already spent its budget, in the order it made them, when the
     store holds that search alone (these settings, no other session or result); else ``None``.
 
     Such a search stored each result as it measured it, so the stored order is its history, and
     replaying it step by step (refitting the model every step) would only find the same steps again.
     """
-    if recorded != settings or "earlier" in settings or len(stored) != budget or len(db) != budget:
+    if recorded is None or recorded.to_json() != settings.to_json() or settings.earlier or len(stored) != budget \
+            or len(db) != budget:
         return None
-    if settings.get("workers", 1) > 1:  # stored in the order measurements finished, learnt in the order asked
+    if settings.workers > 1:  # stored in the order measurements finished, learnt in the order asked
         return None
     if not all(session.get("search") for session in db.get("sessions", [])):
         return None  # also a uniform study, say: replayed, as it may have been learnt from out of order

@@ -2,7 +2,7 @@
 
 A store is one SQLite file whatever made it. What kind of study it holds is told by what that study
 recorded: ``starchart resume`` and the runner's messages ask :func:`study_kind` instead of probing the
-keys themselves (each kind's settings are still read by the code that owns them).
+keys themselves. Each kind's settings are a typed record (:mod:`starchart.study.records`).
 
 ==============  ===================================  ==============================================
 kind            recognised by                        continued by
@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from starchart.study.records import PlanRecord, SampleSizeRecord, SearchRecord
 from starchart.study.store import Store
 
 
@@ -61,15 +62,15 @@ def _msp_sessions(store: Store) -> bool:
 
 
 def _uniform(store: Store) -> bool:
-    return store.get("plan") is not None or len(store) > 0
+    return store.get(PlanRecord.KEY) is not None or len(store) > 0
 
 
 #: The kinds, in the order a store is asked: the first whose ``recognise`` says yes is its kind.
 KINDS: list[StudyKind] = [
     StudyKind("msp", "a minimum-saturation-point study (starchart msp)", "tune_at_msp(..., store=...)", _msp_sessions),
-    StudyKind("search", "a search", "search(evaluator, space, budget, store=...)", _has("search")),
+    StudyKind("search", "a search", "search(evaluator, space, budget, store=...)", _has(SearchRecord.KEY)),
     StudyKind("sample_size", "a sample-size study", "choose_sample_size(space, evaluator, store=...)",
-              _has("sample_size")),
+              _has(SampleSizeRecord.KEY)),
     StudyKind("uniform", "a uniform study", "run(space, ..., store=...)", _uniform),
 ]
 

@@ -44,6 +44,7 @@ from starchart.measure.process import kill_running
 from starchart.space import Space
 from starchart.study.distributed import ray_evaluate, require_ray
 from starchart.study.kinds import kind_named, study_kind
+from starchart.study.records import PlanRecord
 from starchart.study.store import Claims, Store, as_stored, opened_store
 
 
@@ -164,9 +165,9 @@ def plan_run(store: Store, space: Space, *, samples: int | None = None, seed: in
 def _plan(store: Store, space: Space, *, samples: int | None, seed: int | None,
           configs: Iterable[Mapping[str, Any]] | None) -> RunPlan:
     done = store.keys()
-    stored_plan = store.get("plan") or {}
-    if configs is None and samples is None and "configs" in stored_plan:
-        configs = stored_plan["configs"]  # resuming a run of given configurations
+    stored_plan = PlanRecord.read(store) or PlanRecord()
+    if configs is None and samples is None and stored_plan.configs is not None:
+        configs = stored_plan.configs  # resuming a run of given configurations
     if configs is not None:
         wanted = [plain_config(c) for c in configs]
         unknown = [c for c in wanted if not set(space.names) <= set(c)]
@@ -179,23 +180,23 @@ def _plan(store: Store, space: Space, *, samples: int | None, seed: int | None,
             if key not in seen:
                 seen.add(key)
                 todo.append(c)
-        store.put("plan", {"configs": wanted})  # so that an interrupted run resumes to the same set
+        PlanRecord(configs=wanted).write(store)  # so that an interrupted run resumes to the same set
         return RunPlan(todo, len(done), len(done) + len(todo))
-    samples = stored_plan.get("samples") if samples is None else samples
+    samples = stored_plan.samples if samples is None else samples
     if samples is None:
         raise InputError("how many configurations to measure is not known", where=str(store.path or "store"),
                          hint=f"pass {arg('samples', 'N')}")
     samples = check("samples", samples, Interval(int, 1, None), hint="how many configurations to measure")
-    if seed is not None and stored_plan.get("seed") not in (None, seed) and done:
-        raise InputError(f"the store's sample was drawn with seed {stored_plan['seed']}, not {seed}",
+    if seed is not None and stored_plan.seed not in (None, seed) and done:
+        raise InputError(f"the store's sample was drawn with seed {stored_plan.seed}, not {seed}",
                          where=str(store.path or "store"),
                          hint="leave out --seed to continue that sample, or measure the new one into a new store")
-    seed = stored_plan.get("seed") if seed is None else seed
+    seed = stored_plan.seed if seed is None else seed
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)
     need = samples - len(done)
     drawn = space.sample(samples, seed=int(seed)) if need > 0 else None
-    planned = int(stored_plan.get("samples") or 0)
+    planned = int(stored_plan.samples or 0)
     larger_plan = need <= 0 and planned > samples  # an interrupted study asked for less than it planned
     if need < 0 or larger_plan:  # a study never shrinks: say so, and keep the larger plan for a later resume
         kept = f"; its plan of {planned} stays" if larger_plan else ""
@@ -203,7 +204,7 @@ def _plan(store: Store, space: Space, *, samples: int | None, seed: int | None,
                       f"{'more than' if need < 0 else 'as many as'} the {samples} asked for: nothing to "
                       f"measure{kept}", stacklevel=4)
     if not larger_plan:
-        store.put("plan", {"samples": samples, "seed": int(seed)})  # only a plan that can be drawn
+        PlanRecord(samples=samples, seed=int(seed)).write(store)  # only a plan that can be drawn
     if need <= 0:
         return RunPlan([], len(done), len(done))
     # keys of the whole sample at once: a resume of a 200,000-configuration study keys every one of them

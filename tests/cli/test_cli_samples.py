@@ -70,7 +70,7 @@ def test_samples_errors_name_the_options(tmp_path):
     assert result.exit_code == 2
     assert "--validation" in result.output and "too few to hold out 5000" in result.output
     result = run("samples", "--replay", dataset_path(CONVOLUTION), "--growth", "1", "--store", tmp_path / "t.db")
-    assert result.exit_code == 2 and "--growth" in result.output and "factor above 1" in result.output
+    assert result.exit_code == 2 and "--growth" in result.output and "must be a number > 1" in result.output
     result = run("samples", "--replay", dataset_path(CONVOLUTION), "--plot", tmp_path / "c.txt")
     assert result.exit_code == 2 and "cannot write a figure as 'c.txt'" in result.output
 
