@@ -113,11 +113,15 @@ def evaluator_from_dict(data: Mapping[str, Any], where: str = "evaluator") -> Ev
         raise InputError(f"cannot build a {kind!r} evaluator from these options: {exc}", where=where,
                          hint="check the types of the options (lists in [ ], numbers unquoted)") from None
     except InputError as exc:
-        if exc.where is None or exc.where.startswith(cls.__name__) or exc.where == "evaluator description":
-            raise InputError(exc.message, where=where, hint=exc.hint) from None
-        if _names_an_option(exc.where) and not exc.where.startswith(where):
+        said = exc.raw_where
+        if said is None or said.startswith(cls.__name__) or said == "evaluator description":
+            # the file in place of the class, keeping the option the error concerns ("ev.yaml, repeats")
+            _, comma, option = (said or "").partition(", ")  # "PythonEvaluator description, repeats"
+            option = comma + option
+            raise InputError(exc.raw_message, where=f"{where}{option}", hint=exc.raw_hint) from None
+        if _names_an_option(said) and not said.startswith(where):
             # a bare option ("kernel_name", "problem_size[0]"): say which file or option it is in
-            raise InputError(exc.message, where=f"{where}, {exc.where}", hint=exc.hint) from None
+            raise InputError(exc.raw_message, where=f"{where}, {said}", hint=exc.raw_hint) from None
         raise
 
 

@@ -62,7 +62,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from starchart.errors import InputError
+from starchart._util.validation import Interval, check
+from starchart.errors import InputError, arg
 from starchart.measure.base import (
     Evaluator,
     FreshLockOnUnpickle,
@@ -246,9 +247,8 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
         self.repeats, self.warmup = check_repeats(repeats, warmup, where)
         self.check_pattern = check_regex(check_pattern, "check_pattern", where)
         self.reference = _check_reference(reference, where)
-        if isinstance(rtol, bool) or not isinstance(rtol, numbers.Real) or not rtol >= 0:
-            raise InputError(f"rtol must be a number >= 0, got {rtol!r}", where=where, hint="e.g. rtol=1e-6")
-        self.rtol = float(rtol)
+        self.rtol = check("rtol", rtol, Interval(float, 0, None), where=f"{where}, rtol",
+                          hint=f"a relative tolerance: e.g. {arg('rtol', '1e-6')}")
         self.timeout = check_timeout(timeout, "timeout", where)
         self.compile_timeout = check_timeout(compile_timeout, "compile_timeout", where)
         if cache_dir is not None and (not isinstance(cache_dir, (str, os.PathLike)) or not os.fspath(cache_dir)):

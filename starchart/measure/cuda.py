@@ -60,6 +60,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from starchart._util.plugins import load_module_file
+from starchart._util.validation import Interval, check
 from starchart.errors import InputError, StarchartError
 from starchart.measure.base import Evaluator, Measurement
 from starchart.measure.command import check_bool
@@ -1099,9 +1100,7 @@ def _tail(text: str, lines: int = 12, limit: int = 2000) -> str:
 
 
 def _positive_int(value: Any, name: str, *, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise InputError(f"must be an integer >= {minimum}, got {value!r}", where=name)
-    return int(value)
+    return check(name, value, Interval(int, minimum, None))
 
 
 def _non_negative(value: Any, name: str) -> float:

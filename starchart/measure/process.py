@@ -44,7 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from starchart._util.text import shorten
-from starchart.errors import InputError
+from starchart._util.validation import Interval, check
+from starchart.errors import InputError, arg
 from starchart.measure import watchdog
 from starchart.measure.base import Measurement
 from starchart.measure.capture import OUTPUT_LIMIT, PipeReader
@@ -881,11 +882,9 @@ def check_repeats(repeats: int, warmup: int, where: str) -> tuple[int, int]:
     >>> check_repeats(5, 1, "CEvaluator")
     (5, 1)
     """
-    for label, value, low in (("repeats", repeats, 1), ("warmup", warmup, 0)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-            raise InputError(f"{label} must be an integer >= {low}, got {value!r}", where=where,
-                             hint="e.g. repeats=5, warmup=1")
-    return int(repeats), int(warmup)
+    hint = f"e.g. {arg('repeats', '5')}, {arg('warmup', '1')}"
+    return (check("repeats", repeats, Interval(int, 1, None), where=f"{where}, repeats", hint=hint),
+            check("warmup", warmup, Interval(int, 0, None), where=f"{where}, warmup", hint=hint))
 
 
 def run_repeated(argv: Sequence[str] | str, config: Mapping[str, Any], *,

@@ -12,7 +12,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from starchart.errors import InputError
+from starchart._util.validation import Interval, check
+from starchart.errors import InputError, arg
 from starchart.measure.base import Evaluator, Measurement, check_metrics
 from starchart.measure.command import check_bool, check_timeout
 from starchart.measure.deadline import CallTimedOut, call_with_timeout
@@ -75,9 +76,8 @@ class PythonEvaluator(Evaluator):
         if not callable(fn):
             raise InputError(f"PythonEvaluator needs a callable, got {type(fn).__name__}",
                              hint="pass a function taking a configuration dict")
-        if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or repeats < 1:
-            raise InputError(f"repeats must be an integer >= 1, got {repeats!r}", where="PythonEvaluator",
-                             hint="e.g. repeats=3")
+        repeats = check("repeats", repeats, Interval(int, 1, None), where="PythonEvaluator, repeats",
+                        hint=f"e.g. {arg('repeats', '3')}")
         self.fn = fn
         self.path: str | None = None  # the folder its module was imported from (set by from_description)
         self._named = metrics is not None
@@ -207,8 +207,7 @@ class PythonEvaluator(Evaluator):
 
         minimize = data.get("minimize")
         repeats = data.get("repeats", 1)
-        if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or repeats < 1:
-            raise InputError(f"repeats must be an integer >= 1, got {repeats!r}", where=where, hint="e.g. repeats: 3")
+        repeats = check("repeats", repeats, Interval(int, 1, None), where=f"{where}, repeats", hint="e.g. repeats: 3")
         metrics = data.get("metrics") or None
         if data.get("learn_metrics") or metrics in (["time"], ("time",), "time"):
             metrics = None  # the default, or described before its objective was learnt (see describe): learn it

@@ -39,7 +39,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from starchart._util.validation import Constraint, Interval, Validated, check_seed
+from starchart._util.validation import Constraint, Interval, Validated, check, check_seed
 from starchart.errors import InputError, NotFittedError
 from starchart.tree._graphviz import tree_to_dot
 from starchart.tree._growth import TreeArrays, grow_tree
@@ -772,20 +772,11 @@ _ARRAY_FIELDS = ("parent", "depth", "n_samples", "mean", "sse", "min", "max", "f
                  "left", "right", "improvement")
 
 
-def _is_count(value: Any) -> bool:
-    """An integer ≥ 0 (numpy integers and integral floats too; not a bool)."""
-    return (isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-            and np.isfinite(value) and int(value) == value and value >= 0)
-
-
 def _check_render_options(decimals: Any, max_depth: Any) -> None:
     """The options of ``export_text`` and ``to_dot``, checked before they reach a format string."""
-    if not _is_count(decimals):
-        raise InputError(f"decimals must be an integer ≥ 0, got {decimals!r}", where="decimals",
-                         hint="4 significant digits is the default")
-    if max_depth is not None and not _is_count(max_depth):
-        raise InputError(f"max_depth must be None or an integer ≥ 0, got {max_depth!r}", where="max_depth",
-                         hint="leave it unset to show the whole tree, 0 shows the root alone")
+    check("decimals", decimals, Interval(int, 0, None), hint="4 significant digits is the default")
+    check("max_depth", max_depth, None, Interval(int, 0, None),
+          hint="leave it unset to show the whole tree, 0 shows the root alone")
 
 
 def _is_numeric_levels(values: list[Any]) -> bool:

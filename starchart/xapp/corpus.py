@@ -42,6 +42,7 @@ import pandas as pd
 import yaml
 
 from starchart._util.files import parse_json, read_text
+from starchart._util.validation import Interval, check
 from starchart.errors import InputError
 
 __all__ = [
@@ -367,10 +368,8 @@ def _command(spec: Mapping[str, Any], side: str, path: Path) -> list[str]:
 
 
 def _positive_int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
-        raise InputError(f"must be a positive integer, got {value!r}", where=where,
-                         hint="write a whole number such as 4096 (no quotes, no decimal point)")
-    return int(value)
+    return check(where.rpartition("key ")[2], value, Interval(int, 1, None), where=where,
+                 hint="write a whole number such as 4096 (no quotes, no decimal point)")
 
 
 def _positive_number(value: Any, where: str) -> float:

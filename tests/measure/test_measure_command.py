@@ -401,7 +401,7 @@ def test_a_python_function_beside_the_evaluator_file_is_found_from_another_folde
     ("kind: python\nfunction: math:nope\n", "has no 'nope'"),
     ("kind: python\nfunction: no_such_module_xyz:f\n", "cannot import 'no_such_module_xyz'"),
     ("kind: python\nfunction: math:sqrt\nminimize: 'no'\n", "minimize must be true or false"),
-    ("kind: python\nfunction: math:sqrt\nrepeats: five\n", "repeats must be an integer"),
+    ("kind: python\nfunction: math:sqrt\nrepeats: five\n", "repeats: must be an integer"),
 ])
 def test_python_evaluator_files_are_checked(tmp_path, text, message):
     evaluator = write(tmp_path / "ev.yaml", text)
@@ -422,7 +422,7 @@ def test_python_results_of_every_shape_are_measured_or_refused_clearly():
     result = missing.evaluate({"x": 0})
     assert result.status == "runtime" and "no value of the objective 'time'" in result.reason  # was "ok"
     for bad in ("five", 2.7, True, 0):
-        with pytest.raises(InputError, match="repeats must be an integer"):
+        with pytest.raises(InputError, match="repeats: must be an integer"):
             PythonEvaluator(lambda c: 1.0, repeats=bad)
 
 

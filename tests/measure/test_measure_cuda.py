@@ -157,10 +157,10 @@ def test_constructor_checks():
                       reference=lambda c, a: a, **base)
     with pytest.raises(InputError, match="callable"):
         CudaEvaluator(VECTOR_ADD, "vector_add", args, reference=[1], **base)
-    for bad, message in ((dict(repeats=0), r"repeats: must be an integer >= 1, got 0"),
-                         (dict(warmup=-1), r"warmup: must be an integer >= 0, got -1"),
+    for bad, message in ((dict(repeats=0), r"repeats: must be an integer ≥ 1, got 0"),
+                         (dict(warmup=-1), r"warmup: must be an integer ≥ 0, got -1"),
                          (dict(rtol=-1.0), r"rtol: must be a number >= 0, got -1.0"),
-                         (dict(device=-1), r"device: must be an integer >= 0, got -1"),
+                         (dict(device=-1), r"device: must be an integer ≥ 0, got -1"),
                          (dict(power_duration_s=0), r"power_duration_s: must be positive, got 0"),
                          (dict(smem_args={"size": lambda p: 4}), r"smem_args: the size must be an int or an expression"),
                          (dict(smem_args=[4]), r"smem_args: must be a dict with a 'size', got \[4\]"),
