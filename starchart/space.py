@@ -48,6 +48,7 @@ import pandas as pd
 import yaml
 
 from starchart._util.files import parse_json, read_json, read_text
+from starchart._util.validation import Interval, check
 from starchart.constraints import (
     Restriction,
     as_restriction,
@@ -997,9 +998,7 @@ def _count(n: int, noun: str) -> str:
 
 
 def _check_count(value: Any, label: str, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise SpaceError(f"{label} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+    return check(label, value, Interval(int, minimum, None), error=SpaceError)
 
 
 def _not_enough(n: int, valid: int) -> SpaceError:

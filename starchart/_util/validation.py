@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
-from starchart.errors import InputError
+from starchart.errors import InputError, StarchartError
 
 __all__ = ["Constraint", "Instances", "Interval", "Options", "SEED", "Validated", "check", "check_seed",
            "describe", "is_whole"]
@@ -145,9 +145,10 @@ def describe(constraints: tuple[Constraint, ...]) -> str:
 
 
 def check(name: str, value: Any, *constraints: Constraint, hint: str | None = None,
-          where: str | None = None) -> Any:
+          where: str | None = None, error: type[StarchartError] = InputError) -> Any:
     """``value`` if one of ``constraints`` accepts it (numbers converted to ``int``/``float``), else an
-    :class:`~starchart.errors.InputError` naming parameter ``name``.
+    :class:`~starchart.errors.InputError` (or ``error``, e.g. a space's ``SpaceError``) naming parameter
+    ``name``.
 
     ``where`` (default: ``name``) is where the error points; ``hint`` says what to do.
     """
@@ -158,8 +159,7 @@ def check(name: str, value: Any, *constraints: Constraint, hint: str | None = No
         elif constraint.accepts(value):
             return constraint.convert(value)
     # the error's place names the parameter (budget: / --budget:), so the message need not repeat it
-    raise InputError(f"must be {describe(constraints)}, got {value!r}", where=name if where is None else where,
-                     hint=hint)
+    raise error(f"must be {describe(constraints)}, got {value!r}", where=name if where is None else where, hint=hint)
 
 
 def check_seed(seed: Any, name: str = "seed", hint: str | None = None, where: str | None = None) -> int | None:

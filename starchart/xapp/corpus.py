@@ -373,9 +373,7 @@ def _positive_int(value: Any, where: str) -> int:
 
 
 def _positive_number(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
-        raise InputError(f"must be a positive number, got {value!r}", where=where)
-    return float(value)
+    return check(where.rpartition("key ")[2], value, Interval(float, 0, None, closed="neither"), where=where)
 
 
 def _int_args(meta: Mapping[str, Any], key: str, path: Path) -> tuple[int, ...]:
@@ -420,9 +418,8 @@ def _load_kernel(folder: Path, categories: Sequence[str]) -> CorpusKernel:
         raise InputError(f"small_args has {len(small_args)} values but args has {len(args)}",
                          where=f"{path}, key small_args", hint="give both the same number of arguments")
     tolerance = meta["tolerance"]
-    if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real) or not 0 <= tolerance < 1:
-        raise InputError(f"tolerance must be a relative difference in [0, 1), got {tolerance!r}",
-                         where=f"{path}, key tolerance", hint="e.g. 1.0e-6; 0 asks for identical checksums")
+    tolerance = check("tolerance", tolerance, Interval(float, 0, 1, closed="left"), where=f"{path}, key tolerance",
+                      hint="a relative difference: e.g. 1.0e-6; 0 asks for identical checksums")
     description = meta["description"]
     if not isinstance(description, str):
         raise InputError("description must be a string", where=f"{path}, key description",
