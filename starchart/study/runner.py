@@ -231,7 +231,7 @@ def study_space(store: Store, space: Space | None, *, continue_with: str | None 
     ``continue_with``: the hint of the refusal of another space, for a study that ``starchart resume``
     does not continue (default: a new store, or resume without giving a space).
     """
-    stored = store.get("space")
+    stored = store.get("space", copy=space is None)  # given a space, the stored one is only compared with it
     if space is None:
         if stored is None:
             raise InputError("no space given and none stored", where=str(store.path or "store"),

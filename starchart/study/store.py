@@ -219,8 +219,19 @@ class Store:
         return f"Store({str(self.path) if self.path else ':memory:'}, {len(self)} results)"
 
     # ------------------------------------------------------------------ study metadata
-    def get(self, key: str, default: Any = None) -> Any:
-        """A study-level value (``space``, ``evaluator``, ``plan``, ``sessions``...)."""
+    def get(self, key: str, default: Any = None, *, copy: bool = True) -> Any:
+        """A study-level value (``space``, ``evaluator``, ``plan``, ``sessions``...).
+
+        ``copy=False``: the store's own decoded value, not a copy, for a reader that does not change it (a
+        dataset's space lists every configuration, and copying it costs more than reading it).
+
+        >>> with Store.open(None) as db:
+        ...     db.put("plan", {"samples": 4})
+        ...     mine = db.get("plan")
+        ...     mine["samples"] = 5  # a copy: the store is unchanged
+        ...     db.get("plan"), db.get("plan", copy=False) is db.get("plan", copy=False)
+        ({'samples': 4}, True)
+        """
         row = self._db.execute("SELECT value FROM study WHERE key = ?", (key,)).fetchone()
         if row is None:
             return default
@@ -229,7 +240,7 @@ class Store:
         cached = self._decoded.get(key)
         if cached is None or cached[0] != row[0]:
             cached = self._decoded[key] = (row[0], json.loads(row[0]))
-        return _own_copy(cached[1])
+        return _own_copy(cached[1]) if copy else cached[1]
 
     def put(self, key: str, value: Any) -> None:
         """Set a study-level value (JSON-able)."""
@@ -418,8 +429,9 @@ class Store:
         for row, config in zip(rows, configs):
             if row[2] not in MEASUREMENT_STATUSES:
                 Measurement(config, status=row[2])  # refused, naming the statuses a store holds
-        evaluator = self.get("evaluator") or {}
-        space = self.get("space") or {}
+        # not copied: the dataset made here is cached, and each caller gets a copy of it (_copy)
+        evaluator = self.get("evaluator", copy=False) or {}
+        space = self.get("space", copy=False) or {}
         params = list(space.get("parameters", {})) or _config_names(configs)
         metrics = list(evaluator.get("metrics", []))
         measured = list(dict.fromkeys(name for repeats in values for name in repeats))
@@ -456,11 +468,11 @@ class Store:
     def _dataset_meta(self, evaluator: dict[str, Any], space: dict[str, Any], metrics: list[str],
                       duplicates: int) -> dict[str, Any]:
         """The metadata of :meth:`to_dataset`: where it comes from, the study's records, objective and direction."""
-        sessions = self.get("sessions", [])
+        sessions = self.get("sessions", [], copy=False)
         meta = {"source": str(self.path) if self.path else None, "format": "starchart-store",
-                "evaluator": evaluator, "space": space or None, "plan": self.get("plan"),
-                "environment": sessions[-1].get("environment") if sessions else None,
-                "duplicates": duplicates, "search": self.get("search"), "sample_size": self.get("sample_size")}
+                "evaluator": evaluator, "space": space or None, "plan": self.get("plan", copy=False),
+                "environment": sessions[-1].get("environment") if sessions else None, "duplicates": duplicates,
+                "search": self.get("search", copy=False), "sample_size": self.get("sample_size", copy=False)}
         meta.update(_names_for_caches(evaluator, meta["environment"]))
         if metrics:
             meta["objective"] = metrics[0]
