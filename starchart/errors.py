@@ -174,6 +174,16 @@ class InputError(StarchartError):
     """A file or value given by the user cannot be used as it is."""
 
 
+class UnknownOptionsError(InputError):
+    """Options that nothing takes (a typo, or another kind's option); ``names`` lists them, so a caller
+    that gave them under other names (a command line's flags) can say so without reading the message."""
+
+    def __init__(self, message: str, *, where: str | Path | None = None, hint: str | None = None,
+                 names: tuple[str, ...] = ()):
+        super().__init__(message, where=where, hint=hint)
+        self.names = tuple(names)
+
+
 class SpaceError(StarchartError):
     """A design space, parameter or constraint is ill-formed or cannot be sampled."""
 

@@ -414,7 +414,7 @@ def _sample_space(the_space: Any, n: int, seed: Optional[int], file: Path) -> An
         else:
             hint = ("so few random configurations are valid that they cannot be found by drawing: ask for fewer, "
                     "or narrow the value lists so that fewer combinations break the restrictions")
-        raise InputError(exc.message, where=f"{file}, --sample", hint=hint) from exc
+        raise InputError(exc.raw_message, where=f"{file}, --sample", hint=hint) from exc
 
 
 def _size_text(the_space: Any) -> str:

@@ -15,7 +15,6 @@ file works from any folder.
 from __future__ import annotations
 
 import math
-import re
 import shlex
 import signal
 import sqlite3
@@ -34,7 +33,7 @@ from starchart._util.units import unit_of, with_unit
 from starchart.cli.app import err, out
 from starchart.cli.common import minimize_for, option_group, options, print_failure_reasons
 from starchart.cli.data import _read_space
-from starchart.errors import InputError
+from starchart.errors import InputError, UnknownOptionsError
 from starchart.measure import Evaluator, evaluator_class, evaluator_from_dict
 from starchart.measure.process import check_fields
 from starchart.space import (
@@ -142,22 +141,21 @@ def _space_and_evaluator(space_file: Optional[Path], command: Optional[str], c_s
 
 def _as_option_error(exc: InputError, options: dict[str, Any]) -> InputError:
     """An error about an option given on the command line (``--timeout 0``) names that option, in its words
-    (``--timeout``, ``e.g. --timeout 60``), rather than the evaluator it went into."""
-    unknown = re.match(r"unknown option\(s\) (.+)$", exc.message)
-    if unknown:
-        given = [name for name in unknown.group(1).split(", ") if name in options]
+    (``--timeout``, ``e.g. --timeout 60``), rather than the evaluator it went into. The error says which
+    option it concerns (its ``param``, or the ``names`` of an :class:`UnknownOptionsError`); nothing in its
+    text is read."""
+    flags = {name: "--" + name.replace("_", "-") for name in options}
+    if isinstance(exc, UnknownOptionsError):
+        given = [name for name in exc.names if name in options]
         if given:
-            names = " and ".join("--" + name.replace("_", "-") for name in given)
+            names = " and ".join(flags[name] for name in given)
             return InputError(f"{names} {'does' if len(given) == 1 else 'do'} not apply to this evaluator",
                               where=names, hint=f"leave {names} out ({exc.hint})" if exc.hint else None)
-    first = exc.message.split(" ", 1)[0]
-    if first not in options:
+    if exc.param not in options:
         return exc
-    option = "--" + first.replace("_", "-")
-    hint = exc.hint
-    if hint is not None:
-        hint = re.sub(rf"\b{re.escape(first)}=", f"{option} ", hint)
-    return InputError(exc.message.replace(first, option, 1), where=option, hint=hint)
+    exc.where = exc.param  # the option alone: it was typed, not read from a file
+    exc.in_words_of(flags)
+    return exc
 
 
 def _check_placeholders(evaluator: Any, space: Any, source: str) -> None:
@@ -172,12 +170,12 @@ def _check_placeholders(evaluator: Any, space: Any, source: str) -> None:
         try:
             check_space(space)
         except InputError as exc:
-            where = exc.where or ""
+            where = exc.raw_where or ""
             if where.startswith(type(evaluator).__name__) or not where:
-                where = source
+                exc.where = source
             elif "/" not in where and not where.startswith(source):
-                where = f"{source}, {where}"
-            raise InputError(exc.message, where=where, hint=exc.hint) from None
+                exc.where = f"{source}, {where}"
+            raise exc from None
 
 
 def _measure(job: Any, store: Path, summary: bool = True, again: Optional[str] = None) -> Any:

@@ -92,7 +92,7 @@ def evaluator_from_dict(data: Mapping[str, Any], where: str = "evaluator") -> Ev
     >>> evaluator_from_dict({"kind": "command", "argv": ["true"], "timout": 5}, where="ev.yaml")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    starchart.errors.InputError: ev.yaml: unknown option(s) timout (hint: did you mean timeout? ...
+    starchart.errors.UnknownOptionsError: ev.yaml: unknown option(s) timout (hint: did you mean timeout? ...
     """
     if not isinstance(data, Mapping):
         raise InputError(f"an evaluator description must be a mapping with a 'kind', got {type(data).__name__}",
@@ -113,16 +113,16 @@ def evaluator_from_dict(data: Mapping[str, Any], where: str = "evaluator") -> Ev
         raise InputError(f"cannot build a {kind!r} evaluator from these options: {exc}", where=where,
                          hint="check the types of the options (lists in [ ], numbers unquoted)") from None
     except InputError as exc:
+        # the same error (its kind and data kept), placed in the file or option it came from
         said = exc.raw_where
         if said is None or said.startswith(cls.__name__) or said == "evaluator description":
             # the file in place of the class, keeping the option the error concerns ("ev.yaml, repeats")
             _, comma, option = (said or "").partition(", ")  # "PythonEvaluator description, repeats"
-            option = comma + option
-            raise InputError(exc.raw_message, where=f"{where}{option}", hint=exc.raw_hint) from None
-        if _names_an_option(said) and not said.startswith(where):
-            # a bare option ("kernel_name", "problem_size[0]"): say which file or option it is in
-            raise InputError(exc.raw_message, where=f"{where}, {said}", hint=exc.raw_hint) from None
-        raise
+            exc.where = f"{where}{comma}{option}"
+        elif _names_an_option(said) and not said.startswith(where):
+            exc.where = f"{where}, {said}"  # a bare option ("kernel_name", "problem_size[0]")
+        exc.args = (str(exc),)
+        raise exc from None
 
 
 def _names_an_option(where: str) -> bool:

@@ -20,6 +20,7 @@ recorded failure.
 
 from __future__ import annotations
 
+import difflib
 import math
 import threading
 import time
@@ -32,7 +33,7 @@ from typing import Any, ClassVar
 
 from starchart._util.direction import lower_is_better
 from starchart.dataset import STATUSES
-from starchart.errors import InputError
+from starchart.errors import InputError, UnknownOptionsError
 from starchart.space import Space
 
 #: Statuses a measurement can have: the dataset's (``"invalid"`` comes from replayed data).
@@ -280,6 +281,19 @@ class FreshLockOnUnpickle:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
+
+
+def unknown_options(names: Sequence[str], accepted: Sequence[str], kind: str, where: str) -> UnknownOptionsError:
+    """The error for evaluator options nothing takes: which ones, the nearest names, and what ``kind`` accepts.
+
+    >>> print(unknown_options(["repeat"], ["repeats", "timeout"], "python", "ev.yaml"))
+    ev.yaml: unknown option(s) repeat (hint: did you mean repeats? a 'python' evaluator accepts: repeats, timeout)
+    """
+    accepted = sorted(accepted)
+    close = [match for name in names for match in difflib.get_close_matches(name, accepted, n=1)]
+    guess = f"did you mean {', '.join(close)}? " if close else ""
+    return UnknownOptionsError(f"unknown option(s) {', '.join(names)}", where=where, names=tuple(names),
+                               hint=f"{guess}a {kind!r} evaluator accepts: {', '.join(accepted)}")
 
 
 def check_metrics(metrics: str | Sequence[str], where: str) -> tuple[str, ...]:

@@ -25,7 +25,6 @@ Examples
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import numbers
 import os
@@ -36,8 +35,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from starchart.errors import InputError
-from starchart.measure.base import Evaluator, Measurement, check_metrics
+from starchart.errors import InputError, arg
+from starchart.measure.base import Evaluator, Measurement, check_metrics, unknown_options
 from starchart.measure.process import (
     check_fields,
     check_repeats,
@@ -263,8 +262,9 @@ def check_timeout(timeout: float | None, label: str, where: str) -> float | None
     if timeout is None:
         return None
     if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not timeout > 0:
-        raise InputError(f"{label} must be a positive number of seconds or None, got {timeout!r}", where=where,
-                         hint=f"e.g. {label}=60")
+        # no upper bound: inf is "no limit", as None is
+        raise InputError(f"must be a positive number of seconds or None, got {timeout!r}", where=f"{where}, {label}",
+                         hint=f"e.g. {arg(label, '60')}")
     return float(timeout)
 
 
@@ -273,12 +273,12 @@ def check_regex(pattern: str | None, label: str, where: str) -> str | None:
     if pattern is None:
         return None
     if not isinstance(pattern, str):
-        raise InputError(f"{label} must be a regular expression string, got {pattern!r}", where=where,
+        raise InputError(f"must be a regular expression string, got {pattern!r}", where=f"{where}, {label}",
                          hint=r"e.g. r'time=([0-9.eE+-]+)'")
     try:
         re.compile(pattern)
     except re.error as exc:
-        raise InputError(f"{label} {pattern!r} is not a valid regular expression: {exc}", where=where,
+        raise InputError(f"{pattern!r} is not a valid regular expression: {exc}", where=f"{where}, {label}",
                          hint=r"e.g. r'time=([0-9.eE+-]+)'") from exc
     return pattern
 
@@ -310,7 +310,7 @@ def check_bool(value: Any, label: str, where: str) -> bool:
     """
     if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral) and value in (0, 1)):
         return bool(value)
-    raise InputError(f"{label} must be true or false, got {value!r}", where=where,
+    raise InputError(f"must be true or false, got {value!r}", where=f"{where}, {label}",
                      hint=f"write {label}: true or {label}: false (unquoted)")
 
 
@@ -334,8 +334,5 @@ def description_options(description: Mapping[str, Any], cls: type[Evaluator],
     options = {k: v for k, v in description.items() if k not in dropped}
     unknown = sorted(set(options) - accepted)
     if unknown:
-        close = [match for name in unknown for match in difflib.get_close_matches(name, accepted, n=1)]
-        guess = f"did you mean {', '.join(close)}? " if close else ""
-        raise InputError(f"unknown option(s) {', '.join(unknown)}", where=where,
-                         hint=f"{guess}a {cls.kind!r} evaluator accepts: {', '.join(sorted(accepted))}")
+        raise unknown_options(unknown, sorted(accepted), cls.kind, where)
     return options

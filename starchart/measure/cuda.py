@@ -44,7 +44,6 @@ Examples
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import math
 import numbers
@@ -62,7 +61,7 @@ import numpy as np
 from starchart._util.plugins import load_module_file
 from starchart._util.validation import Interval, check
 from starchart.errors import InputError, StarchartError
-from starchart.measure.base import Evaluator, Measurement
+from starchart.measure.base import Evaluator, Measurement, unknown_options
 from starchart.measure.command import check_bool
 from starchart.measure.launch import (
     DEFAULT_BLOCK_SIZE_NAMES,
@@ -716,12 +715,12 @@ class CudaEvaluator(Evaluator):
         self.rtol = _non_negative(rtol, "rtol")
         self.atol = _non_negative(atol, "atol")
         self.smem_args = _check_smem_args(smem_args)
-        self.power = check_bool(power, "power", "power")
+        self.power = check_bool(power, "power", "CudaEvaluator")
         self.power_duration_s = float(power_duration_s)
         if not self.power_duration_s > 0:
             raise InputError(f"must be positive, got {power_duration_s!r}", where="power_duration_s")
         self.device = _positive_int(device, "device", minimum=0)
-        self.raw_defines = check_bool(raw_defines, "raw_defines", "raw_defines")
+        self.raw_defines = check_bool(raw_defines, "raw_defines", "CudaEvaluator")
         self.metrics = ("time", "power", "energy") if self.power else ("time",)
         self._session: Any = None
         self._sampler: NvmlPowerSampler | None = None
@@ -1011,7 +1010,7 @@ class CudaEvaluator(Evaluator):
         if description.get("source_path") is not None or evaluator.source_path is None:
             evaluator.source_path = description.get("source_path")
         if description.get("minimize") is not None:  # as described (else the metric's usual direction)
-            evaluator.minimize = check_bool(description["minimize"], "minimize", "minimize")
+            evaluator.minimize = check_bool(description["minimize"], "minimize", "CudaEvaluator")
         evaluator.inputs = inputs
         return evaluator
 
@@ -1074,10 +1073,7 @@ def _check_description_keys(description: Mapping[str, Any]) -> None:
     accepted = (set(inspect.signature(CudaEvaluator.__init__).parameters) - {"self"}) | set(_DESCRIPTION_ONLY_KEYS)
     unknown = sorted(str(k) for k in description if k not in accepted)
     if unknown:
-        close = [m for name in unknown for m in difflib.get_close_matches(name, sorted(accepted), n=1)]
-        guess = f"did you mean {', '.join(close)}? " if close else ""
-        raise InputError(f"unknown option(s) {', '.join(unknown)}", where="evaluator description",
-                         hint=f"{guess}a 'cuda' evaluator accepts: {', '.join(sorted(accepted))}")
+        raise unknown_options(unknown, sorted(accepted), "cuda", "evaluator description")
 
 
 def _match_arguments(recorded: list[dict[str, Any]], arguments: list[np.ndarray | np.generic]) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import math
 import numbers
@@ -14,7 +13,7 @@ from typing import Any
 
 from starchart._util.validation import Interval, check
 from starchart.errors import InputError, arg
-from starchart.measure.base import Evaluator, Measurement, check_metrics
+from starchart.measure.base import Evaluator, Measurement, check_metrics, unknown_options
 from starchart.measure.command import check_bool, check_timeout
 from starchart.measure.deadline import CallTimedOut, call_with_timeout
 
@@ -164,16 +163,13 @@ class PythonEvaluator(Evaluator):
         >>> PythonEvaluator.from_description({"function": "math:sqrt", "repeat": 2})  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        starchart.errors.InputError: PythonEvaluator description: unknown option(s) repeat (hint: did you mean ...
+        starchart.errors.UnknownOptionsError: PythonEvaluator description: unknown option(s) repeat (hint: did you mean ...
         """
         where = "PythonEvaluator description"
         accepted = ("kind", "function", "metrics", "minimize", "repeats", "path", "learn_metrics", "timeout")
         unknown = sorted(str(k) for k in data if k not in accepted)
         if unknown:
-            close = [m for name in unknown for m in difflib.get_close_matches(name, accepted, n=1)]
-            guess = f"did you mean {', '.join(close)}? " if close else ""
-            raise InputError(f"unknown option(s) {', '.join(unknown)}", where=where,
-                             hint=f"{guess}a 'python' evaluator accepts: {', '.join(sorted(accepted))}")
+            raise unknown_options(unknown, accepted, "python", where)
         target = data.get("function")
         importable = _IMPORTABLE
         if not isinstance(target, str) or not target.strip():

@@ -283,7 +283,7 @@ def test_raw_defines_passes_values_through_as_c_code(kernel, tmp_path):
     d = ev.describe()
     assert d["raw_defines"] is True and CEvaluator.from_description(d).raw_defines
     assert "raw_defines" not in CEvaluator(kernel).describe()  # stores described before it stay the same evaluator
-    with pytest.raises(InputError, match="raw_defines must be true or false"):
+    with pytest.raises(InputError, match="raw_defines: must be true or false"):
         CEvaluator(kernel, raw_defines="yes")
 
 

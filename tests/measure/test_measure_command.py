@@ -284,7 +284,7 @@ def test_a_description_without_kind_or_with_a_miscased_kind_says_so():
     ("problem_size: 100\n", "has no kernel_name"),                                   # was a KeyError traceback
     ("kernel_name: foo\n", "has no problem_size"),                                   # was a TypeError traceback
     ("kernel_name: foo\nproblem_size: 100\narguments: [100]\n", "arguments[0]: each argument must be"),
-    ("kernel_name: foo\nproblem_size: 100\npower: 'false'\n", "power must be true or false"),  # was True
+    ("kernel_name: foo\nproblem_size: 100\npower: 'false'\n", "power: must be true or false"),  # was True
     ("kernel_name: foo\nproblem_size: 100\narguments: [{kind: array, dtype: float32, shape: [4]}]\n",
      "arguments[0]: argument 0 is an array"),
 ])
@@ -332,8 +332,8 @@ def test_yaml_errors_in_an_evaluator_file_give_the_line_and_no_restriction_advic
     ("kind: c\nsource: k.c\nflags: 3\n", "flags must be a list of strings"),
     ("kind: c\nsource: k.c\nmetric: 3\n", "metric names must be non-empty strings"),
     ("kind: command\nargv: [echo]\ncwd: 3\n", "cwd must be a folder"),
-    ("kind: command\nargv: [echo]\nshell: 'false'\n", "shell must be true or false"),  # was bool('false')
-    ("kind: command\nargv: [echo]\njson_lines: 'no'\n", "json_lines must be true or false"),
+    ("kind: command\nargv: [echo]\nshell: 'false'\n", "shell: must be true or false"),  # was bool('false')
+    ("kind: command\nargv: [echo]\njson_lines: 'no'\n", "json_lines: must be true or false"),
     ("kind: command\nargv: [echo]\nenv: {FLAG: }\n", "environment variable FLAG needs a text or number value"),
 ])
 def test_wrong_types_in_a_file_are_one_line_errors_naming_the_file(tmp_path, text, message):
@@ -350,7 +350,7 @@ def test_command_line_options_are_named_as_options(tmp_path):
     space = write(tmp_path / "space.yaml", "parameters:\n  VAL: [1, 2]\n")
     result = invoke("run", space, "--c-source", tmp_path / "k.c", "--timeout", "0", "--samples", "1",
                     "--store", tmp_path / "s.db")
-    assert result.exit_code == 2 and "--timeout: --timeout must be a positive number" in result.output
+    assert result.exit_code == 2 and "--timeout: must be a positive number" in result.output
     assert "e.g. --timeout 60" in result.output
     data = tmp_path / "d.csv"
     data.write_text("VAL,time\n1,2.0\n2,3.0\n")
@@ -400,7 +400,7 @@ def test_a_python_function_beside_the_evaluator_file_is_found_from_another_folde
     ("kind: python\n", "a python evaluator needs the function to call"),
     ("kind: python\nfunction: math:nope\n", "has no 'nope'"),
     ("kind: python\nfunction: no_such_module_xyz:f\n", "cannot import 'no_such_module_xyz'"),
-    ("kind: python\nfunction: math:sqrt\nminimize: 'no'\n", "minimize must be true or false"),
+    ("kind: python\nfunction: math:sqrt\nminimize: 'no'\n", "minimize: must be true or false"),
     ("kind: python\nfunction: math:sqrt\nrepeats: five\n", "repeats: must be an integer"),
 ])
 def test_python_evaluator_files_are_checked(tmp_path, text, message):

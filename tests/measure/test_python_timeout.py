@@ -99,9 +99,9 @@ def test_timeout_is_described_only_when_set_and_read_back_from_an_evaluator_file
     assert "timeout" not in PythonEvaluator(sleeps_at_two).describe()  # old stores keep comparing equal
     ev = evaluator_from_dict({"kind": "python", "function": f"{__name__}:sleeps_at_two", "timeout": 0.25})
     assert ev.timeout == 0.25 and ev.describe()["timeout"] == 0.25
-    with pytest.raises(InputError, match="timeout must be a positive number of seconds"):
+    with pytest.raises(InputError, match="timeout: must be a positive number of seconds"):
         PythonEvaluator(sleeps_at_two, timeout=0)
-    with pytest.raises(InputError, match="timeout must be a positive number"):
+    with pytest.raises(InputError, match="timeout: must be a positive number"):
         evaluator_from_dict({"kind": "python", "function": f"{__name__}:sleeps_at_two", "timeout": "soon"})
 
 
