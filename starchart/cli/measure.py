@@ -164,9 +164,31 @@ def export_command(
     store: Path = typer.Argument(..., help="The study's SQLite store."),
     output: Path = typer.Option(..., "--output", "-o", help=f"File to write ({_SUFFIXES})."),
     fmt: Optional[str] = typer.Option(None, "--format", "-f", help=f"{_FORMATS} (default: from -o)."),
+    kernel_name: Optional[str] = typer.Option(None, "--kernel-name",
+                                              help="The kernel's name in a cache or T4 file (as tune_kernel is "
+                                                   "given it; default: what the study knows)."),
+    device_name: Optional[str] = typer.Option(None, "--device-name", help="The device's name in a cache or T4 file."),
+    problem_size: Optional[str] = typer.Option(None, "--problem-size", metavar="N[,N...]",
+                                               help="The problem size in a cache or T4 file, e.g. 4096 or 4096,4096."),
 ) -> None:
     """Write a study as CSV, a Kernel Tuner cache or a T4 results file."""
+    names = {"kernel_name": kernel_name, "device_name": device_name,
+             "problem_size": None if problem_size is None else _problem_size(problem_size)}
     with Store.open(store, read_only=True) as db:
-        path = db.export(output, fmt)
+        path = db.export(output, fmt, names=names)
         n = len(db.to_dataset())
     err.print(f"wrote {n} configurations to {path}", markup=False, highlight=False)
+
+
+def _problem_size(text: str) -> int | list[int]:
+    """``--problem-size`` as Kernel Tuner writes it: one whole number, or a list of them.
+
+    >>> _problem_size("4096"), _problem_size("4096, 4096")
+    (4096, [4096, 4096])
+    """
+    parts = [part.strip() for part in text.split(",")]
+    if not all(part.isdigit() for part in parts):
+        raise InputError(f"{text!r} is not a problem size", where="--problem-size",
+                         hint="whole numbers separated by commas, e.g. 4096 or 4096,4096")
+    sizes = [int(part) for part in parts]
+    return sizes[0] if len(sizes) == 1 else sizes

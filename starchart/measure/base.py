@@ -238,9 +238,9 @@ class Evaluator(ABC):
         return resolved
 
     @classmethod
-    def cache_names(cls, description: Mapping[str, Any], environment: Mapping[str, Any]) -> dict[str, str]:
-        """``kernel_name`` and ``device_name`` for a Kernel Tuner cache header, where a study of this kind
-        knows them from its evaluator's ``description`` and the machine's ``environment``.
+    def cache_names(cls, description: Mapping[str, Any], environment: Mapping[str, Any]) -> dict[str, Any]:
+        """``kernel_name`` and ``device_name`` (and ``problem_size``) for a Kernel Tuner cache header, where a
+        study of this kind knows them from its evaluator's ``description`` and the machine's ``environment``.
 
         >>> Evaluator.cache_names({"kind": "command", "kernel_name": "conv"}, {})
         {'kernel_name': 'conv'}

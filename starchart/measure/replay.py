@@ -16,6 +16,9 @@ from starchart.io.load import load
 from starchart.measure.base import Evaluator, Measurement, check_metrics
 from starchart.space import Space
 
+#: The names a Kernel Tuner cache or T4 file carries, and a replay of it keeps for an export.
+SOURCE_NAMES = ("kernel_name", "device_name", "problem_size")
+
 
 class ReplayEvaluator(Evaluator):
     """Answer each configuration from a :class:`~starchart.Dataset` (a Kernel Tuner cache, a store...).
@@ -139,8 +142,23 @@ class ReplayEvaluator(Evaluator):
 
     def describe(self) -> dict[str, Any]:
         source = self.dataset.meta.get("source")
-        return {**super().describe(), "source": str(Path(source).resolve()) if source else None,
-                "format": self.dataset.meta.get("format"), "rows": len(self.dataset)}
+        described = {**super().describe(), "source": str(Path(source).resolve()) if source else None,
+                     "format": self.dataset.meta.get("format"), "rows": len(self.dataset)}
+        # the replayed file's names, so that a cache exported from the study replays in Kernel Tuner under them
+        names = {key: self.dataset.meta[key] for key in SOURCE_NAMES if self.dataset.meta.get(key) is not None}
+        if names:
+            described["source_names"] = names
+        return described
+
+    @classmethod
+    def cache_names(cls, description: Mapping[str, Any], environment: Mapping[str, Any]) -> dict[str, Any]:
+        """The replayed file's own ``kernel_name``, ``device_name`` and ``problem_size``.
+
+        >>> ReplayEvaluator.cache_names({"source_names": {"kernel_name": "conv", "problem_size": [4096, 4096]}}, {})
+        {'kernel_name': 'conv', 'problem_size': [4096, 4096]}
+        """
+        names = description.get("source_names")
+        return {key: names[key] for key in SOURCE_NAMES if key in names} if isinstance(names, Mapping) else {}
 
     @classmethod
     def from_description(cls, data: Mapping[str, Any]) -> ReplayEvaluator:

@@ -279,7 +279,7 @@ def study_evaluator(store: Store, evaluator: Evaluator | None, space: Space | No
 
 
 #: Parts of an evaluator's description that may change between sessions of one study.
-INFORMATIONAL_KEYS = ("compiler_version",)
+INFORMATIONAL_KEYS = ("compiler_version", "source_names")
 
 
 def check_same_evaluator(store: Store, stored: Mapping[str, Any], evaluator: Evaluator, *,

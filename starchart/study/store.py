@@ -486,11 +486,14 @@ class Store:
         """What changes whenever anything is written to the store, by this connection or another one."""
         return (self._db, self._db.total_changes, self._db.execute("PRAGMA data_version").fetchone()[0])
 
-    def export(self, path: str | Path, format: str | None = None) -> Path:
+    def export(self, path: str | Path, format: str | None = None, *,
+               names: Mapping[str, Any] | None = None) -> Path:
         """Write the study as ``csv``, ``kernel_tuner`` (cache JSON) or ``t4``.
 
         The format defaults from the file name: ``.csv``/``.csv.gz`` → CSV, ``*.t4.json`` → T4,
-        other ``.json`` → Kernel Tuner cache.
+        other ``.json`` → Kernel Tuner cache. A cache or T4 file is headed by the ``kernel_name``,
+        ``device_name`` and ``problem_size`` the study knows (a replayed file's own, the C source's name,
+        the machine's processor); ``names`` sets them instead (``tune_kernel`` asks for the same ones).
         """
         path = Path(path)
         if self.path is not None and _same_file(path, self.path):  # writing would destroy the study
@@ -502,6 +505,7 @@ class Store:
             raise InputError("the store holds no measurements yet, so there is nothing to export", where=self.path,
                              hint=f"measure first, e.g. starchart resume {self.path}")
         assert writer.write is not None  # format_for_writing chooses among writable formats
+        dataset.meta.update({key: value for key, value in (names or {}).items() if value is not None})
         writer.write(dataset, path)
         return path
 

@@ -338,3 +338,35 @@ def test_the_strategy_is_importable_from_the_package_as_the_readme_says():
     from starchart.integrations.kernel_tuner_strategy import StarchartStrategy as defined
 
     assert StarchartStrategy is defined
+
+
+def test_a_cache_exported_from_a_replayed_study_replays_in_kernel_tuner_under_the_kernels_name(typed_cache, tmp_path):
+    """Before: the export wrote kernel_name 'unknown' and problem_size 1 whatever the replayed cache said, so
+    tune_kernel("conv", ..., cache=...) refused it. Now the replayed file's names go through the store."""
+    from typer.testing import CliRunner
+
+    from starchart.cli import app
+
+    named = tmp_path / "named.json"
+    data = load(typed_cache)
+    data.meta.update(kernel_name="conv", device_name="Test GPU", problem_size=[64, 32])
+    data.to_kernel_tuner(named)
+    store, exported = tmp_path / "s.db", tmp_path / "exported.json"
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", "--replay", str(named), "--samples", "48", "--store", str(store)]).exit_code == 0
+    result = runner.invoke(app, ["export", str(store), "-o", str(exported)])
+    assert result.exit_code == 0, result.output
+    header = json.loads(exported.read_text())
+    assert (header["kernel_name"], header["device_name"], header["problem_size"]) == ("conv", "Test GPU", [64, 32])
+    results, _ = kt().tune_kernel("conv", "", [64, 32], [], TYPED, cache=str(exported), simulation_mode=True,
+                                  strategy="brute_force", quiet=True)
+    assert len(results) == 48
+
+    # the names can also be given (a study of a C program knows no kernel name of Kernel Tuner's)
+    again = tmp_path / "again.json"
+    result = runner.invoke(app, ["export", str(store), "-o", str(again), "--kernel-name", "k", "--problem-size", "1"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(again.read_text())["kernel_name"] == "k"
+    assert len(simulate(again, "brute_force")[0]) == 48
+    bad = runner.invoke(app, ["export", str(store), "-o", str(again), "--problem-size", "64x32"])
+    assert bad.exit_code == 2 and "--problem-size: '64x32' is not a problem size" in bad.output
