@@ -484,6 +484,14 @@ class Restriction:
         self.broadcastable = broadcastable
         self._evaluate = evaluate
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its source, compiled again where it is loaded (Optuna and Ray send spaces to other
+        processes; the compiled closure cannot travel). A function travels as pickle can send it: one
+        defined at a module's top level does, a lambda does not."""
+        if isinstance(self.source, str):
+            return (Restriction.from_expression, (self.source, self.names))
+        return (Restriction.from_callable, (self.source, self.names))
+
     # -- constructors
     @classmethod
     def from_expression(cls, expression: str, names: Sequence[str]) -> Restriction:

@@ -26,6 +26,11 @@ same seed) goes on as if it had not stopped: the sampler replays the stored tria
 Trials running in other threads of the study (``n_jobs``) are not proposed twice.
 When every configuration of the space has been measured the study is stopped.
 
+The sampler pickles (Optuna's multiprocessing and distributed setups send it to other processes, where it
+replays the study's storage), and one sampler may serve several studies in turn, each learnt from its own
+trials. Every trial must suggest every parameter of the space: a trial that does not (a conditional
+parameter left out, a ``PartialFixedSampler``) teaches the search nothing, and the sampler warns.
+
 Optuna is not a dependency of starchart: ``pip install optuna`` (or ``".[optuna]"``).
 """
 
@@ -89,17 +94,35 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
         if _Base is object:
             raise InputError("the starchart sampler needs Optuna", where="StarchartSampler",
                              hint="pip install optuna")
-        self.space = space if isinstance(space, Space) else Space(dict(space))
+        self.space = space if isinstance(space, Space) else Space(_value_lists(space))
         budget = check("budget", budget, None, Interval(int, 1, None), where="StarchartSampler, budget",
                        hint="the number of trials planned, e.g. 100, or leave it out")
         seed = check_seed(seed)
         self.budget, self.seed, self.options = budget, seed, options
         self._encoding = Encoding.from_space(self.space)
+        self._lock = threading.Lock()
+        self._fallback: Any = None
+        self._reset(None)
+
+    def _reset(self, study_key: Any) -> None:
+        """Forget the search: a new study (or a copy in another process) learns its own trials from storage."""
+        self._study = study_key
         self._optimizer: TreeGuidedOptimizer | None = None
         self._told: set[int] = set()  # numbers of the finished trials the search has learnt from
         self._replaying = True  # until a stored trial differs from what this seed proposes
+        self._unmapped: set[int] = set()  # trials said not to teach the search (no configuration of the space)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Optuna's multiprocessing and distributed setups pickle the sampler: the search is rebuilt from the
+        # study's storage where it is loaded (a replay of the finished trials gives the same proposals)
+        state = {key: value for key, value in self.__dict__.items() if key not in ("_lock", "_fallback")}
+        state.update(_study=None, _optimizer=None, _told=set(), _replaying=True, _unmapped=set())
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
         self._lock = threading.Lock()
-        self._fallback: Any = None
+        self._fallback = None
 
     def __repr__(self) -> str:
         return f"StarchartSampler({len(self.space.names)} parameters, budget={self.budget!r}, seed={self.seed!r})"
@@ -114,6 +137,10 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
     def before_trial(self, study: Any, trial: Any) -> None:
         """Learn from the trials finished since the last one, then propose this trial's configuration."""
         if len(study.directions) > 1:
+            from optuna.trial import TrialState
+
+            # the trial exists already: failed, not left RUNNING in the storage
+            study._storage.set_trial_state_values(trial._trial_id, TrialState.FAIL)
             raise InputError("the starchart sampler optimises one objective", where="StarchartSampler",
                              hint="create the study with one direction, or use an Optuna sampler for several")
         if "fixed_params" in trial.system_attrs:  # enqueued by the user: measured as given, learnt afterwards
@@ -130,8 +157,9 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
                 index = _best(optimizer)
             else:
                 index = self._ask(study, optimizer, exclude=trial.number)
-        values = [plain_value(v) for v in self._encoding.decode(optimizer.pool.codes[index])[0].values()]
-        study._storage.set_trial_system_attr(trial._trial_id, PROPOSAL, values)
+            values = [plain_value(v) for v in self._encoding.decode(optimizer.pool.codes[index])[0].values()]
+            # stored before the lock is released: a trial starting in another thread sees it as running
+            study._storage.set_trial_system_attr(trial._trial_id, PROPOSAL, values)
 
     def sample_independent(self, study: Any, trial: Any, param_name: str, param_distribution: Any) -> Any:
         """The proposed value of ``param_name`` (a parameter outside the space: Optuna's random sampler)."""
@@ -156,7 +184,7 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
     def after_trial(self, study: Any, trial: Any, state: Any, values: Sequence[float] | None) -> None:
         """Learn the trial's result now (a failed or pruned trial: a failure)."""
         with self._lock:
-            if self._optimizer is not None and trial.number not in self._told:
+            if self._optimizer is not None and self._study == _key(study) and trial.number not in self._told:
                 self._tell(self._optimizer, trial.number, trial.params, _result(state, values))
 
     # ------------------------------------------------------------------ the search behind it
@@ -165,6 +193,8 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
         replayed in order, so that a seed proposes what it proposed before)."""
         from optuna.trial import TrialState
 
+        if self._study != _key(study):  # a sampler reused in another study: that study's trials, from scratch
+            self._reset(_key(study))
         if self._optimizer is None:
             self._optimizer = self._new_optimizer(study)
         optimizer = self._optimizer
@@ -199,8 +229,23 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
               value: float | None) -> None:
         self._told.add(number)
         index = self._index(params)
-        if index >= 0 and not optimizer.pool.evaluated[index]:  # a repeat (an enqueued trial) teaches nothing new
+        if index < 0:
+            self._say_unmapped(number, params)
+        elif not optimizer.pool.evaluated[index]:  # a repeat (an enqueued trial) teaches nothing new
             optimizer.tell(index, value)
+
+    def _say_unmapped(self, number: int, params: Mapping[str, Any]) -> None:
+        """Warn (once per trial) that a trial taught the search nothing: its parameters are no configuration."""
+        if number in self._unmapped or not params:
+            return
+        self._unmapped.add(number)
+        missing = [name for name in self.space.names if name not in params]
+        why = (f"it suggested no {', '.join(missing)}" if missing
+               else "its values are not among the space's, or break its restrictions")
+        warnings.warn(f"trial {number} is not a configuration of the space ({why}), so the search cannot learn "
+                      "from it: suggest every parameter of the space in every trial (a conditional parameter "
+                      "included, with a value of its list), or use an Optuna sampler for a conditional space",
+                      UserWarning, stacklevel=3)
 
     def _new_optimizer(self, study: Any) -> TreeGuidedOptimizer:
         from optuna.study import StudyDirection
@@ -237,6 +282,27 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
 
             self._fallback = RandomSampler(seed=self.seed)
         return self._fallback
+
+
+def _key(study: Any) -> tuple[int, int]:
+    """Which study this is: its storage and its id there."""
+    return id(study._storage), study._study_id
+
+
+def _value_lists(space: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
+    """The space's value lists, refusing a ``(low, high)`` pair: Optuna's ``suggest_int(low, high)`` habit, which
+    a finite space would read as two values."""
+    for name, values in space.items():
+        if (isinstance(values, tuple) and len(values) == 2
+                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+                and values[1] - values[0] > 1):
+            low, high = values
+            example = f"list(range({low}, {high + 1}))" if all(isinstance(v, int) for v in values) else \
+                "the values to try, as a list"
+            raise InputError(f"{values} looks like a range, which the sampler would take as the two values "
+                             f"{low} and {high}", where=f"StarchartSampler, {name}",
+                             hint=f"give the values as a list: {example}, or [{low}, {high}] for just those two")
+    return dict(space)
 
 
 def _best(optimizer: TreeGuidedOptimizer) -> int:

@@ -147,3 +147,86 @@ def test_the_ask_and_tell_interface():
     with pytest.warns(UserWarning, match="every configuration"):
         trial = study.ask()
     assert trial.suggest_categorical("a", space["a"]) == 2
+
+
+# ----------------------------------------------------------------------------- Optuna's conventions (issue 42)
+def test_parallel_trials_never_measure_a_configuration_twice_while_some_are_left():
+    """Before: the proposal was stored after the lock was released, so a thread starting in between saw no
+    proposal for the running trial and proposed the same configuration (7 of 12 studies with n_jobs=2..4).
+    A storage as slow as a database server's (here: 20 ms to store an attribute) widens that gap."""
+    import time
+
+    for seed in range(3):
+        study = optuna.create_study(sampler=StarchartSampler(SPACE, budget=20, seed=seed))
+        storage, store = study._storage, study._storage.set_trial_system_attr
+
+        def slow_store(*args, store=store):
+            time.sleep(0.02)
+            return store(*args)
+
+        storage.set_trial_system_attr = slow_store
+        study.optimize(lambda t: cost(suggest(t)), n_trials=20, n_jobs=4)
+        seen = configs(study)
+        assert len(seen) == 20 and len(set(seen)) == 20, f"seed {seed}: a configuration measured twice"
+
+
+def test_one_sampler_in_a_second_study_learns_that_study():
+    """Before: trials were remembered by number alone, so the second study's trials 0, 1, ... counted as
+    already learnt: the search stayed blind and proposed what the first study had measured."""
+    sampler = StarchartSampler(SPACE, budget=15, seed=3)
+    first = optuna.create_study(sampler=sampler)
+    first.optimize(lambda t: cost(suggest(t)), n_trials=15)
+    second = optuna.create_study(sampler=sampler)
+    second.optimize(lambda t: cost(suggest(t)), n_trials=15)
+    fresh = optuna.create_study(sampler=StarchartSampler(SPACE, budget=15, seed=3))
+    fresh.optimize(lambda t: cost(suggest(t)), n_trials=15)
+    assert configs(second) == configs(fresh)  # the second study is searched as a new one would be
+
+
+def test_the_sampler_pickles_and_goes_on_from_the_storage(tmp_path):
+    """Optuna's multiprocessing and distributed setups pickle the sampler. Before: a thread lock and a
+    compiled restriction's closure made that fail, even before any trial."""
+    import pickle
+
+    space = Space(SPACE, "x != 3")
+    sampler = StarchartSampler(space, budget=12, seed=1)
+    assert pickle.loads(pickle.dumps(sampler)).space.tune_params == space.tune_params
+    storage = f"sqlite:///{tmp_path / 'study.db'}"
+    study = optuna.create_study(study_name="s", storage=storage, sampler=sampler)
+    study.optimize(lambda t: cost(suggest(t)), n_trials=6)
+    again = pickle.loads(pickle.dumps(sampler))  # mid-study: the copy replays the storage
+    study = optuna.load_study(study_name="s", storage=storage, sampler=again)
+    study.optimize(lambda t: cost(suggest(t)), n_trials=6)
+    whole = optuna.create_study(sampler=StarchartSampler(space, budget=12, seed=1))
+    whole.optimize(lambda t: cost(suggest(t)), n_trials=12)
+    assert configs(study) == configs(whole) and all(c[0] != 3 for c in configs(study))
+
+
+def test_a_multi_objective_study_is_refused_without_leaving_a_running_trial():
+    study = optuna.create_study(directions=["minimize", "minimize"], sampler=StarchartSampler(SPACE, seed=0))
+    with pytest.raises(InputError, match="one objective"):
+        study.optimize(lambda t: (cost(suggest(t)), 1.0), n_trials=1)
+    running = [t for t in study.trials if t.state == optuna.trial.TrialState.RUNNING]
+    assert not running, "the refused trial is left RUNNING in the storage"
+
+
+def test_a_low_high_pair_is_not_taken_as_two_values():
+    with pytest.raises(InputError, match=r"x: \(1, 64\) looks like a range") as caught:
+        StarchartSampler({"x": (1, 64), "y": [1, 2]})
+    assert "list(range(1, 65))" in caught.value.hint
+    StarchartSampler({"x": [1, 64], "y": [1, 2]})  # a list names its values
+
+
+def test_trials_that_are_no_configuration_of_the_space_are_said_not_to_teach():
+    """A conditional search space (tile sizes suggested only with shared memory) or a PartialFixedSampler:
+    before, such trials silently taught the search nothing (2 of 50 learnt, no word)."""
+    space = {"shmem": [0, 1], "tile": [1, 2, 4]}
+
+    def conditional(trial):
+        shmem = trial.suggest_categorical("shmem", space["shmem"])
+        tile = trial.suggest_categorical("tile", space["tile"]) if shmem else 1
+        return 10.0 / tile + shmem
+
+    study = optuna.create_study(sampler=StarchartSampler(space, budget=6, seed=0))
+    with pytest.warns(UserWarning, match=r"trial \d+ .*not a configuration of the space.*tile"):
+        study.optimize(conditional, n_trials=6)
