@@ -52,10 +52,14 @@ from starchart.strategies.encoding import Encoding
 from starchart.strategies.engine import SearchOptions, TreeGuidedOptimizer
 from starchart.strategies.search import _pool
 
-__all__ = ["StarchartSampler"]
+__all__ = ["StarchartSampler", "UnsupportedStudyError"]
 
 #: The trial system attribute that holds the configuration the sampler proposed (values in space order).
 PROPOSAL = "starchart:proposal"
+
+class UnsupportedStudyError(InputError, ValueError):
+    """A study the sampler cannot serve (several objectives); a ``ValueError``, as Optuna's samplers raise."""
+
 
 try:  # a real subclass where Optuna is installed, so Optuna's own checks accept it
     from optuna.samplers import BaseSampler as _Base
@@ -132,6 +136,7 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
         return {}  # every value comes from the proposal, through sample_independent
 
     def sample_relative(self, study: Any, trial: Any, search_space: dict[str, Any]) -> dict[str, Any]:
+        _single_objective(study)
         return {}
 
     def before_trial(self, study: Any, trial: Any) -> None:
@@ -141,8 +146,7 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
 
             # the trial exists already: failed, not left RUNNING in the storage
             study._storage.set_trial_state_values(trial._trial_id, TrialState.FAIL)
-            raise InputError("the starchart sampler optimises one objective", where="StarchartSampler",
-                             hint="create the study with one direction, or use an Optuna sampler for several")
+            _single_objective(study)
         if "fixed_params" in trial.system_attrs:  # enqueued by the user: measured as given, learnt afterwards
             return
         with self._lock:
@@ -163,6 +167,7 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
 
     def sample_independent(self, study: Any, trial: Any, param_name: str, param_distribution: Any) -> Any:
         """The proposed value of ``param_name`` (a parameter outside the space: Optuna's random sampler)."""
+        _single_objective(study)
         proposal = trial.system_attrs.get(PROPOSAL)
         if param_name not in self.space.names or proposal is None:
             if param_name not in self.space.names:
@@ -282,6 +287,12 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
 
             self._fallback = RandomSampler(seed=self.seed)
         return self._fallback
+
+
+def _single_objective(study: Any) -> None:
+    if len(study.directions) > 1:
+        raise UnsupportedStudyError("the starchart sampler optimises one objective", where="StarchartSampler",
+                                    hint="create the study with one direction, or use an Optuna sampler for several")
 
 
 def _key(study: Any) -> tuple[int, int]:
