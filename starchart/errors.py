@@ -184,6 +184,10 @@ class UnknownOptionsError(InputError):
         self.names = tuple(names)
 
 
+class StoreDamagedError(InputError):
+    """A store file whose pages or values are damaged (a disk error, a copy cut short, an edit by hand)."""
+
+
 class SpaceError(StarchartError):
     """A design space, parameter or constraint is ill-formed or cannot be sampled."""
 

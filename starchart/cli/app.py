@@ -49,6 +49,8 @@ COMMANDS: dict[str, CommandEntry] = {
                        'Continue a study or a search: measure what it still lacks, never re-measuring anything stored.'),
     'export': CommandEntry("starchart.cli.measure",
                        'Write a study as CSV, a Kernel Tuner cache or a T4 results file.'),
+    'doctor': CommandEntry("starchart.cli.measure",
+                       'Check a store file for damage, and copy what can still be read into a new store.'),
     'demo': CommandEntry("starchart.cli.demo",
                        'Tune the bundled C matrix-multiply kernel on this CPU, then explain it with a Starchart tree.'),
     'report': CommandEntry("starchart.cli.report",

@@ -16,9 +16,10 @@ from typing import Optional
 import typer
 
 from starchart.analyses.sample_size import resume_sample_size
-from starchart.cli.app import app, err, friendly
+from starchart.cli.app import app, err, friendly, out
 from starchart.cli.common import (
     DirectionOption,
+    check_output_folder,
     option_names,
     parse_duration,
     seed_option,
@@ -39,6 +40,7 @@ from starchart.errors import InputError
 from starchart.io.csv import read_configs
 from starchart.io.formats import writable
 from starchart.strategies.search import resume_search
+from starchart.study.doctor import examine, salvage
 from starchart.study.kinds import kind_named, study_kind
 from starchart.study.runner import run
 from starchart.study.store import Store
@@ -178,6 +180,33 @@ def export_command(
         path = db.export(output, fmt, names=names)
         n = len(db.to_dataset())
     err.print(f"wrote {n} configurations to {path}", markup=False, highlight=False)
+
+
+@app.command("doctor")
+@friendly
+def doctor_command(
+    store: Path = typer.Argument(..., help="The study's SQLite store."),
+    copy_to: Optional[Path] = typer.Option(None, "--copy-to", help="Write what reads whole into this new store "
+                                                                    "(resume it to measure what was lost)."),
+) -> None:
+    """Check a store file for damage, and copy what can still be read into a new store.
+
+    Exit status 0 when the store is sound (or its copy was written), 1 when damage was found.
+    """
+    if copy_to is not None:
+        check_output_folder(copy_to, "--copy-to")
+        found = salvage(store, copy_to)
+    else:
+        found = examine(store)
+    out.print(found.summary(), markup=False, highlight=False, soft_wrap=True)
+    if copy_to is not None:
+        err.print(f"wrote {len(found.study)} study records and {len(found.results)} results to {copy_to}"
+                  + ("" if found.sound else f"; continue with: starchart resume {copy_to}"),
+                  markup=False, highlight=False)
+    elif not found.sound:
+        err.print(f"copy what reads whole into a new store with: starchart doctor {store} --copy-to repaired.db",
+                  markup=False, highlight=False)
+        raise typer.Exit(1)
 
 
 def _problem_size(text: str) -> int | list[int]:

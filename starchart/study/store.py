@@ -32,6 +32,7 @@ Examples
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import pickle
@@ -41,17 +42,19 @@ import sqlite3
 import threading
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import wraps
 from pathlib import Path
 from typing import Any, Union
 
 import pandas as pd
 
 from starchart._util.configs import config_key, plain_config
+from starchart._util.text import shorten
 from starchart.dataset import REPEATS_PREFIX, Dataset
-from starchart.errors import InputError
+from starchart.errors import InputError, StoreDamagedError
 from starchart.io.formats import format_for_writing
 from starchart.measure import Evaluator, evaluator_class
 from starchart.measure.base import MEASUREMENT_STATUSES, Measurement, mean_of
@@ -91,6 +94,47 @@ CLAIM_LEASE_S = 180.0
 _COLUMNS = ("config", "status", "reason", "repeats", "compile_s", "run_s", "overhead_s", "extra")
 #: Stored results decoded at a time by :meth:`Store.measurements`.
 _CHUNK = 10_000
+
+
+#: What SQLite and the JSON columns say of a damaged file (not of a busy or locked one, which is waited for).
+_DAMAGE_WORDS = ("malformed", "not a database", "could not decode", "corrupt", "disk i/o error")
+
+
+def _reads_damage(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A read of the store that turns damage (a bad page, a value that is not JSON) into one clear error naming
+    the file and the way out, instead of SQLite's or json's exception from deep inside."""
+
+    @contextmanager
+    def said(self: Store) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            if not any(word in str(exc).lower() for word in _DAMAGE_WORDS):
+                raise
+            raise damaged(self.path, str(exc)) from None
+        except json.JSONDecodeError as exc:
+            raise damaged(self.path, f"a stored value is not JSON: {exc}") from None
+
+    if inspect.isgeneratorfunction(method):  # the damage shows while the rows are read, not when asked for
+        @wraps(method)
+        def read_rows(self: Store, *args: Any, **kwargs: Any) -> Any:
+            with said(self):
+                yield from method(self, *args, **kwargs)
+        return read_rows
+
+    @wraps(method)
+    def read(self: Store, *args: Any, **kwargs: Any) -> Any:
+        with said(self):
+            return method(self, *args, **kwargs)
+    return read
+
+
+def damaged(path: Path | None, why: str) -> StoreDamagedError:
+    """The error for a damaged store file, saying how to keep what can still be read."""
+    name = path or "the store"
+    return StoreDamagedError(f"the store is damaged ({shorten(why, 160)})", where=str(name),
+                             hint=f"see what can still be read, and copy it into a new store: "
+                                  f"starchart doctor {name} --copy-to repaired.db")
 
 
 class Store:
@@ -219,6 +263,7 @@ class Store:
         return f"Store({str(self.path) if self.path else ':memory:'}, {len(self)} results)"
 
     # ------------------------------------------------------------------ study metadata
+    @_reads_damage
     def get(self, key: str, default: Any = None, *, copy: bool = True) -> Any:
         """A study-level value (``space``, ``evaluator``, ``plan``, ``sessions``...).
 
@@ -350,13 +395,16 @@ class Store:
         """Store several measurements; each is committed on its own. Returns how many."""
         return sum(1 for m in measurements if self.add(m) >= 0)
 
+    @_reads_damage
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
 
+    @_reads_damage
     def keys(self) -> set[str]:
         """The :func:`~starchart._util.configs.config_key` of every stored configuration."""
         return {row[0] for row in self._db.execute("SELECT DISTINCT config_key FROM results")}
 
+    @_reads_damage
     def keys_since(self, row_id: int) -> tuple[int, set[str]]:
         """``(last row id, keys)``: the :func:`~starchart._util.configs.config_key` of the results stored after row
         ``row_id`` (by this or another process), and the id to ask from next time — cheap however large the study.
@@ -369,6 +417,7 @@ class Store:
         rows = self._db.execute("SELECT id, config_key FROM results WHERE id > ? ORDER BY id", (row_id,)).fetchall()
         return (rows[-1][0] if rows else row_id), {row[1] for row in rows}
 
+    @_reads_damage
     def measurements(self) -> Iterator[Measurement]:
         """Every stored measurement, in the order stored (duplicates included)."""
         query = f"SELECT {', '.join(_COLUMNS)} FROM results ORDER BY id"
@@ -380,6 +429,7 @@ class Store:
                 yield Measurement(config, status=row[1], reason=row[2], values=values, compile_s=row[4],
                                   run_s=row[5], overhead_s=row[6], extra=extra)
 
+    @_reads_damage
     def outcomes(self) -> Iterator[tuple[bool, dict[str, float]]]:
         """Whether each stored measurement succeeded, with its mean of each metric, in the order stored
         (duplicates included): what a best-so-far needs, read from the stored summaries without decoding
@@ -397,6 +447,7 @@ class Store:
             for row, summary in zip(chunk, _decoded([row[1] for row in chunk])):
                 yield row[0] == "ok", summary
 
+    @_reads_damage
     def results_frame(self) -> pd.DataFrame:
         """The raw results table (one row per stored measurement, JSON columns decoded)."""
         frame = pd.read_sql_query("SELECT * FROM results ORDER BY id", self._db)
@@ -411,6 +462,7 @@ class Store:
         data = self.get("space")
         return None if data is None else Space.from_dict(data, where=f"{self.path}: stored space")
 
+    @_reads_damage
     def to_dataset(self) -> Dataset:
         """The study as a :class:`~starchart.Dataset`: one row per configuration.
 
