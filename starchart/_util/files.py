@@ -143,3 +143,37 @@ def folder_problem(folder: Path, exc: OSError) -> str:
         if blocking is not None:
             return f"{blocking} is a file, not a folder"
     return exc.strerror or str(exc)
+
+
+#: Filesystems served over a network, where SQLite's locking (and its write-ahead log above all) cannot be
+#: trusted between hosts (https://www.sqlite.org/wal.html: "WAL does not work over a network filesystem").
+NETWORK_FILESYSTEMS = frozenset({"nfs", "nfs4", "cifs", "smb3", "smbfs", "fuse.sshfs", "9p", "afs", "lustre",
+                                 "glusterfs", "fuse.glusterfs", "ceph", "fuse.ceph", "gpfs", "beegfs",
+                                 "fuse.s3fs", "fuse.rclone", "ncpfs", "coda"})
+
+
+def network_filesystem(path: str | Path, mounts: str | Path = "/proc/mounts") -> str | None:
+    """The type of the network filesystem that holds ``path`` (``"nfs4"``), or ``None`` for a local one
+    (or where the mounts cannot be read: not Linux).
+
+    >>> import tempfile, os
+    >>> table = os.path.join(tempfile.mkdtemp(), "mounts")
+    >>> _ = open(table, "w").write("/dev/sda1 / ext4 rw 0 0\\nserver:/home /home nfs4 rw 0 0\\n")
+    >>> network_filesystem("/home/ann/study.db", table), network_filesystem("/tmp/study.db", table)
+    ('nfs4', None)
+    """
+    try:
+        lines = Path(mounts).read_text().splitlines()
+    except OSError:
+        return None
+    target = os.path.abspath(os.path.realpath(path))
+    best, kind = "", ""
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        point = fields[1].replace("\\040", " ")  # /proc/mounts escapes spaces in mount points
+        inside = target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best):
+            best, kind = point, fields[2]
+    return kind if kind in NETWORK_FILESYSTEMS else None

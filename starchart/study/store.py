@@ -52,6 +52,7 @@ from typing import Any, Union
 import pandas as pd
 
 from starchart._util.configs import config_key, plain_config
+from starchart._util.files import network_filesystem
 from starchart._util.text import shorten
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError, StoreDamagedError
@@ -229,7 +230,7 @@ class Store:
 
     @classmethod
     def _initialise(cls, db: sqlite3.Connection, path: Path | None, durable: bool) -> Store:
-        _configure(db, on_disk=path is not None, durable=durable)
+        _configure(db, path, durable=durable)
         # one transaction: another process opening the new file meanwhile sees both tables or neither
         db.executescript(f"BEGIN IMMEDIATE;\n{_SCHEMA}\nCOMMIT;")
         store = cls(db, path)
@@ -385,7 +386,7 @@ class Store:
                                   f"to continue with starchart resume")
         os.replace(saved, path)
         self._db = _configure(sqlite3.connect(str(path), timeout=60.0, isolation_level=None, check_same_thread=False),
-                              on_disk=True, durable=self._durable)
+                              path, durable=self._durable)
         self._identity = _file_identity(path)
 
         warnings.warn(f"{path} was deleted while measuring: it is written again with every result stored so far "
@@ -625,13 +626,34 @@ def with_earlier(settings: Mapping[str, Any], recorded: Mapping[str, Any] | None
     return {**settings, "earlier": earlier} if earlier else dict(settings)
 
 
-def _configure(db: sqlite3.Connection, *, on_disk: bool, durable: bool) -> sqlite3.Connection:
-    """A writing connection's settings: wait for other writers, WAL on disk, one sync per commit if durable."""
+def _configure(db: sqlite3.Connection, path: Path | None, *, durable: bool) -> sqlite3.Connection:
+    """A writing connection's settings: wait for other writers, WAL on a local disk, one sync per commit if
+    durable. On a network filesystem, a rollback journal instead (SQLite's write-ahead log needs the memory of
+    one host), and a warning that hosts must not share the file."""
     db.execute("PRAGMA busy_timeout = 60000")
-    if on_disk:
+    network = None if path is None else network_filesystem(path)
+    if network is not None:
+        _say_network_store(path, network)
+        db.execute("PRAGMA journal_mode = DELETE")
+        durable = True  # a rollback journal syncs every commit, or a crash may corrupt the file
+    elif path is not None:
         _wal(db)
     db.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
     return db
+
+
+_NETWORK_WARNED: set[str] = set()
+
+
+def _say_network_store(path: Path | None, kind: str) -> None:
+    """Warn once per store that it lies on a network filesystem (and what that rules out)."""
+    if str(path) in _NETWORK_WARNED:
+        return
+    _NETWORK_WARNED.add(str(path))
+    warnings.warn(f"{path} is on a network filesystem ({kind}): the store uses a rollback journal there, not a "
+                  "write-ahead log, and runs on several hosts must not share it (SQLite's locks do not hold "
+                  "across hosts over the network). Spread a study over hosts with --ray, whose one driver "
+                  "writes the store, or keep the store on a local disk.", UserWarning, stacklevel=4)
 
 
 def _wal(db: sqlite3.Connection, wait_s: float = 60.0) -> None:

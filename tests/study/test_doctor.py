@@ -112,3 +112,4 @@ def test_results_on_a_damaged_page_are_counted_lost(store, tmp_path):
         assert len(db) == len(copy.results) and db.get("plan") == {"samples": 60, "seed": 1}
     with pytest.raises(Exception, match="the copy would replace a file that exists"):
         salvage(damaged, tmp_path / "copy.db")
+

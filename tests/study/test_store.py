@@ -286,3 +286,20 @@ def test_processes_creating_one_new_store_at_the_same_moment_all_open_it(tmp_pat
             process.join()
         failures += [o for o in outcomes if o != "ok"]
     assert not failures, failures[:3]
+
+
+def test_a_store_on_a_network_filesystem_uses_a_rollback_journal_and_says_hosts_must_not_share_it(
+        tmp_path, monkeypatch):
+    """SQLite's write-ahead log does not work over a network filesystem; the docs said hosts could share one
+    store file. Now a store on NFS (here: said to be) gets a rollback journal and a warning."""
+    import starchart.study.store as store_module
+
+    monkeypatch.setattr(store_module, "network_filesystem", lambda path: "nfs4")
+    path = tmp_path / "shared.db"
+    with pytest.warns(UserWarning, match=r"network filesystem \(nfs4\).*must not share it"):
+        with Store.open(path) as db:
+            db.add(Measurement({"x": 1}, values={"time": [1.0]}))
+            assert db._db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    monkeypatch.setattr(store_module, "network_filesystem", lambda path: None)
+    with Store.open(tmp_path / "local.db") as db:
+        assert db._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
