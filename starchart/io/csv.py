@@ -90,6 +90,10 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
     sep = sep or _guess_sep(text)
     try:
         frame = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True)
+    except pd.errors.EmptyDataError:  # nothing after the "# starchart:" line, or only blank lines
+        raise InputError("CSV file has no header line", where=path,
+                         hint="the first line names the columns (parameters and metrics), then one line per "
+                              "configuration") from None
     except pd.errors.ParserError as exc:
         raise InputError(f"cannot parse CSV: {str(exc).strip()}", where=path,
                          hint="every line needs the same number of fields as the header") from exc

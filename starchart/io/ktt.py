@@ -63,13 +63,13 @@ def read(path: str | Path, text: str | None = None) -> Dataset:
     path = Path(path)
     _, results, metadata = results_and_metadata(path, text, "Results", "Metadata", "KTT output")
     unit = metadata.get("TimeUnit", "Microseconds")
-    if unit not in _TO_MS:
+    if not isinstance(unit, str) or unit not in _TO_MS:
         raise InputError(f"unknown Metadata.TimeUnit {unit!r}", where=f"{path}, key 'Metadata.TimeUnit'",
                          hint=f"use one of: {', '.join(_TO_MS)}")
     to_ms = _TO_MS[unit]
     # Several kernels per configuration: prefix their columns so they do not collide.
-    functions = {c.get("KernelFunction") for r in results if isinstance(r, dict)
-                 for c in r.get("ComputationResults") or []}
+    functions = {c.get("KernelFunction") for i, r in enumerate(results) if isinstance(r, dict)
+                 for c in _computations(r, f"{path}, key 'Results[{i}]'")}
     multi = len(functions) > 1
     grid_in_blocks = metadata.get("GlobalSizeType") == "CUDA"
     rows = [_row(r, i, to_ms, multi, path, grid_in_blocks) for i, r in enumerate(results)]
@@ -90,22 +90,30 @@ def _row(result: Any, i: int, to_ms: float, multi: bool, path: Path, grid_in_blo
     if not isinstance(result, dict) or not isinstance(result.get("Configuration"), list):
         raise InputError("result has no \"Configuration\" list", where=where,
                          hint="every KTT result needs its configuration")
-    try:
-        row: dict[str, Any] = {pair["Name"]: pair["Value"] for pair in result["Configuration"]}
-    except (KeyError, TypeError):
+    pairs = result["Configuration"]
+    if not all(isinstance(p, dict) and isinstance(p.get("Name"), str) and "Value" in p for p in pairs):
         raise InputError("configuration entries need \"Name\" and \"Value\"", where=where,
-                         hint="re-export the file with KTT") from None
+                         hint="re-export the file with KTT")
+    row: dict[str, Any] = {pair["Name"]: pair["Value"] for pair in pairs}
+    plain = (str, int, float, bool)
+    for name, value in row.items():
+        if not isinstance(value, plain):  # a list or an object: no value a kernel parameter takes
+            raise InputError(f"parameter {name!r} has the value {value!r}, not a number or text", where=where,
+                             hint="re-export the file with KTT")
     ktt_status = result.get("Status", "Ok")
-    status = KTT_STATUS.get(ktt_status, "runtime")
+    status = KTT_STATUS.get(ktt_status, "runtime") if isinstance(ktt_status, str) else "runtime"
     row["status"], row["reason"] = status, ("" if status == "ok" else str(ktt_status))
     # Failed runs report a duration of 0: that is no measurement.
-    row["time"] = result["TotalDuration"] * to_ms if status == "ok" and "TotalDuration" in result else None
+    total = result.get("TotalDuration")
+    if total is not None and not _number(total):
+        raise InputError(f"TotalDuration {total!r} is not a number", where=where, hint="re-export the file with KTT")
+    row["time"] = total * to_ms if status == "ok" and total is not None else None
     for name in _OVERHEADS:
         if isinstance(result.get(name), (int, float)):
             row[name] = result[name] * to_ms
-    for comp in result.get("ComputationResults") or []:
+    for comp in _computations(result, where):
         prefix = f"{comp.get('KernelFunction')}." if multi else ""
-        if multi and status == "ok" and "Duration" in comp:
+        if multi and status == "ok" and _number(comp.get("Duration")):
             row[prefix + "Duration"] = comp["Duration"] * to_ms
         if isinstance(comp.get("Overhead"), (int, float)):
             row[prefix + "Overhead"] = comp["Overhead"] * to_ms
@@ -120,6 +128,40 @@ def _row(result: Any, i: int, to_ms: float, multi: bool, path: Path, grid_in_blo
         for counter in (comp.get("ProfilingData") or {}).get("Counters") or []:
             row[prefix + counter["Name"]] = counter["Value"]
     return row
+
+
+def _computations(result: dict[str, Any], where: str) -> list[dict[str, Any]]:
+    """A result's ``ComputationResults``, checked where the reader relies on their shape (KTT writes objects
+    whose compilation data, profiling data and counters are objects with names)."""
+    computations = result.get("ComputationResults") or []
+    if not isinstance(computations, list):
+        raise InputError("ComputationResults is not a list", where=where, hint="re-export the file with KTT")
+    for j, comp in enumerate(computations):
+        problem = _computation_problem(comp)
+        if problem is not None:
+            raise InputError(f"ComputationResults[{j}] {problem}", where=where, hint="re-export the file with KTT")
+    return computations
+
+
+def _computation_problem(comp: Any) -> str | None:
+    """What is wrong with one computation result, or ``None``."""
+    if not isinstance(comp, dict):
+        return "is not an object"
+    if not isinstance(comp.get("KernelFunction"), (str, type(None))):
+        return "has a KernelFunction that is not a name"
+    compilation = comp.get("CompilationData") or {}
+    if not isinstance(compilation, dict) or not all(_number(v) or isinstance(v, str) for v in compilation.values()):
+        return "has CompilationData that is not an object of numbers"
+    profiling = comp.get("ProfilingData") or {}
+    counters = profiling.get("Counters") or [] if isinstance(profiling, dict) else None
+    if not isinstance(counters, list) or not all(
+            isinstance(c, dict) and isinstance(c.get("Name"), str) and "Value" in c for c in counters):
+        return "has ProfilingData whose Counters are not objects with a Name and a Value"
+    return None
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _volume(size: Any) -> float | None:

@@ -112,7 +112,7 @@ def _rows(results: list[Any], to_ms: float,
     """The rows, the parameters, the objective and the units the measurements state (after conversion)."""
     params: dict[str, None] = {}  # an ordered set: every configuration key seen
     units: dict[str, str] = {}
-    objective = (results[0].get("objectives") or ["time"])[0] if isinstance(results[0], dict) else "time"
+    objective = _objective(results[0], path)
     rows = []
     for i, result in enumerate(results):
         where = f"{path}, key 'results[{i}]'"
@@ -120,15 +120,19 @@ def _rows(results: list[Any], to_ms: float,
             raise InputError("result has no \"configuration\" object", where=where,
                              hint="every T4 result needs a configuration")
         config = result["configuration"]
+        for name, value in config.items():
+            if not _is_plain(value):  # a list or an object as a parameter value: no setting a kernel takes
+                raise InputError(f"parameter {name!r} has the value {value!r}, not a number, text or boolean",
+                                 where=f"{where}.configuration", hint="give each parameter one plain value")
         params.update(dict.fromkeys(config))
         invalidity = result.get("invalidity", "correct")
-        if invalidity not in INVALIDITY_STATUS:
+        if not isinstance(invalidity, str) or invalidity not in INVALIDITY_STATUS:
             raise InputError(f"unknown invalidity {invalidity!r}", where=where,
                              hint=f"use one of: {', '.join(INVALIDITY_STATUS)}")
         row: dict[str, Any] = dict(config)
         status = INVALIDITY_STATUS[invalidity]
         row["status"], row["reason"] = status, ("" if status == "ok" else invalidity)
-        for m in result.get("measurements") or []:
+        for m in _measurements(result.get("measurements"), where):
             value = m.get("value")
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 scale, stated = _measurement_scale(m["name"], str(m.get("unit") or ""), to_ms)
@@ -138,16 +142,55 @@ def _rows(results: list[Any], to_ms: float,
             elif isinstance(value, str) and status != "ok":
                 row["reason"] = value  # e.g. "RuntimeFailedConfig": more telling than "runtime"
         times = result.get("times") or {}
+        if not isinstance(times, dict):
+            raise InputError(f"\"times\" is a {type(times).__name__}, not an object", where=f"{where}.times",
+                             hint='write times as {"runtimes": [...], "compilation": ...}, or leave it out')
         for name, column in TIMES_FIELDS.items():
             if isinstance(times.get(name), (int, float)):
                 row[column] = times[name] * to_ms
         runtimes = times.get("runtimes")
+        if isinstance(runtimes, list) and not all(_is_number(r) for r in runtimes):
+            raise InputError(f"runtimes {runtimes!r} are not all numbers", where=f"{where}.times.runtimes",
+                             hint="give one number per run, in the metadata's time unit")
         if isinstance(runtimes, list) and runtimes:
             row[REPEATS_PREFIX + "time"] = [r * to_ms for r in runtimes]
             if "time" not in row and status == "ok":
                 row["time"] = float(np.mean(row[REPEATS_PREFIX + "time"]))
         rows.append(row)
     return rows, list(params), objective, units
+
+
+def _objective(first: Any, path: Path) -> str:
+    """The objective the first result names (``objectives[0]``), ``"time"`` when it names none."""
+    objectives = first.get("objectives") if isinstance(first, dict) else None
+    if objectives is None or objectives == []:
+        return "time"
+    if not isinstance(objectives, list) or not isinstance(objectives[0], str) or not objectives[0]:
+        raise InputError(f"objectives {objectives!r} is not a list of metric names", where=f"{path}, key "
+                         "'results[0].objectives'", hint='e.g. "objectives": ["time"]')
+    return objectives[0]
+
+
+def _measurements(measurements: Any, where: str) -> list[dict[str, Any]]:
+    """A result's measurements, each an object with a name (checked: the reader indexes them by name)."""
+    if measurements is None:
+        return []
+    if not isinstance(measurements, list):
+        raise InputError(f"\"measurements\" is a {type(measurements).__name__}, not a list", where=f"{where}.measurements",
+                         hint='write [{"name": "time", "value": 1.5, "unit": "ms"}, ...]')
+    for j, m in enumerate(measurements):
+        if not isinstance(m, dict) or not isinstance(m.get("name"), str) or not m["name"]:
+            raise InputError(f"measurement {m!r} has no name", where=f"{where}.measurements[{j}]",
+                             hint='each measurement is {"name": ..., "value": ..., "unit": ...}')
+    return measurements
+
+
+def _is_plain(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _measurement_scale(name: str, unit: str, to_ms: float) -> tuple[float, str]:

@@ -1,0 +1,183 @@
+"""Fuzzing the readers: malformed files of every format end in a result or one clear error.
+
+Each case starts from a small valid file (a Kernel Tuner cache, T4 results, KTT output, CSV, a space file in
+JSON and in YAML) and breaks it: values of the wrong type put anywhere in its JSON (null, lists, objects, NaN,
+huge numbers), keys removed or added, bytes flipped, text cut short or spliced in. The cases are drawn from a
+fixed seed, so a failure names a case that reproduces. A case passes when reading it returns a dataset (or a
+space), or raises a :class:`~starchart.errors.StarchartError`; any other exception is a traceback a user
+would see. A case that ran past two minutes would be a hang (reading a small file takes milliseconds).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import signal
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from starchart import Dataset, Space, load
+from starchart.cli import app
+from starchart.errors import StarchartError
+
+#: Cases per reader (six readers: 480 in all), and how many of them go through `starchart info` too.
+CASES = 80
+CLI_CASES = 8
+#: Values that do not belong: of every JSON type, and the numbers that break arithmetic.
+WRONG = [None, True, 0, -1, 1e308, float("nan"), float("inf"), "", "x", "16", [], [1, 2], {}, {"a": 1}, [[1]],
+         2**70]
+KTT = {"Metadata": {"TimeUnit": "Microseconds", "KttVersion": "2.1", "GlobalSizeType": "CUDA"},
+       "Results": [{"Configuration": [{"Name": "B", "Value": b}], "Status": "Ok", "KernelName": "k",
+                    "TotalDuration": 3000.0,
+                    "ComputationResults": [{"KernelFunction": "k", "Duration": 1000.0, "Overhead": 5.0,
+                                            "LocalSize": {"X": 32, "Y": 4, "Z": 1}, "GlobalSize": {"X": 100},
+                                            "CompilationData": {"RegistersCount": 32},
+                                            "ProfilingData": {"Counters": [{"Name": "c", "Value": 7.0}]}}]}
+                   for b in (1, 2, 4)]}
+SPACE_YAML = "parameters:\n  bx: [16, 32, 64]\n  by: {range: [1, 8, 1]}\nrestrictions:\n  - bx * by <= 256\n"
+SPACE_JSON = {"parameters": {"bx": [16, 32], "by": {"pow2": [1, 8]}}, "restrictions": ["bx > by"]}
+
+
+@pytest.fixture(scope="module")
+def valid(tmp_path_factory):
+    """The valid file of each reader, as text."""
+    folder = tmp_path_factory.mktemp("valid")
+    frame = pd.DataFrame({"bx": [16, 32, 64, 16], "by": [1, 2, 4, 8], "time": [1.5, 0.9, 2.0, 1.1]})
+    data = Dataset.from_frame(frame, metrics=["time"], meta={"kernel_name": "k", "device_name": "d",
+                                                             "problem_size": [64]})
+    data.to_kernel_tuner(folder / "kt.json")
+    data.to_t4(folder / "r.t4.json")
+    data.to_csv(folder / "d.csv")
+    return {"kernel_tuner": (folder / "kt.json").read_text(), "t4": (folder / "r.t4.json").read_text(),
+            "ktt": json.dumps(KTT), "csv": (folder / "d.csv").read_text(), "space_json": json.dumps(SPACE_JSON),
+            "space_yaml": SPACE_YAML}
+
+
+def broken_json(doc: object, rng: random.Random) -> object:
+    """``doc`` with one to three things broken: a value replaced by a wrong one, a key removed or added."""
+    doc = copy.deepcopy(doc)
+    for _ in range(rng.randint(1, 3)):
+        places: list[list[object]] = []
+
+        def walk(node: object, path: list[object]) -> None:
+            places.append(path)
+            if isinstance(node, dict):
+                for key, value in node.items():
+                    walk(value, [*path, key])
+            elif isinstance(node, list):
+                for index, value in enumerate(node[:5]):
+                    walk(value, [*path, index])
+
+        walk(doc, [])
+        if len(places) == 1:
+            return copy.deepcopy(rng.choice(WRONG))
+        path = rng.choice(places[1:])
+        parent: object = doc
+        for key in path[:-1]:
+            parent = parent[key]  # type: ignore[index]
+        action = rng.random()
+        if action < 0.6:
+            parent[path[-1]] = copy.deepcopy(rng.choice(WRONG))  # type: ignore[index]
+        elif isinstance(parent, dict) and action < 0.8:
+            del parent[path[-1]]
+        elif isinstance(parent, dict):
+            parent[rng.choice(["zz", "1", ""])] = copy.deepcopy(rng.choice(WRONG))
+    return doc
+
+
+def broken_text(text: str, rng: random.Random) -> bytes:
+    """``text`` cut short, with bytes flipped, or with a piece spliced in."""
+    raw = bytearray(text.encode())
+    action = rng.random()
+    if action < 0.3:
+        del raw[rng.randrange(len(raw)):]
+    elif action < 0.6:
+        for _ in range(rng.randint(1, 5)):
+            raw[rng.randrange(len(raw))] = rng.choice(b',:"{}[]\n\x00\xff 9-e')
+    else:
+        at = rng.randrange(len(raw) + 1)
+        raw[at:at] = rng.choice([b"\n,,,\n", b"nan", b"1e999", b'"', b"\xff\xfe", b"\t"])
+    return bytes(raw)
+
+
+#: reader → (file name, how a case is made, how it is read)
+READERS = {
+    "kernel_tuner": ("cache.json", "json", lambda p: load(p)),
+    "t4": ("results.t4.json", "json", lambda p: load(p)),
+    "ktt": ("output.json", "json", lambda p: load(p, format="ktt")),
+    "csv": ("data.csv", "text", lambda p: load(p)),
+    "space_json": ("space.json", "json", lambda p: Space.from_file(p)),
+    "space_yaml": ("space.yaml", "text", lambda p: Space.from_file(p)),
+}
+
+
+def cases(reader: str, valid: dict[str, str], folder: Path) -> list[Path]:
+    name, how, _ = READERS[reader]
+    rng = random.Random(f"starchart fuzz {reader}")
+    made = []
+    for number in range(CASES):
+        path = folder / f"{reader}_{number:03d}" / name
+        path.parent.mkdir(parents=True)
+        if how == "json" and number % 4:  # three in four break the structure, one in four the text
+            path.write_text(json.dumps(broken_json(json.loads(valid[reader]), rng), allow_nan=True))
+        else:
+            path.write_bytes(broken_text(valid[reader], rng))
+        made.append(path)
+    return made
+
+
+class _Hang(Exception):
+    pass
+
+
+def _read_within(read, path: Path, seconds: int = 120) -> object:
+    """``read(path)``, stopped by an alarm after ``seconds`` (Unix): a hang, not a slow read."""
+    def hang(*_: object) -> None:
+        raise _Hang(f"{path} was still being read after {seconds} s")
+
+    if sys.platform == "win32":
+        return read(path)
+    previous = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(seconds)
+    try:
+        return read(path)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # an unfinished cache recovered, a space's own warnings
+@pytest.mark.parametrize("reader", list(READERS))
+def test_a_broken_file_gives_a_result_or_one_clear_error(reader, valid, tmp_path):
+    _, _, read = READERS[reader]
+    raw = []
+    for path in cases(reader, valid, tmp_path):
+        try:
+            result = _read_within(read, path)
+        except StarchartError as exc:
+            assert str(path) in str(exc) or exc.where, f"{path}: the error names no file or key: {exc}"
+            continue
+        except _Hang:
+            raise
+        except Exception as exc:  # a traceback a user would see
+            raw.append(f"{path.parent.name}: {type(exc).__name__}: {exc}")
+            continue
+        assert isinstance(result, (Dataset, Space)), f"{path}: read as {type(result).__name__}"
+    assert not raw, "\n".join(raw)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("reader", ["kernel_tuner", "t4", "ktt", "csv"])
+def test_the_command_line_prints_one_line_for_a_broken_file(reader, valid, tmp_path):
+    runner = CliRunner()
+    for path in cases(reader, valid, tmp_path)[:CLI_CASES]:
+        result = runner.invoke(app, ["info", str(path)])  # the format is told from the content
+        assert result.exit_code in (0, 2), (path, result.output, result.exception)
+        assert "Traceback" not in result.output
+        if result.exit_code == 2:
+            assert result.output.startswith("error: "), (path, result.output)
