@@ -483,6 +483,7 @@ class Restriction:
         self.names = tuple(names)
         self.broadcastable = broadcastable
         self._evaluate = evaluate
+        self._convention: dict[str, Any] = {}  # a function's: {"vectorized": given, or found on the first call}
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its source, compiled again where it is loaded (Optuna and Ray send spaces to other
@@ -490,7 +491,8 @@ class Restriction:
         defined at a module's top level does, a lambda does not."""
         if isinstance(self.source, str):
             return (Restriction.from_expression, (self.source, self.names))
-        return (Restriction.from_callable, (self.source, self.names))
+        # with the convention it was given or found (a row-wise function stays row-wise)
+        return (_callable_restriction, (self.source, self.names, self._convention.get("vectorized")))
 
     # -- constructors
     @classmethod
@@ -541,7 +543,9 @@ class Restriction:
                               "calling it once per configuration, which is slow. Pass a restriction "
                               "string, or a function of numpy columns, to make it fast.", stacklevel=4)
             return _rowwise_apply(func, label, columns, size)
-        return cls(func, names, evaluate=evaluate, broadcastable=False)
+        restriction = cls(func, names, evaluate=evaluate, broadcastable=False)
+        restriction._convention = state  # what __reduce__ hands on: given, or found on the first call
+        return restriction
 
     # -- use
     def __call__(self, columns: Mapping[str, np.ndarray], size: int | None = None) -> np.ndarray:
@@ -635,6 +639,12 @@ def compile_expression(expression: str, names: Sequence[str], *, label: str = "r
     (4, [False, True])
     """
     return Expression(expression, names, label=label)
+
+
+def _callable_restriction(func: Callable[[dict[str, Any]], Any], names: Sequence[str],
+                          vectorized: bool | None) -> Restriction:
+    """A pickled function restriction loaded again (see :meth:`Restriction.__reduce__`)."""
+    return Restriction.from_callable(func, names, vectorized=vectorized)
 
 
 def rowwise(func: Callable[[dict[str, Any]], Any], names: Iterable[str] | None = None) -> _RowwiseMarker:

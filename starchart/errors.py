@@ -49,7 +49,13 @@ def say(python: str, cli: str) -> str:
 
 def render(text: str, options: Mapping[str, str] | None = None) -> str:
     """``text`` with its mentions (:func:`arg`, :func:`say`) in Python's words, or with ``options``
-    (argument name → command-line option) in the command line's."""
+    (argument name → command-line option) in the command line's.
+
+    A marker character that starts no well-formed mention (a file's own bytes quoted in a message) is text:
+
+    >>> render("column a\\x1db"), render(f"{arg('seed', '1')} and a\\x1d\\x1fz", {"seed": "--seed"})
+    ('column a\\x1db', '--seed 1 and a\\x1d\\x1fz')
+    """
     if _OPEN not in text:
         return text
     parts = []
@@ -57,9 +63,10 @@ def render(text: str, options: Mapping[str, str] | None = None) -> str:
         if i == 0:
             parts.append(piece)
             continue
-        mention, _, rest = piece.partition(_CLOSE)
+        mention, closed, rest = piece.partition(_CLOSE)
         kind, *fields = mention.split(_FIELD)
-        parts.append(_mention(kind, fields, options) + rest)
+        well_formed = closed and ((kind == "a" and len(fields) in (1, 2)) or (kind == "s" and len(fields) == 2))
+        parts.append(_mention(kind, fields, options) + rest if well_formed else _OPEN + piece)
     return "".join(parts)
 
 

@@ -182,3 +182,23 @@ def test_failing_string_restriction_says_which() -> None:
 def test_as_restriction_rejects_other_types() -> None:
     with pytest.raises(SpaceError, match="string or a callable"):
         as_restriction(42, ["x"])
+
+
+def _short_name(p):
+    return len(str(p["name"])) < 4
+
+
+def test_restrictions_pickle_with_their_convention():
+    """Optuna and Ray send spaces to other processes. A restriction string is compiled again there; a row-wise
+    function stays row-wise (before, it was tried on whole columns and said no to everything)."""
+    import pickle
+
+    from starchart import Space
+    from starchart.constraints import as_restriction, rowwise
+
+    columns = {"name": np.array(["abc", "abcdef", "xy"], dtype=object)}
+    by_row = as_restriction(rowwise(_short_name, names=["name"]), ["name"])
+    assert pickle.loads(pickle.dumps(by_row))(columns).tolist() == by_row(columns).tolist() == [True, False, True]
+    space = Space({"x": [1, 2, 3], "y": [1, 2]}, ["x > y", "x != 3"])
+    again = pickle.loads(pickle.dumps(space))
+    assert again.size() == space.size() == 1 and [r.source for r in again.restrictions] == ["x > y", "x != 3"]

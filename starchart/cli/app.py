@@ -198,7 +198,9 @@ def friendly(command: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return command(*args, **kwargs)
         except StarchartError as exc:
-            print_error(exc.message, exc.where, exc.hint)
+            # in the command line's words: its options where a command named them (option_names), and the
+            # command-line side of what differs (say()) everywhere
+            print_error(*exc.render(exc.options or {}))
             raise typer.Exit(2) from None
         except OSError as exc:  # a file we were told to read or write: one line, not a traceback
             print_error(str(exc.strerror or exc), exc.filename,

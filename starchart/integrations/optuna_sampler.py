@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import threading
 import warnings
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -107,6 +108,14 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
         self._lock = threading.Lock()
         self._fallback: Any = None
         self._reset(None)
+
+    def _serves(self, study: Any) -> bool:
+        """Whether the search state is ``study``'s: the same storage object (held weakly: a storage's ``id`` is
+        reused once it is freed) and the same study in it."""
+        if self._study is None:
+            return False
+        storage, study_id = self._study
+        return storage() is study._storage and study_id == study._study_id
 
     def _reset(self, study_key: Any) -> None:
         """Forget the search: a new study (or a copy in another process) learns its own trials from storage."""
@@ -189,7 +198,7 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
     def after_trial(self, study: Any, trial: Any, state: Any, values: Sequence[float] | None) -> None:
         """Learn the trial's result now (a failed or pruned trial: a failure)."""
         with self._lock:
-            if self._optimizer is not None and self._study == _key(study) and trial.number not in self._told:
+            if self._optimizer is not None and self._serves(study) and trial.number not in self._told:
                 self._tell(self._optimizer, trial.number, trial.params, _result(state, values))
 
     # ------------------------------------------------------------------ the search behind it
@@ -198,8 +207,8 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
         replayed in order, so that a seed proposes what it proposed before)."""
         from optuna.trial import TrialState
 
-        if self._study != _key(study):  # a sampler reused in another study: that study's trials, from scratch
-            self._reset(_key(study))
+        if not self._serves(study):  # a sampler reused in another study: that study's trials, from scratch
+            self._reset((weakref.ref(study._storage), study._study_id))
         if self._optimizer is None:
             self._optimizer = self._new_optimizer(study)
         optimizer = self._optimizer
@@ -295,24 +304,19 @@ def _single_objective(study: Any) -> None:
                                     hint="create the study with one direction, or use an Optuna sampler for several")
 
 
-def _key(study: Any) -> tuple[int, int]:
-    """Which study this is: its storage and its id there."""
-    return id(study._storage), study._study_id
-
-
 def _value_lists(space: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
-    """The space's value lists, refusing a ``(low, high)`` pair: Optuna's ``suggest_int(low, high)`` habit, which
-    a finite space would read as two values."""
+    """The space's value lists, with a warning for a ``(low, high)`` pair (Optuna's ``suggest_int(low, high)``
+    habit), which a finite space takes as the two values it names."""
     for name, values in space.items():
         if (isinstance(values, tuple) and len(values) == 2
                 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
                 and values[1] - values[0] > 1):
             low, high = values
-            example = f"list(range({low}, {high + 1}))" if all(isinstance(v, int) for v in values) else \
+            every = f"list(range({low}, {high + 1}))" if all(isinstance(v, int) for v in values) else \
                 "the values to try, as a list"
-            raise InputError(f"{values} looks like a range, which the sampler would take as the two values "
-                             f"{low} and {high}", where=f"StarchartSampler, {name}",
-                             hint=f"give the values as a list: {example}, or [{low}, {high}] for just those two")
+            warnings.warn(f"StarchartSampler: {name} = {values} is taken as the two values {low} and {high}, "
+                          f"not a range; for every value between, give {every}; a list [{low}, {high}] says "
+                          "the two values without this warning", UserWarning, stacklevel=3)
     return dict(space)
 
 

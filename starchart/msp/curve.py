@@ -113,7 +113,7 @@ def check_sizes(sizes: Any, where: str = "sizes") -> list[int | float]:
                              hint=f"e.g. {_SIZES_EXAMPLE}")
         checked.append(int(size) if float(size).is_integer() else float(size))
     if not checked:
-        raise InputError("no input sizes given", where=where, hint="e.g. sizes=[1024, 4096, 16384]")
+        raise InputError("no input sizes given", where=where, hint=f"e.g. {_SIZES_EXAMPLE}")
     if len(set(checked)) != len(checked):
         repeated = sorted({s for s in checked if checked.count(s) > 1})
         raise InputError(f"input size(s) {repeated} appear more than once", where=where, hint="list each size once")

@@ -43,7 +43,7 @@ from starchart.report.html import Captioned, check_writable, write_html_report
 from starchart.report.plots import plot_progress
 from starchart.space import Space
 from starchart.strategies.neighbourhood import best_neighbourhood
-from starchart.study.records import SampleSizeRecord, SearchRecord
+from starchart.study.records import R, SampleSizeRecord, SearchRecord
 from starchart.study.store import Store
 from starchart.tree import fit_stated_tree
 
@@ -75,10 +75,19 @@ def load_study(source: str | Path, metrics: list[str] | None = None) -> LoadedSt
     with Store.open(source, read_only=True) as store:  # one opening for all of it
         dataset = store.to_dataset()
         frame = store.results_frame()
-        search, sample_size = SearchRecord.read(store), SampleSizeRecord.read(store)
+        search, sample_size = _record(SearchRecord, store), _record(SampleSizeRecord, store)
         space = _stored_space(store.get("space"), source)
     return LoadedStudy(dataset, list(zip(frame["status"], frame["summary"])), search, space,
                        (sample_size, space) if sample_size and space is not None else None)
+
+
+def _record(kind: type[R], store: Store) -> R | None:
+    """A study record for the report's sections, or ``None`` when the store holds none or one that does not
+    read (the report stands without its search or sample-size section, as for a store of a plain run)."""
+    try:
+        return kind.read(store)
+    except InputError:
+        return None
 
 
 def _stored_space(description: dict[str, Any] | None, source: str | Path) -> Space | None:

@@ -45,6 +45,10 @@ class StudyRecord:
     @classmethod
     def from_json(cls: type[R], data: Mapping[str, Any], where: str = "store") -> R:
         """The record of a stored object; a required key it lacks is a clear error."""
+        if not isinstance(data, Mapping):
+            raise InputError(f"the stored {cls.KEY!r} settings are a {type(data).__name__}, not an object",
+                             where=where, hint="the store was changed by hand or by another program; start a new "
+                                               "store")
         known = {f.name for f in fields(cls)} - {"extra"}
         missing = [f.name for f in fields(cls)
                    if f.default is MISSING and f.default_factory is MISSING and f.name not in data]

@@ -98,7 +98,7 @@ _CHUNK = 10_000
 
 
 #: What SQLite and the JSON columns say of a damaged file (not of a busy or locked one, which is waited for).
-_DAMAGE_WORDS = ("malformed", "not a database", "could not decode", "corrupt", "disk i/o error")
+_DAMAGE_WORDS = ("malformed", "not a database", "could not decode", "corrupt")
 
 
 def _reads_damage(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -201,6 +201,8 @@ class Store:
             raise InputError(f"cannot open or create the store ({exc})", where=path,
                              hint="choose a store path in a folder you can write to") from None
         except sqlite3.DatabaseError as exc:
+            if "malformed" in str(exc):  # a store whose pages are damaged, not another kind of file
+                raise damaged(path, str(exc)) from None
             raise InputError(f"not a starchart store ({exc})", where=path,
                              hint="give a .db file written by starchart run") from None
 
@@ -217,6 +219,8 @@ class Store:
         except sqlite3.DatabaseError as exc:
             if db is not None:
                 db.close()  # the file is not left open behind the error
+            if "malformed" in str(exc):
+                raise damaged(path, str(exc)) from None
             raise InputError(f"not a readable starchart store ({exc})", where=path,
                              hint="give a .db file written by starchart run; a store left with a -wal file "
                                   "in a read-only folder reads once copied to a writable one") from None

@@ -53,7 +53,7 @@ import pandas as pd
 from starchart._util.validation import SEED, Interval, Options, Validated
 from starchart.errors import InputError, NotFittedError
 from starchart.tree._growth import TreeArrays, grow_tree, set_right_low
-from starchart.tree._tree import TREE_CONSTRAINTS, TREE_HINTS, StarchartTree, _encode, _validate_xy
+from starchart.tree._tree import NUMPY_SEEDS, TREE_CONSTRAINTS, TREE_HINTS, StarchartTree, _encode, _validate_xy
 
 Target = Literal["auto", "log", "identity"]
 
@@ -117,7 +117,7 @@ class StarchartForest(Validated):
         "n_estimators": (Interval(int, 1, None),),
         "target": (Options("auto", "log", "identity"),),
         "n_jobs": (None, Interval(int, None, -1), Interval(int, 1, None)),  # negative: all cores
-        "random_state": (None, SEED),
+        "random_state": (None, SEED, NUMPY_SEEDS),
         **TREE_CONSTRAINTS,
     }
     _parameter_hints = {

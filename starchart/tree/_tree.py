@@ -39,7 +39,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from starchart._util.validation import Constraint, Interval, Validated, check, check_seed
+from starchart._util.validation import Constraint, Instances, Interval, Validated, check, check_seed
 from starchart.errors import InputError, NotFittedError
 from starchart.tree._graphviz import tree_to_dot
 from starchart.tree._growth import TreeArrays, grow_tree
@@ -222,8 +222,15 @@ def _as_frame(X: Any, where: str = "X") -> pd.DataFrame:
     return pd.DataFrame(array, columns=[f"x{j}" for j in range(array.shape[1])]).infer_objects()
 
 
+#: What an estimator's seed may be besides None and a whole number (scikit-learn's random_state takes the like).
+NUMPY_SEEDS = Instances((np.random.Generator, np.random.SeedSequence), "a numpy Generator or SeedSequence")
+
+
 def _rng(seed: Any, where: str) -> np.random.Generator:
-    """``numpy.random.default_rng(seed)`` for a seed :func:`check_seed` accepts, named as the caller's parameter."""
+    """``numpy.random.default_rng(seed)`` for a seed :func:`check_seed` accepts (or a numpy generator), named
+    as the caller's parameter."""
+    if NUMPY_SEEDS.accepts(seed):
+        return np.random.default_rng(seed)
     return np.random.default_rng(check_seed(seed, where))
 
 

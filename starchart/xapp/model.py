@@ -569,9 +569,10 @@ class SpeedupRangeModel(Validated):
         index = [k.item() if isinstance(k, np.generic) else k for k in frame.index]
         index = [k if isinstance(k, str | int | float | bool) else str(k) for k in index]
         votes = self._votes_levels(self.discretizer_.transform(frame).to_numpy())
+        params = self._validate_params()  # plain ints (an np.int64 given is no JSON)
         return {"format": _FORMAT, "version": 1, "sklearn": sk.__version__,
-                "params": {"cutoffs": list(self._cutoffs), "levels": levels, "n_trees": self.n_trees,
-                           "max_features": self.max_features, "seed": self.seed,
+                "params": {"cutoffs": list(self._cutoffs), "levels": levels, "n_trees": params["n_trees"],
+                           "max_features": params["max_features"], "seed": params["seed"],
                            "features": list(self.features)},
                 "training": {"index": index, "features": frame.to_numpy().tolist(), "speedups": values.tolist()},
                 "discretizer": self.discretizer_.to_dict(), "training_votes": votes.tolist()}

@@ -59,7 +59,7 @@ import numpy as np
 import pandas as pd
 
 from .._util.plugins import load_reference
-from .._util.validation import SEED, Interval, Options, Validated, check
+from .._util.validation import SEED, Interval, Options, Validated, check, check_seed
 from ..errors import InputError, NotFittedError, arg
 from .align import aligned_positive, feature_ranges
 from .stepwise import (
@@ -265,7 +265,7 @@ class SpeedupRegressionEnsemble(Validated):
         ``cpu_seconds`` is optional: when given it is checked and ``training_``
         gains the kernels' actual and in-sample predicted speedups.
         """
-        self._validate_params()
+        params = self._validate_params()  # the values as checked (a whole float 20.0 as the count 20)
         features = self._features(features, "features")
         n = len(features)
         if n < MIN_KERNELS:
@@ -290,15 +290,15 @@ class SpeedupRegressionEnsemble(Validated):
         counts = self._counts(features)
         y = self._to_response(gpu, counts)
         self.floor_ = float(np.min(gpu / counts))
-        rng = np.random.default_rng(self.seed)
-        m = max(1, round(self.sample_fraction * n))
+        rng = np.random.default_rng(params["seed"])
+        m = max(1, round(params["sample_fraction"] * n))
         self.learners_: list[StepwiseModel] = []
-        for _ in range(self.n_learners):
+        for _ in range(params["n_learners"]):
             rows = rng.integers(0, n, size=m)
-            cap = self.max_terms or max(1, len(np.unique(rows)) // 3)
+            cap = params["max_terms"] or max(1, len(np.unique(rows)) // 3)
             self.learners_.append(fit_stepwise(
-                X[rows], y[rows], self.columns_, entry_threshold=self.entry_threshold,
-                interaction_threshold=self.interaction_threshold, max_terms=cap))
+                X[rows], y[rows], self.columns_, entry_threshold=params["entry_threshold"],
+                interaction_threshold=params["interaction_threshold"], max_terms=cap))
         self.kernels_ = list(features.index)
         self.ranges_: dict[str, list[float]] | None = feature_ranges(features)
         self.n_training_: int | None = n
@@ -405,7 +405,7 @@ class SpeedupRegressionEnsemble(Validated):
                 raise InputError(f"test kernel(s) {absent[:5]} are not in the features' index",
                                  where="test_kernels", hint="name kernels by their row labels")
             pool = np.flatnonzero(features.index.isin(wanted))
-        rng = np.random.default_rng(self.seed if seed is None else seed)
+        rng = np.random.default_rng(check_seed(self.seed) if seed is None else check_seed(seed))
         rows, notes = [], []
         for r in range(repeats):
             order = rng.permutation(pool)

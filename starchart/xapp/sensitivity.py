@@ -108,11 +108,11 @@ def _values(name: str, values: Sequence[float], low: float, high: float) -> tupl
         # whole numbers stay ints: trip counts are counts
         out = tuple(int(v) if float(v).is_integer() else float(v) for v in values)
     except (TypeError, ValueError):
-        raise InputError(f"{name} must be a list of numbers, got {values!r}", where=name) from None
+        raise InputError(f"must be a list of numbers, got {values!r}", where=name) from None
     if not out:
-        raise InputError(f"{name} is empty", where=name, hint=f"give at least one value, e.g. {low:g}")
+        raise InputError("is empty", where=name, hint=f"give at least one value, e.g. {low:g}")
     if any(not (low <= v <= high) for v in out):
-        raise InputError(f"{name} {out} must lie in [{low:g}, {high:g}]", where=name)
+        raise InputError(f"{out} must lie in [{low:g}, {high:g}]", where=name)
     return out
 
 

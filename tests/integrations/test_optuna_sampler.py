@@ -183,6 +183,20 @@ def test_one_sampler_in_a_second_study_learns_that_study():
     assert configs(second) == configs(fresh)  # the second study is searched as a new one would be
 
 
+def test_studies_made_one_after_another_are_each_searched_whole():
+    """A study's storage freed, the next one can get its memory address: the sampler must not take the new
+    study for the old one (it kept the old search and stopped the new study after one trial)."""
+    sampler = StarchartSampler(SPACE, budget=16, seed=3)
+
+    def one_study():
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(lambda t: cost(suggest(t)), n_trials=16)
+        return configs(study)
+
+    first = one_study()
+    assert [len(one_study()) for _ in range(3)] == [16, 16, 16] and len(set(first)) == 16
+
+
 def test_the_sampler_pickles_and_goes_on_from_the_storage(tmp_path):
     """Optuna's multiprocessing and distributed setups pickle the sampler. Before: a thread lock and a
     compiled restriction's closure made that fail, even before any trial."""
@@ -210,11 +224,13 @@ def test_a_multi_objective_study_is_refused_without_leaving_a_running_trial():
     assert not running, "the refused trial is left RUNNING in the storage"
 
 
-def test_a_low_high_pair_is_not_taken_as_two_values():
-    with pytest.raises(InputError, match=r"x: \(1, 64\) looks like a range") as caught:
-        StarchartSampler({"x": (1, 64), "y": [1, 2]})
-    assert "list(range(1, 65))" in caught.value.hint
-    StarchartSampler({"x": [1, 64], "y": [1, 2]})  # a list names its values
+def test_a_low_high_pair_is_not_taken_as_two_values_without_a_word():
+    with pytest.warns(UserWarning, match=r"x = \(1, 64\) is taken as the two values 1 and 64.*list\(range\(1, 65\)\)"):
+        sampler = StarchartSampler({"x": (1, 64), "y": [1, 2]})
+    assert sampler.space.tune_params["x"] == [1, 64]  # two values, as a tuple of values means elsewhere
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        StarchartSampler({"x": [1, 64], "y": [1, 2]})  # a list names its values: no warning
 
 
 def test_trials_that_are_no_configuration_of_the_space_are_said_not_to_teach():

@@ -443,10 +443,19 @@ def test_a_dataset_passed_as_x_is_explained(kmeans_tree):
     np.testing.assert_array_equal(kmeans_tree.predict(data.X), kmeans_tree.predict(data.X.to_numpy()))
 
 
+def test_a_numpy_generator_seeds_a_forest_as_scikit_learns_random_state(kmeans):
+    import numpy as np
+
+    X, y = kmeans
+    by_generator = StarchartForest(n_estimators=3, random_state=np.random.default_rng(5)).fit(X, y)
+    again = StarchartForest(n_estimators=3, random_state=np.random.default_rng(5)).fit(X, y)
+    np.testing.assert_array_equal(by_generator.predict(X), again.predict(X))
+
+
 @pytest.mark.parametrize("seed", [1.5, -1, "x", True])
 def test_bad_seeds_name_their_parameter(kmeans, seed):
     X, y = kmeans
-    with pytest.raises(InputError, match="random_state: must be None or an integer"):
+    with pytest.raises(InputError, match="random_state: must be None, an integer from 0 to 4294967295 or a numpy Generator"):
         StarchartForest(n_estimators=2, random_state=seed).fit(X, y)
     with pytest.raises(InputError, match="seed: must be None or an integer"):
         cross_validated_error(X, y, seed=seed)

@@ -343,3 +343,11 @@ def test_reload_detects_a_forest_that_votes_differently(fitted):
         SpeedupRangeModel.from_json(json.dumps(data))
     with pytest.raises(InputError, match="cannot read"):
         SpeedupRangeModel.from_json("/nonexistent/model.json")
+
+
+def test_numpy_settings_save_as_json():
+    """Settings stored as given (numpy integers) are written as the plain numbers they were checked to be."""
+    X, y = synthetic(40)
+    model = SpeedupRangeModel(n_trees=np.int64(10), seed=np.int64(0)).fit(X, y)
+    params = json.loads(model.to_json())["params"]
+    assert (params["n_trees"], params["seed"]) == (10, 0)

@@ -252,3 +252,12 @@ def test_times_indexed_by_other_kernels_are_refused():
     with pytest.raises(InputError, match=r"no time for kernel\(s\) \['a'\]"):
         aligned_positive(pd.Series([1.0, 2.0, 3.0], index=["c", "b", "x"]), index, "gpu_seconds", "time")
     assert aligned_positive(pd.Series([1.0, 2.0, 3.0], index=["c", "b", "a"]), index).tolist() == [3.0, 2.0, 1.0]
+
+
+def test_whole_numbers_given_as_floats_fit_as_the_counts_they_are(data):
+    """The settings are checked in fit, and the checked values are the ones used (20.0 learners are 20)."""
+    X, gpu, cpu, _ = data
+    model = SpeedupRegressionEnsemble(n_learners=20.0, seed=2.0).fit(X, gpu, cpu)
+    same = SpeedupRegressionEnsemble(n_learners=20, seed=2).fit(X, gpu, cpu)
+    assert len(model.learners_) == 20
+    pd.testing.assert_series_equal(model.predict(X), same.predict(X))
