@@ -33,8 +33,10 @@ Examples
 from __future__ import annotations
 
 import ast
+import keyword
 import math
 import operator
+import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -445,6 +447,13 @@ class Expression:
         except SyntaxError as exc:
             raise SpaceError(f"not a valid Python expression ({exc.msg})", where=f"{label} {source!r}",
                              hint=_SYNTAX_HINT) from exc
+        # a parameter named like a Python constant or keyword ("True") reads as that constant, not the parameter
+        hidden = [name for name in known if keyword.iskeyword(name) and re.search(rf"(?<![\w.]){name}(?!\w)", source)]
+        if hidden:
+            raise SpaceError(f"the parameter {hidden[0]!r} reads as Python's {hidden[0]} in a restriction, not as "
+                             "the parameter", where=f"{label} {source!r}",
+                             hint=f"rename the parameter (e.g. {hidden[0].lower()}_), or write the restriction as "
+                                  "a function of p: p[" + repr(hidden[0]) + "]")
         compiler = _Compiler(source.strip(), known, label)
         self.source = source
         self._root = compiler.compile(tree)

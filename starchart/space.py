@@ -659,7 +659,7 @@ class Space:
         path = Path(path)
         text = read_text(path)
         suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
-        data = parse_json(text, path) if suffixes[-1:] == [".json"] else _parse_yaml(text, path)
+        data = parse_json(text, path, unique_keys=True) if suffixes[-1:] == [".json"] else _parse_yaml(text, path)
         return cls.from_dict(data, where=str(path))
 
     @classmethod

@@ -30,7 +30,14 @@ def read_text(path: str | Path) -> str:
         raise InputError("file not found", where=path, hint="check the path")
     if path.is_dir():
         raise InputError("is a directory, not a file", where=path, hint="give a file path")
+    if not path.is_file():  # a named pipe waits forever for a writer; /dev/zero never ends
+        raise InputError("is not a regular file (a pipe, a device or a socket)", where=path,
+                         hint="save the data to a file first, and give that file")
+    limit = max_input_bytes()
     try:
+        if path.stat().st_size > limit:
+            raise InputError(f"is {path.stat().st_size:,} bytes, more than the {limit:,} starchart reads",
+                             where=path, hint=f"raise the limit with {LIMIT_VARIABLE}=BYTES if the file is right")
         raw = path.read_bytes()
     except OSError as exc:  # e.g. no read permission: the hint is about access, not the encoding
         raise InputError(f"cannot read file ({exc.strerror or exc})", where=path,
@@ -38,10 +45,13 @@ def read_text(path: str | Path) -> str:
     compressed = raw[:2] == b"\x1f\x8b"
     if compressed:
         try:
-            raw = _gunzip_tolerant(raw)
+            raw = _gunzip_tolerant(raw, limit)
         except zlib.error as exc:  # a damaged .gz would otherwise escape as a traceback
             raise InputError(f"broken gzip data ({exc})", where=path,
                              hint="the file is damaged; download or export it again") from exc
+        except OverflowError:  # a gzip bomb: a small file that unpacks to gigabytes
+            raise InputError(f"unpacks to more than the {limit:,} bytes starchart reads", where=path,
+                             hint=f"raise the limit with {LIMIT_VARIABLE}=BYTES if the file is right") from None
     try:
         text = _decode(raw)
     except UnicodeDecodeError as exc:
@@ -69,31 +79,74 @@ def _decode(raw: bytes) -> str:
     return raw.decode("utf-8-sig")
 
 
-def _gunzip_tolerant(raw: bytes) -> bytes:
+def _gunzip_tolerant(raw: bytes, limit: int | None = None) -> bytes:
     """Decompress gzip data, keeping what was written before a truncated end.
 
-    Raises ``zlib.error`` when the data is not gzip at all or damaged before its end.
+    Raises ``zlib.error`` when the data is not gzip at all or damaged before its end, and ``OverflowError``
+    when it unpacks to more than ``limit`` bytes (checked as it unpacks: a bomb is not unpacked whole).
     """
     # decompressobj (unlike gzip.decompress) returns what it could decode from a
     # stream cut off by a crash, so an unfinished cache.json.gz still loads.
     decomp = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    return decomp.decompress(raw) + decomp.flush()
+    if limit is None:
+        return decomp.decompress(raw) + decomp.flush()
+    out = decomp.decompress(raw, limit + 1)
+    if len(out) > limit:
+        raise OverflowError(limit)
+    return out + decomp.flush()
 
 
-def parse_json(text: str, path: str | Path) -> Any:
+#: The environment variable that sets how many bytes a file may hold (or unpack to) to be read.
+LIMIT_VARIABLE = "STARCHART_MAX_INPUT_BYTES"
+#: The default: far above any measurement file seen (a 200,000-configuration cache is about 100 MB).
+DEFAULT_MAX_INPUT_BYTES = 2 * 1024**3
+
+
+def max_input_bytes() -> int:
+    """How many bytes an input file may hold, or unpack to: ``$STARCHART_MAX_INPUT_BYTES``, else 2 GiB."""
+    given = os.environ.get(LIMIT_VARIABLE, "").strip()
+    if not given:
+        return DEFAULT_MAX_INPUT_BYTES
+    if not given.isdigit() or int(given) < 1:
+        raise InputError(f"{given!r} is not a number of bytes", where=LIMIT_VARIABLE,
+                         hint=f"e.g. {LIMIT_VARIABLE}=4000000000, or unset it for 2 GiB")
+    return int(given)
+
+
+def parse_json(text: str, path: str | Path, *, unique_keys: bool = False) -> Any:
     """Parse JSON ``text`` read from ``path``; a syntax error names the file and line.
+
+    ``unique_keys``: refuse an object that gives a key twice (JSON keeps the last one without a word),
+    for the files people write by hand (spaces, evaluators).
 
     Examples
     --------
     >>> parse_json('[1, 2]', "x.json")
     [1, 2]
+    >>> parse_json('{"a": 1, "a": 2}', "s.json", unique_keys=True)
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: s.json: the key 'a' appears twice in one object (hint: JSON keeps only the \
+last one: remove or rename the other)
     """
     try:
+        if unique_keys:
+            return json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, path))
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
                          where=f"{path}, line {exc.lineno}",
                          hint="repair the file or re-export it") from exc
+
+
+def _unique(pairs: list[tuple[str, Any]], path: str | Path) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise InputError(f"the key {key!r} appears twice in one object", where=path,
+                             hint="JSON keeps only the last one: remove or rename the other")
+        seen[key] = value
+    return seen
 
 
 def read_json(path: str | Path) -> Any:

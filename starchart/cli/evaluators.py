@@ -270,7 +270,7 @@ def _read_study_file(path: Path) -> tuple[Any, dict[str, Any] | None]:
     if path.suffix.lower() not in (".yaml", ".yml", ".json"):
         return space, None
     text = read_text(path)
-    data = parse_json(text, path) if path.suffix.lower() == ".json" else _parse_yaml(text, path)
+    data = parse_json(text, path, unique_keys=True) if path.suffix.lower() == ".json" else _parse_yaml(text, path)
     section = data.get("evaluator") if isinstance(data, dict) else None
     if section is None:
         if isinstance(data, dict) and "evaluator" in data:  # "evaluator:" with nothing under it
@@ -327,7 +327,7 @@ def _evaluator_description(command: Optional[str], c_source: Optional[Path], eva
 
         text = read_text(evaluator_file)
         if evaluator_file.suffix.lower() == ".json":
-            data = parse_json(text, evaluator_file)
+            data = parse_json(text, evaluator_file, unique_keys=True)
         else:
             try:
                 data = _parse_yaml(text, evaluator_file)

@@ -86,11 +86,13 @@ def is_store(path: str | Path) -> bool:
     >>> is_store(p)
     False
     """
+    if not Path(path).is_file():
+        return False  # missing, a folder, or a pipe that opening would wait on: read_text says which
     try:
         with open(path, "rb") as handle:
             return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
     except OSError:
-        return False  # missing or unreadable: read_text says which
+        return False  # unreadable: read_text says why
 
 
 def detect_format(path: str | Path, text: str) -> str:

@@ -181,3 +181,53 @@ def test_the_command_line_prints_one_line_for_a_broken_file(reader, valid, tmp_p
         assert "Traceback" not in result.output
         if result.exit_code == 2:
             assert result.output.startswith("error: "), (path, result.output)
+
+
+# ----------------------------------------------------------------------------- inputs that never end or never fit
+@pytest.mark.skipif(sys.platform == "win32", reason="named pipes and /dev/zero are Unix's")
+def test_a_pipe_or_a_device_is_refused_not_waited_on(tmp_path):
+    """Before: `starchart info pipe.csv` waited forever for a writer, and /dev/zero filled the memory."""
+    import os
+
+    pipe = tmp_path / "pipe.csv"
+    os.mkfifo(pipe)
+    for path in (pipe, Path("/dev/zero")):
+        with pytest.raises(StarchartError, match="is not a regular file"):
+            _read_within(load, path, seconds=30)
+        result = CliRunner().invoke(app, ["info", str(path)])
+        assert result.exit_code == 2 and "is not a regular file" in result.output
+
+
+def test_a_file_or_a_gzip_bomb_beyond_the_limit_is_refused(tmp_path, monkeypatch):
+    """The limit ($STARCHART_MAX_INPUT_BYTES, 2 GiB by default) holds for what a gzip file unpacks to, checked
+    while unpacking: before, a 1 MB file that unpacked to 1 GiB peaked at 5.4 GB of memory."""
+    import gzip
+
+    csv = tmp_path / "big.csv"
+    csv.write_text("x,time\n" + "".join(f"{i},2.0\n" for i in range(20_000)))  # 200 KB
+    bomb = tmp_path / "bomb.csv.gz"
+    bomb.write_bytes(gzip.compress(b"x,time\n" + b"1,2.0\n" * 200_000))  # 1.2 MB unpacked, a few KB packed
+    monkeypatch.setenv("STARCHART_MAX_INPUT_BYTES", "100000")
+    with pytest.raises(StarchartError, match="is 188,897 bytes, more than the 100,000 starchart reads"):
+        load(csv)
+    with pytest.raises(StarchartError, match="unpacks to more than the 100,000 bytes") as caught:
+        load(bomb)
+    assert "STARCHART_MAX_INPUT_BYTES" in caught.value.hint
+    monkeypatch.setenv("STARCHART_MAX_INPUT_BYTES", "2000000")
+    with pytest.raises(StarchartError, match="appears more than once"):  # unpacked whole: read, and its rows judged
+        load(bomb)
+
+
+def test_a_key_given_twice_in_a_space_file_is_refused(tmp_path):
+    """Before: the last one won without a word (here the restrictions would have been lost)."""
+    path = tmp_path / "space.json"
+    path.write_text('{"parameters": {"x": [1, 2]}, "restrictions": ["x > 1"], "restrictions": []}')
+    with pytest.raises(StarchartError, match="the key 'restrictions' appears twice"):
+        Space.from_file(path)
+
+
+def test_a_parameter_named_like_a_python_constant_is_not_read_as_the_constant():
+    """Before: in `True == 1`, a parameter named True read as Python's True, so nothing was restricted."""
+    with pytest.raises(StarchartError, match="the parameter 'True' reads as Python's True"):
+        Space({"True": [0, 1], "x": [1, 2]}, "True == 1")
+    assert Space({"True": [0, 1], "x": [1, 2]}, "x > 1").size() == 2  # a restriction not naming it is fine
