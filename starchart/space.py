@@ -60,6 +60,9 @@ from starchart.errors import InputError, SpaceError
 __all__ = ["Parameter", "SizeEstimate", "Space", "powers_of_two", "value_range"]
 
 Kind = Literal["numeric", "boolean", "categorical"]
+#: The most values a ``range`` may give one parameter (a tuning parameter has tens; a step too small for its
+#: bounds gives billions, which would be enumerated for hours).
+MAX_VALUES = 1_000_000
 _INT64_LIMIT = 2**63
 
 
@@ -80,11 +83,17 @@ def value_range(start: float, stop: float, step: float = 1) -> list[int | float]
     for label, number in (("start", start), ("stop", stop), ("step", step)):
         if isinstance(number, bool) or not isinstance(number, numbers.Real):
             raise SpaceError(f"range {label} must be a number, got {number!r}", hint="write e.g. range: [1, 8, 1]")
+        if not math.isfinite(number):
+            raise SpaceError(f"range {label} must be a finite number, got {number!r}",
+                             hint="write e.g. range: [1, 8, 1]")
     if step <= 0:
         raise SpaceError(f"range step must be positive, got {step!r}", hint="count upwards: start <= stop, step > 0")
     if stop < start:
         raise SpaceError(f"range stop {stop!r} is below start {start!r}", hint="write [start, stop] with start <= stop")
     count = math.floor((stop - start) / step + 1e-9) + 1
+    if count > MAX_VALUES:  # a tiny step or huge bounds: billions of values, enumerated for hours
+        raise SpaceError(f"range [{start}, {stop}, {step}] has {count:,} values, more than the {MAX_VALUES:,} a "
+                         "parameter may have", hint="use a larger step, or powers of two (pow2: [lo, hi])")
     if all(isinstance(v, numbers.Integral) for v in (start, stop, step)):
         return [int(start + i * step) for i in range(count)]
     return [float(f"{start + i * step:.12g}") for i in range(count)]
@@ -100,8 +109,9 @@ def powers_of_two(lo: int, hi: int) -> list[int]:
     >>> powers_of_two(3, 20)
     [4, 8, 16]
     """
-    if isinstance(lo, bool) or isinstance(hi, bool) or not all(isinstance(v, numbers.Real) for v in (lo, hi)):
-        raise SpaceError(f"powers_of_two needs two numbers, got {lo!r}, {hi!r}", hint="write e.g. [1, 1024]")
+    if (isinstance(lo, bool) or isinstance(hi, bool) or not all(isinstance(v, numbers.Real) for v in (lo, hi))
+            or not all(math.isfinite(v) for v in (lo, hi))):
+        raise SpaceError(f"powers_of_two needs two finite numbers, got {lo!r}, {hi!r}", hint="write e.g. [1, 1024]")
     if lo <= 0 or hi < lo:
         raise SpaceError(f"powers_of_two needs 0 < lo <= hi, got {lo!r}, {hi!r}", hint="write e.g. [1, 1024]")
     values = [2**k for k in range(int(math.log2(hi)) + 2) if lo <= 2**k <= hi]

@@ -463,3 +463,19 @@ def test_from_kernel_tuner_without_tune_params() -> None:
 
 def test_a_one_valued_parameter_reads_1_value():
     assert "a  numeric      1 value: 1" in Space({"a": [1], "b": [1, 2]}).describe()
+
+
+@pytest.mark.parametrize("text, said", [
+    ("parameters:\n  x: {range: [1, 1.0e+18, 1]}\n", "has 1,000,000,000,000,000,001 values, more than the 1,000,000"),
+    ("parameters:\n  x: {range: [0, 1, 1.0e-12]}\n", "more than the 1,000,000 a parameter may have"),
+    ("parameters:\n  x: {range: [.nan, 8, 1]}\n", "range start must be a finite number, got nan"),
+    ("parameters:\n  x: {range: [1, .inf, 1]}\n", "range stop must be a finite number, got inf"),
+    ("parameters:\n  x: {powers_of_two: [1, .inf]}\n", "powers_of_two needs two finite numbers"),
+])
+def test_ranges_that_are_not_finite_or_would_enumerate_for_hours_are_refused(tmp_path, text, said):
+    """Before: NaN or infinite bounds gave a raw ValueError/OverflowError, and a tiny step or 1e18-wide bounds
+    enumerated billions of values (a hang, then MemoryError)."""
+    path = tmp_path / "space.yaml"
+    path.write_text(text)
+    with pytest.raises(SpaceError, match=said):
+        Space.from_file(path)
