@@ -1219,7 +1219,11 @@ def _evaluate_values(node: ast.AST, text: str) -> Any:
             args = [_evaluate_scalar(arg, text) for arg in node.args]
             if not all(isinstance(a, numbers.Integral) for a in args):
                 raise SpaceError(f"range() needs integers, got {args}")
-            return list(range(*(int(a) for a in args)))
+            values = range(*(int(a) for a in args))
+            if len(values) > MAX_VALUES:  # 10**9 values: minutes of enumerating, then MemoryError
+                raise SpaceError(f"range() gives {len(values):,} values, more than the {MAX_VALUES:,} a parameter "
+                                 "may have")
+            return list(values)
         if node.func.id == "list" and len(node.args) == 1:
             return _evaluate_values(node.args[0], text)
     if isinstance(node, ast.ListComp) and len(node.generators) == 1:

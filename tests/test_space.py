@@ -479,3 +479,15 @@ def test_ranges_that_are_not_finite_or_would_enumerate_for_hours_are_refused(tmp
     path.write_text(text)
     with pytest.raises(SpaceError, match=said):
         Space.from_file(path)
+
+
+def test_a_t1_value_list_of_a_billion_values_is_refused(tmp_path):
+    """Before: T1 ranges of 10**9 values were enumerated (minutes), then MemoryError."""
+    import json
+
+    doc = {"ConfigurationSpace": {"Conditions": [], "TuningParameters": [
+        {"Name": "x", "Type": "int", "Values": "[i for i in range(1, 10**9)]"}]}}
+    path = tmp_path / "t1.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(InputError, match="range\\(\\) gives 999,999,999 values, more than the 1,000,000"):
+        Space.from_t1(path)
