@@ -152,6 +152,7 @@ class StarchartError(Exception):
     @message.setter
     def message(self, value: str) -> None:
         self.raw_message = value
+        self.args = (str(self),)  # what a traceback and pickling show follows the change
 
     @property
     def where(self) -> str | None:
@@ -160,6 +161,7 @@ class StarchartError(Exception):
     @where.setter
     def where(self, value: str | Path | None) -> None:
         self.raw_where = None if value is None else str(value)
+        self.args = (str(self),)
 
     @property
     def hint(self) -> str | None:
@@ -168,6 +170,7 @@ class StarchartError(Exception):
     @hint.setter
     def hint(self, value: str | None) -> None:
         self.raw_hint = value
+        self.args = (str(self),)
 
     def __str__(self) -> str:
         message, where, hint = self.render(self.options)

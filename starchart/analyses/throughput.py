@@ -94,7 +94,6 @@ def work_function(spec: WorkSpec, size: str = "n") -> Callable[[Mapping[str, Any
             exc.message = exc.message.replace(repr(expression), repr(spec))
             if "unknown parameter" in exc.message:  # "nlogn", "n*log(n)": say the named ones exist
                 exc.hint = f"{exc.hint}; or a named work function: {', '.join(repr(k) for k in NAMED_WORK)}"
-            exc.args = (str(exc),)
             raise
     return by_expression
 

@@ -423,7 +423,6 @@ def _resolve(value: TripCount, config: Mapping[str, Any] | None, key: str) -> fl
                 name = unknown.group(1)
                 exc.hint = (f"{exc.hint}; for a macro that is not a tuning parameter, give its value: -D {name}=VALUE "
                             f"on the command line, constants {{{name!r}: VALUE}} in Python")
-                exc.args = (str(exc),)
             raise
     try:
         number = float(value)

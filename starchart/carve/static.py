@@ -169,7 +169,6 @@ def _probe(compiler: ResourceCompiler, first: pd.DataFrame, space: Space, trip_c
     except InputError as exc:
         if "unknown column" in exc.message:  # the table's 40 columns, clipped, hid the useful ones
             exc.hint = _columns_hint(exc.hint or "", table, space, constants)
-            exc.args = (str(exc),)
         raise
 
 

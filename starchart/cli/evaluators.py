@@ -335,7 +335,6 @@ def _evaluator_description(command: Optional[str], c_source: Optional[Path], eva
                 if exc.message.startswith("invalid YAML"):  # the space reader's hint speaks of restrictions
                     exc.hint = ("repair the file (quote values that start with { [ * & ! % @ or ` or hold ': ', "
                                 "and indent with spaces, not tabs)")
-                    exc.args = (str(exc),)
                 raise
         if not isinstance(data, dict):
             raise InputError("an evaluator file must be a mapping with a 'kind'", where=str(evaluator_file),

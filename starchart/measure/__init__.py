@@ -121,7 +121,6 @@ def evaluator_from_dict(data: Mapping[str, Any], where: str = "evaluator") -> Ev
             exc.where = f"{where}{comma}{option}"
         elif _names_an_option(said) and not said.startswith(where):
             exc.where = f"{where}, {said}"  # a bare option ("kernel_name", "problem_size[0]")
-        exc.args = (str(exc),)
         raise exc from None
 
 
