@@ -128,14 +128,14 @@ class StarchartSampler(_Base):  # type: ignore[misc,valid-type]
     def __getstate__(self) -> dict[str, Any]:
         # Optuna's multiprocessing and distributed setups pickle the sampler: the search is rebuilt from the
         # study's storage where it is loaded (a replay of the finished trials gives the same proposals)
-        state = {key: value for key, value in self.__dict__.items() if key not in ("_lock", "_fallback")}
-        state.update(_study=None, _optimizer=None, _told=set(), _replaying=True, _unmapped=set())
-        return state
+        search = ("_lock", "_fallback", "_study", "_optimizer", "_told", "_replaying", "_unmapped")
+        return {key: value for key, value in self.__dict__.items() if key not in search}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
         self._fallback = None
+        self._reset(None)
 
     def __repr__(self) -> str:
         return f"StarchartSampler({len(self.space.names)} parameters, budget={self.budget!r}, seed={self.seed!r})"
