@@ -91,12 +91,19 @@ def value_range(start: float, stop: float, step: float = 1) -> list[int | float]
     if stop < start:
         raise SpaceError(f"range stop {stop!r} is below start {start!r}", hint="write [start, stop] with start <= stop")
     count = math.floor((stop - start) / step + 1e-9) + 1
-    if count > MAX_VALUES:  # a tiny step or huge bounds: billions of values, enumerated for hours
-        raise SpaceError(f"range [{start}, {stop}, {step}] has {count:,} values, more than the {MAX_VALUES:,} a "
-                         "parameter may have", hint="use a larger step, or powers of two (pow2: [lo, hi])")
+    _check_value_count(count, f"range [{start}, {stop}, {step}] has",
+                       hint="use a larger step, or powers of two (pow2: [lo, hi])")
     if all(isinstance(v, numbers.Integral) for v in (start, stop, step)):
         return [int(start + i * step) for i in range(count)]
     return [float(f"{start + i * step:.12g}") for i in range(count)]
+
+
+def _check_value_count(count: int, what: str, hint: str | None = None) -> None:
+    """Refuse ``what`` ("range() gives") when it would give a parameter more than :data:`MAX_VALUES` values (before they are made:
+    a tiny step or a range of 10**9 was enumerated for minutes, then raised MemoryError)."""
+    if count > MAX_VALUES:
+        raise SpaceError(f"{what} {count:,} values, more than the {MAX_VALUES:,} a parameter may have",
+                         hint=hint)
 
 
 def powers_of_two(lo: int, hi: int) -> list[int]:
@@ -1220,9 +1227,7 @@ def _evaluate_values(node: ast.AST, text: str) -> Any:
             if not all(isinstance(a, numbers.Integral) for a in args):
                 raise SpaceError(f"range() needs integers, got {args}")
             values = range(*(int(a) for a in args))
-            if len(values) > MAX_VALUES:  # 10**9 values: minutes of enumerating, then MemoryError
-                raise SpaceError(f"range() gives {len(values):,} values, more than the {MAX_VALUES:,} a parameter "
-                                 "may have")
+            _check_value_count(len(values), "range() gives")
             return list(values)
         if node.func.id == "list" and len(node.args) == 1:
             return _evaluate_values(node.args[0], text)

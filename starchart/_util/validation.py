@@ -35,7 +35,12 @@ from typing import Any, ClassVar
 from starchart.errors import InputError, StarchartError
 
 __all__ = ["Constraint", "Instances", "Interval", "Options", "SEED", "Validated", "check", "check_seed",
-           "describe", "is_whole"]
+           "describe", "is_number", "is_whole"]
+
+
+def is_number(value: Any) -> bool:
+    """A real number that is not a bool (``True`` is 1 to Python, not a measurement)."""
+    return isinstance(value, Real) and not isinstance(value, bool)
 
 
 def is_whole(value: Any) -> bool:

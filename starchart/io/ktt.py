@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from starchart._util.validation import is_number
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.io.json_results import results_and_metadata
@@ -105,7 +106,7 @@ def _row(result: Any, i: int, to_ms: float, multi: bool, path: Path, grid_in_blo
     row["status"], row["reason"] = status, ("" if status == "ok" else str(ktt_status))
     # Failed runs report a duration of 0: that is no measurement.
     total = result.get("TotalDuration")
-    if total is not None and not _number(total):
+    if total is not None and not is_number(total):
         raise InputError(f"TotalDuration {total!r} is not a number", where=where, hint="re-export the file with KTT")
     row["time"] = total * to_ms if status == "ok" and total is not None else None
     for name in _OVERHEADS:
@@ -113,7 +114,7 @@ def _row(result: Any, i: int, to_ms: float, multi: bool, path: Path, grid_in_blo
             row[name] = result[name] * to_ms
     for comp in _computations(result, where):
         prefix = f"{comp.get('KernelFunction')}." if multi else ""
-        if multi and status == "ok" and _number(comp.get("Duration")):
+        if multi and status == "ok" and is_number(comp.get("Duration")):
             row[prefix + "Duration"] = comp["Duration"] * to_ms
         if isinstance(comp.get("Overhead"), (int, float)):
             row[prefix + "Overhead"] = comp["Overhead"] * to_ms
@@ -150,7 +151,7 @@ def _computation_problem(comp: Any) -> str | None:
     if not isinstance(comp.get("KernelFunction"), (str, type(None))):
         return "has a KernelFunction that is not a name"
     compilation = comp.get("CompilationData") or {}
-    if not isinstance(compilation, dict) or not all(_number(v) or isinstance(v, str) for v in compilation.values()):
+    if not isinstance(compilation, dict) or not all(is_number(v) or isinstance(v, str) for v in compilation.values()):
         return "has CompilationData that is not an object of numbers"
     profiling = comp.get("ProfilingData") or {}
     counters = profiling.get("Counters") or [] if isinstance(profiling, dict) else None
@@ -159,9 +160,6 @@ def _computation_problem(comp: Any) -> str | None:
         return "has ProfilingData whose Counters are not objects with a Name and a Value"
     return None
 
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _volume(size: Any) -> float | None:

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from starchart._util.units import MS_METRICS, unit_of
+from starchart._util.validation import is_number
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
 from starchart.io.json_results import results_and_metadata
@@ -149,7 +150,7 @@ def _rows(results: list[Any], to_ms: float,
             if isinstance(times.get(name), (int, float)):
                 row[column] = times[name] * to_ms
         runtimes = times.get("runtimes")
-        if isinstance(runtimes, list) and not all(_is_number(r) for r in runtimes):
+        if isinstance(runtimes, list) and not all(is_number(r) for r in runtimes):
             raise InputError(f"runtimes {runtimes!r} are not all numbers", where=f"{where}.times.runtimes",
                              hint="give one number per run, in the metadata's time unit")
         if isinstance(runtimes, list) and runtimes:
@@ -187,10 +188,6 @@ def _measurements(measurements: Any, where: str) -> list[dict[str, Any]]:
 
 def _is_plain(value: Any) -> bool:
     return value is None or isinstance(value, (str, int, float, bool))
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _measurement_scale(name: str, unit: str, to_ms: float) -> tuple[float, str]:
