@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from starchart._util.configs import config_key, frame_configs, frame_keys
+from starchart._util.configs import config_key, frame_keys
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
 from starchart.io.load import load
@@ -83,28 +83,33 @@ class ReplayEvaluator(Evaluator):
         self._params = list(dataset.params)
         self._rows = self._index(dataset)
 
-    def _index(self, dataset: Dataset) -> dict[str, Measurement]:
+    def _index(self, dataset: Dataset) -> dict[str, int]:
+        """The row of each configuration, by its key. Rows become measurements when replayed (:meth:`_row`):
+        a search replays a few hundred of a cache's 18,000 rows."""
         frame = dataset.frame
-        columns = {m: frame[m].to_numpy(dtype=float) for m in self.metrics}
-        none = [None] * len(frame)  # once: a default built per row and metric made this quadratic
-        repeats = {m: frame[REPEATS_PREFIX + m].tolist() if REPEATS_PREFIX + m in frame else none
-                   for m in self.metrics}
-        status, reason = frame["status"].tolist(), frame["reason"].tolist()
-        rows = {}
-        keys = frame_keys(frame, self._params)
-        for i, config in enumerate(frame_configs(frame, self._params)):
-            if status[i] != "ok":
-                rows[keys[i]] = Measurement.failure(config, status[i], reason[i])
-                continue
-            values = {}
-            for m in self.metrics:
-                listed = repeats[m][i]
-                if isinstance(listed, (list, tuple, np.ndarray)) and len(listed):
-                    values[m] = [float(v) for v in listed]
-                elif not np.isnan(columns[m][i]):
-                    values[m] = [float(columns[m][i])]
-            rows[keys[i]] = Measurement(config, values=values)
+        self._columns = {m: frame[m].to_numpy(dtype=float) for m in self.metrics}
+        self._repeats = {m: frame[REPEATS_PREFIX + m].tolist() if REPEATS_PREFIX + m in frame else None
+                         for m in self.metrics}
+        self._status, self._reason = frame["status"].tolist(), frame["reason"].tolist()
+        self._configs = {name: frame[name].tolist() for name in self._params}  # Python scalars
+        rows: dict[str, int] = {}
+        for i, key in enumerate(frame_keys(frame, self._params)):
+            rows[key] = i  # of duplicated rows, the last
         return rows
+
+    def _row(self, i: int) -> Measurement:
+        """Row ``i`` of the dataset as a measurement: its repeats, else its value; a failure keeps its reason."""
+        config = {name: values[i] for name, values in self._configs.items()}
+        if self._status[i] != "ok":
+            return Measurement.failure(config, self._status[i], self._reason[i])
+        values = {}
+        for m in self.metrics:
+            listed = self._repeats[m][i] if self._repeats[m] is not None else None
+            if isinstance(listed, (list, tuple, np.ndarray)) and len(listed):
+                values[m] = [float(v) for v in listed]
+            elif not np.isnan(self._columns[m][i]):
+                values[m] = [float(self._columns[m][i])]
+        return Measurement(config, values=values)
 
     def prepare(self, space: Space) -> None:
         """Check that ``space`` is (mostly) what the dataset holds: a configuration it lacks is a failure."""
@@ -137,8 +142,8 @@ class ReplayEvaluator(Evaluator):
         if stored is None:
             shown = {p: config[p] for p in self._params}
             return Measurement.failure(config, "runtime", f"configuration {shown} is not in the replayed dataset")
-        return Measurement(dict(config), status=stored.status, reason=stored.reason,
-                           values={m: list(v) for m, v in stored.values.items()})
+        row = self._row(stored)
+        return Measurement(dict(config), status=row.status, reason=row.reason, values=row.values)
 
     def describe(self) -> dict[str, Any]:
         source = self.dataset.meta.get("source")

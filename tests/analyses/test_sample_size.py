@@ -71,6 +71,27 @@ def test_replay_convolution_curve_matches_a_refit_and_failures_count_towards_the
     assert again.curve.equals(curve)
 
 
+def test_a_replay_kept_nowhere_reads_every_design_once_and_gives_the_stored_studys_result(tmp_path, monkeypatch):
+    """Without a store, a replay is run once over every design the study may use and each round takes
+    its rows; in a store, a run per round. Both are the same study: same curve, same rows."""
+    import starchart.analyses.sample_size as module
+
+    ds = starchart.load(dataset_path("convolution/A100.json.gz"))  # with failed configurations
+    space = Space.from_dataset(ds)
+    runs = []
+    real_run = module.run
+    monkeypatch.setattr(module, "run", lambda *a, **k: runs.append(len(k["configs"])) or real_run(*a, **k))
+    kept_nowhere = choose_sample_size(space, ReplayEvaluator(ds), target=0.05, budget=300, seed=5)
+    assert runs == [200 + 300]
+    runs.clear()
+    stored = choose_sample_size(space, ReplayEvaluator(ds), target=0.05, budget=300, seed=5,
+                                store=tmp_path / "study.db")
+    assert len(runs) == len(stored.curve) + 1  # the validation designs, then a run per round
+    assert kept_nowhere.curve.equals(stored.curve)
+    for part in ("training", "validation"):
+        assert getattr(kept_nowhere, part).frame.equals(getattr(stored, part).frame)
+
+
 def test_kmeans_budget_is_capped_by_the_space_and_an_unreachable_target_is_reported():
     ds = starchart.load(dataset_path("starchart_kmeans/kmeans_hd7970.csv"))
     result = choose_sample_size(Space.from_dataset(ds), ReplayEvaluator(ds, metrics=["wattage", "runtime"]),
