@@ -104,7 +104,8 @@ class ReplayEvaluator(Evaluator):
             return Measurement.failure(config, self._status[i], self._reason[i])
         values = {}
         for m in self.metrics:
-            listed = self._repeats[m][i] if self._repeats[m] is not None else None
+            repeats = self._repeats[m]
+            listed = repeats[i] if repeats is not None else None
             if isinstance(listed, (list, tuple, np.ndarray)) and len(listed):
                 values[m] = [float(v) for v in listed]
             elif not np.isnan(self._columns[m][i]):

@@ -29,7 +29,6 @@ Examples
 from __future__ import annotations
 
 import itertools
-
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
