@@ -83,6 +83,8 @@ from starchart.measure.process import (
     _excerpt,
     check_fields,
     check_repeats,
+    compile_pattern,
+    find_matches,
     find_program,
     parse_values,
     render_argv,
@@ -141,11 +143,11 @@ def read_checksum(outputs: Sequence[str], pattern: str) -> float | str | None:
     >>> read_checksum(["checksum=0x1f"], CHECKSUM_PATTERN), read_checksum(["no answer"], CHECKSUM_PATTERN)
     ('0x1f', None)
     """
-    regex = re.compile(pattern)
+    compiled = compile_pattern(pattern)
     found: str | None = None
     for text in outputs:
-        for match in regex.finditer(text):
-            found = match.group(1) if regex.groups else match.group(0)
+        for match in find_matches(compiled, text):
+            found = match.group(1) if compiled.groups else match.group(0)
     if found is None:
         return None
     for candidate in (found, found.rstrip(",;")):

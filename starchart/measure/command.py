@@ -28,18 +28,19 @@ from __future__ import annotations
 import inspect
 import numbers
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
+import regex
 
 from starchart.errors import InputError, arg
 from starchart.measure.base import Evaluator, Measurement, check_metrics, unknown_options
 from starchart.measure.process import (
     check_fields,
     check_repeats,
+    compile_pattern,
     find_program,
     parse_values,
     render_argv,
@@ -276,8 +277,8 @@ def check_regex(pattern: str | None, label: str, where: str) -> str | None:
         raise InputError(f"must be a regular expression string, got {pattern!r}", where=f"{where}, {label}",
                          hint=r"e.g. r'time=([0-9.eE+-]+)'")
     try:
-        re.compile(pattern)
-    except re.error as exc:
+        compile_pattern(pattern)  # by the engine that matches it
+    except regex.error as exc:
         raise InputError(f"{pattern!r} is not a valid regular expression: {exc}", where=f"{where}, {label}",
                          hint=r"e.g. r'time=([0-9.eE+-]+)'") from exc
     return pattern

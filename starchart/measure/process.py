@@ -11,7 +11,8 @@ The command-line and C evaluators share everything here:
   so unknown parameters are found by ``prepare`` before anything runs;
   :func:`render_shell` fills a ``/bin/sh`` command line, each value quoted as one word;
 - :func:`parse_values` reads metric values from a program's output (a regex or
-  JSON lines) and raises :class:`OutputParseError` when it cannot;
+  JSON lines) and raises :class:`OutputParseError` when it cannot; :func:`find_matches` runs a user's
+  pattern under a time limit (:data:`PATTERN_SECONDS`);
 - :func:`run_repeated` launches a program until it has printed ``warmup + repeats``
   values and turns the outcome into a :class:`~starchart.measure.base.Measurement`.
 
@@ -43,6 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import regex
+
 from starchart._util.text import shorten
 from starchart._util.validation import Interval, check
 from starchart.errors import InputError, arg
@@ -59,6 +62,9 @@ __all__ = [
     "check_repeats",
     "find_program",
     "kill_running",
+    "PATTERN_SECONDS",
+    "compile_pattern",
+    "find_matches",
     "parse_values",
     "render_argv",
     "render_shell",
@@ -776,7 +782,44 @@ def find_program(program: str, cwd: str | Path | None = None, path: str | None =
 
 
 # ------------------------------------------------------------------------- parsing
-def parse_values(text: str, *, pattern: str | re.Pattern[str] | None = None, json_lines: bool = False,
+#: Seconds a user's pattern may spend on one output. ``re`` cannot be stopped: a pattern that backtracks without
+#: end (a repeat inside a repeat, ``^(a|aa)+$``) hung a run inside starchart, beyond the program's time limit.
+#: The ``regex`` engine stops it.
+PATTERN_SECONDS = 10.0
+
+
+def compile_pattern(pattern: str | re.Pattern[str] | regex.Pattern[str]) -> regex.Pattern[str]:
+    """``pattern`` compiled by the ``regex`` engine (its default syntax is that of ``re``), flags kept.
+
+    >>> compile_pattern(re.compile(r"t=(\\d+)", re.I)).findall("T=3")
+    ['3']
+    """
+    if isinstance(pattern, regex.Pattern):
+        return pattern
+    if isinstance(pattern, re.Pattern):
+        return regex.compile(pattern.pattern, pattern.flags & ~re.UNICODE)
+    return regex.compile(pattern)
+
+
+def find_matches(pattern: str | re.Pattern[str] | regex.Pattern[str], text: str) -> list[Any]:
+    """Every match of ``pattern`` in ``text``, or :class:`OutputParseError` if matching takes longer than
+    :data:`PATTERN_SECONDS` (a pattern that backtracks without end), naming the pattern and what to change.
+
+    >>> [m.group(1) for m in find_matches(r"t=(\\d+)", "t=1 t=22")]
+    ['1', '22']
+    """
+    compiled = compile_pattern(pattern)
+    try:
+        return list(compiled.finditer(text, timeout=PATTERN_SECONDS))
+    except TimeoutError:
+        raise OutputParseError(
+            f"pattern {_show(compiled.pattern)} was still matching after {PATTERN_SECONDS:g} s on {len(text):,} "
+            "characters of output: it backtracks without end. Write it without a repeat inside a repeat "
+            "(not (a+)+ or (a|aa)+), or anchor it to the number, e.g. r'time=([0-9.eE+-]+)'") from None
+
+
+def parse_values(text: str, *, pattern: str | re.Pattern[str] | regex.Pattern[str] | None = None,
+                 json_lines: bool = False,
                  metric: str = "time") -> dict[str, list[float]]:
     """Read metric values from a program's output.
 
@@ -816,13 +859,13 @@ def parse_values(text: str, *, pattern: str | re.Pattern[str] | None = None, jso
         raise ValueError("parse_values needs a pattern or json_lines=True")
     values: dict[str, list[float]] = {}
     if pattern is not None:
-        regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+        compiled = compile_pattern(pattern)
         found = []
-        for match in regex.finditer(text):
-            raw = match.group(1) if regex.groups else match.group(0)
-            found.append(_to_float(raw, f"pattern {_show(regex.pattern)} matched {match.group(0)!r}, but"))
+        for match in find_matches(compiled, text):
+            raw = match.group(1) if compiled.groups else match.group(0)
+            found.append(_to_float(raw, f"pattern {_show(compiled.pattern)} matched {match.group(0)!r}, but"))
         if not found:
-            raise OutputParseError(f"pattern {_show(regex.pattern)} matched nothing in the output {_excerpt(text)}")
+            raise OutputParseError(f"pattern {_show(compiled.pattern)} matched nothing in the output {_excerpt(text)}")
         values[metric] = found
     if json_lines:
         for key, numbers_ in _json_values(text).items():

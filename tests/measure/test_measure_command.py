@@ -600,3 +600,28 @@ def test_replaying_a_large_dataset_indexes_it_in_linear_time():
     # the interpreter or the machine moved the ratio past 24 on CI)
     small, large = min(seconds(10000) for _ in range(3)), min(seconds(80000) for _ in range(3))
     assert large / small < 24, (small, large)
+
+
+def test_a_pattern_that_backtracks_without_end_fails_the_configuration_and_says_why(monkeypatch):
+    """``^(a|aa)+$`` on 40 a's and a '!' backtracks for hours: ``re`` hung the run inside starchart, outside the
+    program's time limit. Matching now stops after PATTERN_SECONDS (shortened here) with a reason to act on."""
+    import starchart.measure.process as process
+
+    monkeypatch.setattr(process, "PATTERN_SECONDS", 0.2)
+    ev = CommandEvaluator([sys.executable, "-c", "print('a' * 40 + '!')"], pattern=r"^(a|aa)+$")
+    result = ev.evaluate({})
+    assert result.status == "runtime"
+    assert "was still matching after 0.2 s" in result.reason and "backtracks without end" in result.reason
+    # the same engine refuses a pattern that does not compile, before anything runs
+    with pytest.raises(InputError, match="not a valid regular expression"):
+        CommandEvaluator(["echo"], pattern=r"time=(\d+")
+
+
+def test_a_checksum_pattern_that_backtracks_without_end_fails_the_check(monkeypatch):
+    import starchart.measure.process as process
+    from starchart.measure.c import read_checksum
+
+    monkeypatch.setattr(process, "PATTERN_SECONDS", 0.2)
+    with pytest.raises(process.OutputParseError, match="backtracks without end"):
+        read_checksum(["a" * 40 + "!"], r"^(a|aa)+$")
+    assert read_checksum(["checksum: 3.5"], r"checksum: (\S+)") == 3.5
