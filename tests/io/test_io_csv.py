@@ -75,6 +75,24 @@ def test_repeated_column_name_is_an_error_not_a_renamed_parameter(tmp_path):
     assert load(path).params == ["a", "a.1"]
 
 
+def test_a_wide_table_loads_and_its_errors_stay_one_short_line(tmp_path):
+    """A CSV of 100,000 columns took more than 300 s: every header name was counted in the whole header, and
+    each parameter looked up in a list. A duplicated configuration of a wide table printed all its values."""
+    width = 5000
+    path = tmp_path / "wide.csv"
+    header = ",".join(f"p{i}" for i in range(width)) + ",time\n"
+    path.write_text(header + "".join(",".join([str(r)] * width) + f",{r + 1}.0\n" for r in range(3)))
+    ds = load(path)
+    assert len(ds.params) == width and ds.y("time").tolist() == [1.0, 2.0, 3.0]
+    path.write_text(header + "".join(",".join(["1"] * width) + f",{r + 1}.0\n" for r in range(2)))
+    with pytest.raises(InputError, match=r"configuration \{'p0': 1, 'p1': 1, .*…") as caught:
+        load(path)
+    assert len(caught.value.message) < 400 and "lines 2 and 3" in caught.value.message
+    path.write_text(header.replace("p4999", "p7") + "".join(",".join([str(r)] * width) + ",1\n" for r in range(2)))
+    with pytest.raises(InputError, match=r"column\(s\) \['p7'\] appear more than once"):
+        load(path)
+
+
 def test_parse_error_is_one_line(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("a,time\n1,0.5\n2,0.6,9\n")
