@@ -58,6 +58,35 @@ __all__ = [
 #: Functions a restriction string may call.
 ALLOWED_FUNCTIONS = ("min", "max", "abs", "int", "float", "round")
 
+#: The deepest expression tree a restriction may have (operators inside operators): it is compiled and
+#: evaluated recursively, and thousands of levels overflowed Python's stack. Written restrictions are a few deep.
+MAX_NESTING = 200
+
+
+def nesting_depth(tree: ast.AST) -> int:
+    """The depth of ``tree`` (its root is 1), measured without recursion.
+
+    >>> nesting_depth(ast.parse("a + b * c", mode="eval"))
+    5
+    """
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def _quoted(source: str) -> str:
+    """``source`` quoted for an error's ``where``, shortened: a generated restriction can run to pages."""
+    return repr(source) if len(source) <= 120 else repr(source[:119]) + "…"
+
+
+def _too_deep(source: str, label: str) -> SpaceError:
+    return SpaceError(f"the expression is nested more than {MAX_NESTING} levels deep", where=f"{label} {_quoted(source)}",
+                      hint="write it with fewer operators inside one another, e.g. split it into several restrictions")
+
+
 _SYNTAX_HINT = ("a restriction may use parameter names, numbers, strings, + - * / // % ** & | ^ << >>, "
                 "comparisons (also chained and 'in (...)'), and/or/not, 'a if c else b' and the functions "
                 + ", ".join(ALLOWED_FUNCTIONS))
@@ -253,7 +282,7 @@ class _Compiler:
         segment = ast.get_source_segment(self.source, node) or ""
         col = getattr(node, "col_offset", None)
         at = f" (`{segment}` at column {col + 1})" if segment and col is not None else ""
-        return SpaceError(f"{what}{at}", where=f"{self.label} {self.source!r}", hint=_SYNTAX_HINT)
+        return SpaceError(f"{what}{at}", where=f"{self.label} {_quoted(self.source)}", hint=_SYNTAX_HINT)
 
     def compile(self, node: ast.AST) -> _Node:
         method = getattr(self, f"_{type(node).__name__}", None)
@@ -276,7 +305,7 @@ class _Compiler:
             if name in ALLOWED_FUNCTIONS:
                 raise self.error(node, f"the function {name!r} must be called, not used as a value")
             listed = ", ".join(self.known) if self.known else "(none)"
-            raise SpaceError(f"unknown name {name!r}", where=f"{self.label} {self.source!r}",
+            raise SpaceError(f"unknown name {name!r}", where=f"{self.label} {_quoted(self.source)}",
                              hint=f"use one of the parameters: {listed}")
         self.used.add(name)
         return lambda cols: (cols[name], None)
@@ -445,13 +474,17 @@ class Expression:
         try:
             tree = ast.parse(source.strip(), mode="eval")
         except SyntaxError as exc:
-            raise SpaceError(f"not a valid Python expression ({exc.msg})", where=f"{label} {source!r}",
+            raise SpaceError(f"not a valid Python expression ({exc.msg})", where=f"{label} {_quoted(source)}",
                              hint=_SYNTAX_HINT) from exc
+        except (RecursionError, MemoryError):  # Python's parser gives up on thousands of nested operators
+            raise _too_deep(source, label) from None
+        if nesting_depth(tree) > MAX_NESTING:  # compiled and evaluated recursively: refused before either
+            raise _too_deep(source, label)
         # a parameter named like a Python constant or keyword ("True") reads as that constant, not the parameter
         hidden = [name for name in known if keyword.iskeyword(name) and re.search(rf"(?<![\w.]){name}(?!\w)", source)]
         if hidden:
             raise SpaceError(f"the parameter {hidden[0]!r} reads as Python's {hidden[0]} in a restriction, not as "
-                             "the parameter", where=f"{label} {source!r}",
+                             "the parameter", where=f"{label} {_quoted(source)}",
                              hint=f"rename the parameter (e.g. {hidden[0].lower()}_), or write the restriction as "
                                   "a function of p: p[" + repr(hidden[0]) + "]")
         compiler = _Compiler(source.strip(), known, label)

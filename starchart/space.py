@@ -47,7 +47,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from starchart._util.files import parse_json, read_json, read_text
+from starchart._util.files import nested_too_deep, parse_json, read_json, read_text
+from starchart._util.text import shorten
 from starchart._util.validation import Interval, check
 from starchart.constraints import (
     Restriction,
@@ -1122,6 +1123,8 @@ def _parse_yaml(text: str, path: Path) -> Any:
         raise InputError(f"key {exc.key!r} is given twice (first on line {exc.first_line + 1})",
                          where=f"{path}, line {exc.line + 1}",
                          hint="keep one of them (YAML would silently use the last)") from None
+    except RecursionError:
+        raise nested_too_deep(path) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f", line {mark.line + 1}" if mark is not None else ""
@@ -1209,6 +1212,9 @@ def _parse_value_list(text: str, where: str) -> list[Any]:
             value = _evaluate_values(ast.parse(text.strip(), mode="eval").body, text)
         except SyntaxError as exc:
             raise InputError(f"the values {text!r} are not a Python expression ({exc.msg})", where=where) from exc
+        except (RecursionError, MemoryError):  # thousands of nested operators: Python's parser gives up
+            raise InputError(f"the values {shorten(text, 80)!r} are nested too deeply to read", where=where,
+                             hint="write a literal list such as [1, 2, 4], a range(...), or a comprehension") from None
         except SpaceError as exc:
             raise InputError(f"cannot evaluate the values {text!r}: {exc.message}", where=where,
                              hint="write a literal list such as [1, 2, 4], a range(...), or a comprehension "

@@ -137,6 +137,25 @@ last one: remove or rename the other)
         raise InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
                          where=f"{path}, line {exc.lineno}",
                          hint="repair the file or re-export it") from exc
+    except RecursionError:
+        raise nested_too_deep(path) from None
+
+
+def nested_too_deep(path: str | Path) -> InputError:
+    """The error for a JSON or YAML document nested deeper than Python's parsers go (about 1,000 levels).
+
+    Spaces, caches and results are a few levels deep: such a file is damaged or is not one of them.
+
+    >>> parse_json("[" * 100_000 + "]" * 100_000, "deep.json")
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: deep.json: the document is nested too deeply to read (arrays or objects inside \
+one another, thousands of levels) (hint: a space, cache or result file is a few levels deep: check that this is \
+one, or re-export it)
+    """
+    return InputError("the document is nested too deeply to read (arrays or objects inside one another, thousands "
+                      "of levels)", where=str(path),
+                      hint="a space, cache or result file is a few levels deep: check that this is one, or re-export it")
 
 
 def _unique(pairs: list[tuple[str, Any]], path: str | Path) -> dict[str, Any]:

@@ -241,6 +241,9 @@ def _compile(frame: pd.DataFrame, expression: str, what: str, hint: str) -> tupl
                 (tokenize.NAME, _BOOLEAN_OPERATORS[t.string]) if t.type == tokenize.OP and t.string in
                 _BOOLEAN_OPERATORS else (t.type, t.string) for t in tokens).strip()
         tree = ast.parse(source, mode="eval")
+    except (RecursionError, MemoryError):  # thousands of nested operators: Python's parser gives up
+        raise InputError(f"{what} {_clip(_show(expression), 120)} is nested too deeply to read", where=what,
+                         hint=hint) from None
     except (SyntaxError, tokenize.TokenError) as err:
         if _is_assignment(source):  # "x = 1" assigns a column in pandas: the table, not one value per row
             raise InputError(f"{what} {_show(expression)} is an assignment, not a value per configuration",
@@ -268,7 +271,7 @@ def _compile(frame: pd.DataFrame, expression: str, what: str, hint: str) -> tupl
 def _is_assignment(source: str) -> bool:
     try:
         statements = ast.parse(source, mode="exec").body
-    except SyntaxError:
+    except (SyntaxError, RecursionError, MemoryError):
         return False
     return len(statements) == 1 and isinstance(statements[0], (ast.Assign, ast.AugAssign, ast.AnnAssign))
 

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from starchart._util.direction import lower_is_better
-from starchart._util.files import read_text
+from starchart._util.files import nested_too_deep, read_text
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
 
@@ -185,6 +185,8 @@ def _parse(text: str, path: Path) -> tuple[Any, bool]:
         return json.loads(text), False
     except json.JSONDecodeError as exc:
         first_error = exc
+    except RecursionError:
+        raise nested_too_deep(path) from None
     match = _CACHE_KEY.search(text)
     if match is None:
         raise _json_error(first_error, path)

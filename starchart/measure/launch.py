@@ -103,6 +103,9 @@ def _parse(expression: str, label: str) -> ast.Expression:
     except SyntaxError as exc:
         raise InputError(f"{expression!r} is not a valid Python expression ({exc.msg})", where=label,
                          hint="write e.g. 'n // block_size_x' or a plain parameter name") from exc
+    except (RecursionError, MemoryError):  # thousands of nested operators: Python's parser gives up
+        raise InputError(f"{shorten(expression, 80)!r} is nested too deeply to read", where=label,
+                         hint="write e.g. 'n // block_size_x' or a plain parameter name") from None
 
 
 @lru_cache(maxsize=1024)

@@ -231,3 +231,49 @@ def test_a_parameter_named_like_a_python_constant_is_not_read_as_the_constant():
     with pytest.raises(StarchartError, match="the parameter 'True' reads as Python's True"):
         Space({"True": [0, 1], "x": [1, 2]}, "True == 1")
     assert Space({"True": [0, 1], "x": [1, 2]}, "x > 1").size() == 2  # a restriction not naming it is fine
+
+
+DEEP = 100_000  # levels: Python's parsers stop near 1,000
+
+
+@pytest.mark.parametrize("reader", [reader for reader in READERS if reader != "csv"])  # CSV does not nest
+def test_a_file_nested_thousands_deep_is_one_clear_error(reader, valid, tmp_path):
+    """Arrays inside arrays 100,000 deep put in a file's first value: ``RecursionError`` came out of
+    Python's JSON and YAML parsers as a traceback."""
+    name, how, read = READERS[reader]
+    path = tmp_path / name
+    deep = "[" * DEEP + "]" * DEEP
+    if reader == "space_yaml":
+        path.write_text("parameters:\n  bx: " + "[" * 5000 + "]" * 5000 + "\n")
+    else:  # the first number of the file becomes the deep value
+        text = valid[reader]
+        at = next(i for i, c in enumerate(text) if c.isdigit() and text[i - 1] in " :[")
+        path.write_text(text[:at] + deep + text[at:].lstrip("0123456789."))
+    with pytest.raises(StarchartError, match="nested too deeply to read") as caught:
+        _read_within(read, path)
+    assert str(path) in str(caught.value)
+
+
+@pytest.mark.parametrize("restriction", ["not " * 5000 + "bx > 1", "-" * 20000 + "bx > 1",
+                                         "bx" + " + bx" * 20000 + " > 1", "bx" + " + bx" * 300 + " > 1"])
+def test_a_restriction_of_thousands_of_nested_operators_is_one_clear_error(restriction):
+    """``not not …`` and ``- - …`` made Python's parser raise ``RecursionError`` or ``MemoryError``; a chain a
+    few hundred long parsed, then overflowed the stack when compiled or evaluated."""
+    from starchart.constraints import MAX_NESTING
+    from starchart.errors import SpaceError
+
+    with pytest.raises(SpaceError, match=f"nested more than {MAX_NESTING} levels deep") as caught:
+        Space({"bx": [1, 2, 4]}, [restriction])
+    assert len(str(caught.value)) < 500  # the restriction is shown shortened
+    # just under the limit, it compiles and is evaluated
+    assert Space({"bx": [1, 2, 4]}, ["bx" + " + bx" * 190 + " > 200"]).size() == 2
+
+
+def test_a_deep_launch_expression_or_carving_predicate_is_one_clear_error():
+    from starchart.carve.metrics import resolve
+    from starchart.measure.launch import check_expression
+
+    deep = "-" * 20000 + "n"
+    for call in (lambda: check_expression(deep, ["n"]), lambda: resolve(pd.DataFrame({"n": [1]}), deep, "predicate")):
+        with pytest.raises(StarchartError, match="nested too deeply"):
+            call()
