@@ -14,17 +14,42 @@ from starchart.errors import InputError
 
 def read_text(path: str | Path) -> str:
     """Return the text of ``path``, transparently un-gzipping gzip data (recognised by its first
-    bytes, whatever the file's name; a file cut off by a crash yields what was written).
+    bytes, whatever the file's name).
 
-    Raises :class:`InputError` naming the file when it is missing, unreadable or empty.
+    Raises :class:`InputError` naming the file when it is missing, unreadable or empty, or when its gzip
+    data is cut off before its end (:func:`cut_off`): read in part, a table lost rows and a space file its
+    restrictions without a word.
 
     Examples
     --------
-    >>> import tempfile, os
+    >>> import gzip, tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "x.txt"); _ = open(p, "w").write("hi")
     >>> read_text(p)
     'hi'
+    >>> _ = open(p, "wb").write(gzip.compress(b"a,time\\n" * 1000)[:40])
+    >>> read_text(p)
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: ...: the gzip data is cut off before its end (an interrupted download, copy \
+or write) (hint: get the file again: only a Kernel Tuner cache cut off mid-run is read in part)
     """
+    text, cut = read_text_cut(path)
+    if cut:
+        raise cut_off(path)
+    return text
+
+
+def cut_off(path: str | Path) -> InputError:
+    """The error for a file whose gzip data ends before its end mark."""
+    return InputError("the gzip data is cut off before its end (an interrupted download, copy or write)",
+                      where=str(path), hint="get the file again: only a Kernel Tuner cache cut off mid-run is read "
+                                            "in part")
+
+
+def read_text_cut(path: str | Path) -> tuple[str, bool]:
+    """The text of ``path`` as :func:`read_text` reads it, and whether its gzip data was cut off before its end
+    (then the text is what was written before the cut): for the Kernel Tuner cache reader, which recovers the
+    complete entries of a cache cut off mid-run, and for format detection, which must see the text first."""
     path = Path(path)
     if not path.exists():
         raise InputError("file not found", where=path, hint="check the path")
@@ -43,9 +68,10 @@ def read_text(path: str | Path) -> str:
         raise InputError(f"cannot read file ({exc.strerror or exc})", where=path,
                          hint="check that you may read it (its permissions) and that it is a regular file") from exc
     compressed = raw[:2] == b"\x1f\x8b"
+    cut = False
     if compressed:
         try:
-            raw = _gunzip_tolerant(raw, limit)
+            raw, cut = _gunzip_tolerant(raw, limit)
         except zlib.error as exc:  # a damaged .gz would otherwise escape as a traceback
             raise InputError(f"broken gzip data ({exc})", where=path,
                              hint="the file is damaged; download or export it again") from exc
@@ -62,7 +88,7 @@ def read_text(path: str | Path) -> str:
             raise InputError("the gzip file holds no data (empty, or cut off before its content)",
                              where=path, hint="download or export it again")
         raise InputError("file is empty", where=path, hint="give a file with data in it")
-    return text
+    return text, cut
 
 
 def _decode(raw: bytes) -> str:
@@ -79,8 +105,9 @@ def _decode(raw: bytes) -> str:
     return raw.decode("utf-8-sig")
 
 
-def _gunzip_tolerant(raw: bytes, limit: int | None = None) -> bytes:
-    """Decompress gzip data, keeping what was written before a truncated end.
+def _gunzip_tolerant(raw: bytes, limit: int | None = None) -> tuple[bytes, bool]:
+    """Decompress gzip data, keeping what was written before a truncated end; returns it and whether the
+    data was cut off (it ends before the stream's end mark).
 
     Raises ``zlib.error`` when the data is not gzip at all or damaged before its end, and ``OverflowError``
     when it unpacks to more than ``limit`` bytes (checked as it unpacks: a bomb is not unpacked whole).
@@ -88,12 +115,11 @@ def _gunzip_tolerant(raw: bytes, limit: int | None = None) -> bytes:
     # decompressobj (unlike gzip.decompress) returns what it could decode from a
     # stream cut off by a crash, so an unfinished cache.json.gz still loads.
     decomp = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    if limit is None:
-        return decomp.decompress(raw) + decomp.flush()
-    out = decomp.decompress(raw, limit + 1)
-    if len(out) > limit:
+    out = decomp.decompress(raw, 0 if limit is None else limit + 1)
+    if limit is not None and len(out) > limit:
         raise OverflowError(limit)
-    return out + decomp.flush()
+    out += decomp.flush()
+    return out, not decomp.eof
 
 
 #: The environment variable that sets how many bytes a file may hold (or unpack to) to be read.

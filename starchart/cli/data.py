@@ -23,7 +23,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from starchart._util.files import parse_json, read_text
+from starchart._util.files import cut_off, parse_json, read_text_cut
 from starchart._util.text import percent
 from starchart._util.units import unit_of
 from starchart.cli.app import app, err, out
@@ -359,8 +359,10 @@ def _read_space(file: Path, restrictions: list[str]) -> Any:
     if file.suffix.lower() in (".yaml", ".yml"):
         _refuse_restrictions(restrictions, file, "add restrictions to the space file's 'restrictions' list")
         return Space.from_file(file)
-    text = read_text(file)
+    text, cut = read_text_cut(file)
     head = text[:65536]
+    if cut and not kernel_tuner.sniff(head):  # only a cache cut off mid-run is read in part
+        raise cut_off(file)
     if not head.lstrip().startswith(("{", "[")) and csv.sniff(head):
         # a table whatever its name (results.json holding CSV), as `info` and `tree` read it
         _refuse_restrictions(restrictions, file, "filter the configurations before, or write a space file")

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from starchart._util.direction import lower_is_better
-from starchart._util.files import nested_too_deep, read_text
+from starchart._util.files import nested_too_deep, read_text_cut
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
 
@@ -108,7 +108,7 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
     (['ok', 'compile'], [0.5], [0.4, 0.6])
     """
     path = Path(path)
-    text = read_text(path) if text is None else text
+    text = read_text_cut(path)[0] if text is None else text  # a cache cut off mid-run: its complete entries
     doc, unfinished = _parse(text, path)
     if not isinstance(doc, dict) or not isinstance(doc.get("cache"), dict):
         raise InputError("not a Kernel Tuner cache: no \"cache\" object", where=path,
@@ -161,7 +161,7 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
 def warn_unfinished(path: str | Path, recovered: int) -> None:
     """Warn that ``path`` is an unfinished cache of which ``recovered`` complete entries were read."""
     entries = "entry" if recovered == 1 else "entries"
-    warnings.warn(f"{path}: unfinished Kernel Tuner cache (the run did not complete); "
+    warnings.warn(f"{path}: unfinished Kernel Tuner cache (its run did not complete, or the file was cut off); "
                   f"recovered {recovered} complete {entries}", UnfinishedCacheWarning, stacklevel=4)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from starchart._util.files import read_text
+from starchart._util.files import cut_off, read_text_cut
 from starchart._util.plugins import load_reference
 from starchart.dataset import Dataset
 from starchart.errors import InputError
@@ -63,9 +63,11 @@ def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset
         store_class = load_reference(STORE)  # the study layer's: named, not imported
         with store_class.open(path, read_only=True) as store:
             return store.to_dataset()
-    text = read_text(path)
+    text, cut = read_text_cut(path)
     reader: Format = get_format(format, path) if format is not None else readable()[detect_format(path, text)]
     name = reader.name
+    if cut and name != "kernel_tuner":  # only a cache cut off mid-run is read in part (its reader says so)
+        raise cut_off(path)
     unknown = sorted(set(options) - reader.options)
     if unknown:
         accepted = ", ".join(sorted(reader.options)) or "none"

@@ -11,7 +11,7 @@ import pytest
 from shared_data import dataset_path
 from typer.testing import CliRunner
 
-from starchart import load
+from starchart import Space, load
 from starchart._util.files import read_text
 from starchart.cli import app
 from starchart.errors import InputError
@@ -111,6 +111,31 @@ def cut_gzip(tmp_path: Path, text: str, keep: float = 0.6) -> Path:
     path = tmp_path / "cache.json.gz"
     path.write_bytes(data[: int(len(data) * keep)])
     return path
+
+
+@pytest.mark.parametrize("name, text", [
+    ("data.csv.gz", "a,b,time\n" + "".join(f"{i},{i % 7},{1 + i / 1000}\n" for i in range(20000))),
+    ("space.json.gz", json.dumps({"parameters": {"a": [1, 2, 3, 4], "b": {"range": [1, 100, 1]}},
+                                  "restrictions": ["a * b < 50", "a != 3"] * 200})),
+    ("space.yaml.gz", "parameters:\n  a: [1, 2, 3, 4]\nrestrictions:\n" + "  - a * b < 50\n" * 500
+     + "  - a != 3\n"),
+], ids=["csv", "space-json", "space-yaml"])
+def test_a_cut_gzip_file_other_than_a_cache_is_refused_not_read_in_part(tmp_path, name, text):
+    """Any cut gzip file was read as far as it went: a data.csv.gz lost half its rows and a space file its
+    last restrictions, with exit 0. Only a Kernel Tuner cache, cut off mid-run, is read in part (with a warning)."""
+    path = tmp_path / name
+    data = gzip.compress(text.encode())
+    path.write_bytes(data[: int(len(data) * 0.6)])
+    with pytest.raises(InputError, match="the gzip data is cut off before its end"):
+        read_text(path)
+    commands = [["space", path], ["info", path]] if name.endswith(".csv.gz") else [["space", path]]
+    for command in commands:
+        result = run(*command)
+        assert result.exit_code == 2 and "the gzip data is cut off" in result.output, result.output
+    with pytest.raises(InputError, match="cut off"):
+        load(path) if name.endswith(".csv.gz") else Space.from_file(path)
+    path.write_bytes(data)  # whole, it reads
+    assert read_text(path) == text
 
 
 def test_space_reads_a_truncated_gzip_cache_like_info_and_tree(tmp_path):
