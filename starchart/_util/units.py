@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["KNOWN_UNITS", "MS_METRICS", "unit_of", "with_unit"]
+__all__ = ["KNOWN_UNITS", "MS_METRICS", "is_never_negative", "unit_of", "with_unit"]
 
 #: Units of metrics whose names say what they are (times are kept in ms throughout).
 KNOWN_UNITS: dict[str, str] = {"time": "ms", "time_ms": "ms", "compile_time": "ms", "power": "W",
@@ -44,6 +44,22 @@ def unit_of(metric: str | None, meta: Mapping[str, Any] | None = None) -> str | 
         return KNOWN_UNITS[name.lower()]
     suffix = _TIME_SUFFIX.search(name)
     return suffix.group(1).lower() if suffix else None
+
+
+#: Units of quantities that cannot be below zero: durations, energies, powers.
+_NEVER_NEGATIVE_UNITS = frozenset({"ms", "s", "us", "ns", "w", "mw", "j", "mj", "kj"})
+
+
+def is_never_negative(metric: str, meta: Mapping[str, Any] | None = None) -> bool:
+    """Whether values of ``metric`` are durations, energies or powers, which cannot be negative
+    (judged by its unit, :func:`unit_of`): a program that prints ``time_ms: -1`` reports an error, not a
+    best time.
+
+    >>> [is_never_negative(m) for m in ("time", "kernel_time_us", "energy", "wattage", "score", "GFLOP/s")]
+    [True, True, True, True, False, False]
+    """
+    unit = unit_of(metric, meta)
+    return unit is not None and unit.lower() in _NEVER_NEGATIVE_UNITS
 
 
 def metric_unit(metric: str | None, unit: str | None = None) -> str | None:

@@ -47,6 +47,7 @@ from typing import Any
 import regex
 
 from starchart._util.text import shorten
+from starchart._util.units import is_never_negative, unit_of
 from starchart._util.validation import Interval, check
 from starchart.errors import InputError, arg
 from starchart.measure import watchdog
@@ -1013,8 +1014,31 @@ def run_repeated(argv: Sequence[str] | str, config: Mapping[str, Any], *,
         return Measurement.failure(config, "runtime", f"the program printed NaN for {metric!r}: "
                                    f"{', '.join(map(repr, kept[metric]))}", run_s=run_s,
                                    extra={"launches": len(results), **extra_note}), results
+    impossible = negative_quantity(kept)
+    if impossible:  # `time_ms: -1` is a program's way of saying it failed: it was reported as the best time
+        return Measurement.failure(config, "runtime", impossible, run_s=run_s,
+                                   extra={"launches": len(results), **extra_note}), results
     return Measurement(dict(config), values=kept, run_s=run_s,
                        extra={"launches": len(results), **extra_note}), results
+
+
+def negative_quantity(values: Mapping[str, Sequence[float]]) -> str | None:
+    """Why ``values`` cannot be a measurement, if a duration, energy or power among them is negative
+    (:func:`~starchart._util.units.is_never_negative`); else ``None``.
+
+    >>> negative_quantity({"time": [2.0, -1.0]})
+    'the program printed time = -1 ms: a duration cannot be negative (does it report an error this way?)'
+    >>> negative_quantity({"score": [-3.0], "time": [1.0]}) is None
+    True
+    """
+    for metric, numbers_ in values.items():
+        negative = [v for v in numbers_ if v < 0]
+        if negative and is_never_negative(metric):
+            unit = unit_of(metric) or ""
+            kind = "a power" if unit.lower().endswith("w") else "an energy" if unit.lower().endswith("j") else "a duration"
+            return (f"the program printed {metric} = {negative[0]:g} {unit}: {kind} cannot be negative "
+                    "(does it report an error this way?)")
+    return None
 
 
 def _notes(results: Sequence[ProcessResult]) -> dict[str, str]:

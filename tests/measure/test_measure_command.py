@@ -625,3 +625,15 @@ def test_a_checksum_pattern_that_backtracks_without_end_fails_the_check(monkeypa
     with pytest.raises(process.OutputParseError, match="backtracks without end"):
         read_checksum(["a" * 40 + "!"], r"^(a|aa)+$")
     assert read_checksum(["checksum: 3.5"], r"checksum: (\S+)") == 3.5
+
+
+def test_a_negative_time_printed_by_a_program_is_a_failure_not_the_best_time():
+    """``time_ms: -1`` (a program's error code) was stored as a measurement and reported as ``best time: -1``.
+    A metric that is not a duration, energy or power may be negative."""
+    program = "import sys; print('time_ms:', sys.argv[1]); print('score:', -float(sys.argv[1]))"
+    ev = CommandEvaluator([sys.executable, "-c", program, "{x}"], pattern=r"time_ms: (\S+)")
+    failed = ev.evaluate({"x": -1})
+    assert failed.status == "runtime" and "time = -1 ms: a duration cannot be negative" in failed.reason
+    assert ev.evaluate({"x": 2}).values == {"time": [2.0]}
+    scores = CommandEvaluator([sys.executable, "-c", program, "{x}"], pattern=r"score: (\S+)", metric="score")
+    assert scores.evaluate({"x": 2}).values == {"score": [-2.0]}
