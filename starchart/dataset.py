@@ -176,6 +176,8 @@ class Dataset:
                              hint="a dataset needs at least one tuning parameter column")
 
         out = df[params].copy()
+        for p in [p for p, dtype in zip(params, out.dtypes) if dtype == object]:
+            out[p] = _numbers_spelled_as_text(out[p])
         holes = out.isna().to_numpy()  # all columns at once: a column at a time cost 4 s on 100,000 columns
         if holes.any():
             row, column = np.argwhere(holes.T)[0][::-1]  # the first parameter with a hole, its first row
@@ -421,6 +423,36 @@ def _statuses(df: pd.DataFrame, status: Any, where: str | None, row_name) -> pd.
         raise InputError(f"unknown status {values.iloc[i]!r} in {row_name(i)}", where=where,
                          hint=f"use one of: {', '.join(STATUSES)}")
     return values.astype(str)
+
+
+def _numbers_spelled_as_text(column: pd.Series) -> pd.Series:
+    """``column`` with numbers written as text (``"16"``) made numbers, when it mixes them with numbers: one
+    setting written two ways was two values and two configurations. A column with other text is left as it is.
+
+    >>> _numbers_spelled_as_text(pd.Series([16, "16", "32.5"], dtype=object)).tolist()
+    [16.0, 16.0, 32.5]
+    >>> _numbers_spelled_as_text(pd.Series([16, "16", "big"], dtype=object)).tolist()
+    [16, '16', 'big']
+    """
+    values = column.tolist()
+    kinds = set(map(type, values))
+    if str not in kinds or not kinds & {int, float}:
+        return column
+    converted: list[Any] = []
+    for value in values:
+        if isinstance(value, str):
+            try:
+                number = int(value)
+            except ValueError:
+                try:
+                    number = float(value)
+                except ValueError:
+                    return column
+                if not np.isfinite(number):
+                    return column
+            value = number
+        converted.append(value)
+    return pd.Series(converted, index=column.index, name=column.name)
 
 
 def _check_unique(frame: pd.DataFrame, params: list[str], where: str | None, row_name) -> None:
