@@ -176,7 +176,7 @@ class Dataset:
                              hint="a dataset needs at least one tuning parameter column")
 
         out = df[params].copy()
-        for p in [p for p, dtype in zip(params, out.dtypes) if dtype == object]:
+        for p in [p for p, dtype in zip(params, out.dtypes) if dtype.kind == "O"]:
             out[p] = _numbers_spelled_as_text(out[p])
         holes = out.isna().to_numpy()  # all columns at once: a column at a time cost 4 s on 100,000 columns
         if holes.any():
@@ -441,6 +441,7 @@ def _numbers_spelled_as_text(column: pd.Series) -> pd.Series:
     converted: list[Any] = []
     for value in values:
         if isinstance(value, str):
+            number: float
             try:
                 number = int(value)
             except ValueError:

@@ -9,8 +9,11 @@ recognised by its SQLite header whatever its name.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from starchart._util.files import cut_off, read_text_cut
 from starchart._util.plugins import load_reference
@@ -74,7 +77,31 @@ def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset
         raise InputError(f"option(s) {unknown} do not apply to the {name} format", where=path,
                          hint=f"options for {name}: {accepted}")
     assert reader.read is not None  # readable() holds only formats with a reader
-    return reader.read(path, text, **options)
+    dataset = reader.read(path, text, **options)
+    _warn_if_nothing_to_model(dataset, path)
+    return dataset
+
+
+class NothingToModelWarning(UserWarning):
+    """A file read fine but holds no value to model: every configuration failed, or a metric is empty."""
+
+
+def _warn_if_nothing_to_model(dataset: Dataset, path: Path) -> None:
+    """Warn when every configuration of ``dataset`` failed, or a metric has no value in any valid one: read
+    silently, such a file gave a tree of nothing or an error far from its cause."""
+    if not len(dataset):
+        return
+    ok = dataset.ok()
+    if not len(ok):
+        reasons = dataset.status.value_counts()
+        said = ", ".join(f"{n} {status}" for status, n in reasons.items())
+        warnings.warn(f"{path}: all {len(dataset)} configurations failed ({said}): no valid measurement",
+                      NothingToModelWarning, stacklevel=3)
+        return
+    empty = [m for m in dataset.metrics if not np.isfinite(ok.y(m)).any()]
+    if empty:
+        warnings.warn(f"{path}: metric(s) {', '.join(map(repr, empty))} have no value in any of the {len(ok)} "
+                      "valid configurations", NothingToModelWarning, stacklevel=3)
 
 
 def is_store(path: str | Path) -> bool:

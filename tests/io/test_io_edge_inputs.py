@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -208,6 +209,7 @@ def test_info_names_the_fields_that_are_not_metrics(tmp_path):
     assert "not metrics" in result.output and "observer, histogram" in result.output
 
 
+@pytest.mark.filterwarnings("ignore::starchart.io.load.NothingToModelWarning")  # said, and tested, apart
 def test_info_on_a_cache_of_failures_says_there_is_nothing_to_summarise(tmp_path):
     path = tmp_path / "cache.json"
     path.write_text(cache_text({"16,1": {"bx": 16, "by": 1, "time": "CompilationFailedConfig"},
@@ -217,6 +219,7 @@ def test_info_on_a_cache_of_failures_says_there_is_nothing_to_summarise(tmp_path
     assert "valid: 0" in result.output and "no valid configuration to summarise" in result.output
 
 
+@pytest.mark.filterwarnings("ignore::starchart.io.load.NothingToModelWarning")  # said, and tested, apart
 def test_info_keeps_a_metric_without_finite_values_and_counts_the_missing_ones(tmp_path):
     path = tmp_path / "k.csv"
     path.write_text("bx,time,power\n1,1.0,nan\n2,nan,inf\n3,2.0,nan\n")
@@ -227,6 +230,7 @@ def test_info_keeps_a_metric_without_finite_values_and_counts_the_missing_ones(t
     assert "power is missing in 2 and infinite in 1 of the 3" in result.output
 
 
+@pytest.mark.filterwarnings("ignore::starchart.io.load.NothingToModelWarning")  # said, and tested, apart
 def test_tree_on_valid_configurations_without_values_does_not_say_none_succeeded(tmp_path):
     path = tmp_path / "k.csv"
     path.write_text("bx,time\n1,nan\n2,nan\n")
@@ -248,3 +252,23 @@ def test_info_and_space_print_brackets_in_names_and_values_as_written(tmp_path):
     result = run("space", path)
     assert result.exit_code == 0, result.output
     assert "[red]x" in result.output and "'[/]'" in result.output
+
+
+def test_a_file_with_nothing_to_model_is_read_with_a_warning(tmp_path):
+    """An all-failed cache and an all-NaN metric column were accepted by the API without a word."""
+    from starchart.io.load import NothingToModelWarning
+
+    failed = tmp_path / "failed.json"
+    failed.write_text(cache_text({"16,1": {"bx": 16, "by": 1, "time": "CompilationFailedConfig"},
+                                  "32,1": {"bx": 32, "by": 1, "time": "RuntimeFailedConfig"}}))
+    with pytest.warns(NothingToModelWarning, match=r"all 2 configurations failed \(1 compile, 1 runtime\)"):
+        assert len(load(failed)) == 2
+    empty = tmp_path / "empty.csv"
+    empty.write_text("b,time,power\n1,1.0,\n2,2.0,nan\n")
+    with pytest.warns(NothingToModelWarning, match="'power' have no value in any of the 2 valid configurations"):
+        assert load(empty).metrics == ["time", "power"]
+    fine = tmp_path / "fine.csv"
+    fine.write_text("b,time\n1,1.0\n2,2.0\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load(fine)
