@@ -9,6 +9,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from starchart._util.validation import Instances, check
 from starchart.errors import InputError
 
 
@@ -39,6 +40,19 @@ or write) (hint: get the file again: only a Kernel Tuner cache cut off mid-run i
     return text
 
 
+def as_path(path: Any, name: str = "path") -> Path:
+    """``path`` as a :class:`~pathlib.Path`, or an error naming the argument when it is no path at all.
+
+    >>> as_path("data/k.csv").name
+    'k.csv'
+    >>> as_path(5)
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: path: must be a file path (a str or pathlib.Path), got 5
+    """
+    return Path(check(name, path, Instances((str, os.PathLike), "a file path (a str or pathlib.Path)")))
+
+
 def cut_off(path: str | Path) -> InputError:
     """The error for a file whose gzip data ends before its end mark."""
     return InputError("the gzip data is cut off before its end (an interrupted download, copy or write)",
@@ -50,7 +64,7 @@ def read_text_cut(path: str | Path) -> tuple[str, bool]:
     """The text of ``path`` as :func:`read_text` reads it, and whether its gzip data was cut off before its end
     (then the text is what was written before the cut): for the Kernel Tuner cache reader, which recovers the
     complete entries of a cache cut off mid-run, and for format detection, which must see the text first."""
-    path = Path(path)
+    path = as_path(path)
     if not path.exists():
         raise InputError("file not found", where=path, hint="check the path")
     if path.is_dir():

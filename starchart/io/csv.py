@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from starchart._util.files import read_text
+from starchart._util.files import as_path, read_text
 from starchart._util.text import shorten
 from starchart.dataset import Dataset
 from starchart.errors import InputError
@@ -90,7 +90,7 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
     >>> ds.params, ds.metrics, len(ds)
     (['ppb', 'tpp'], ['runtime', 'wattage'], 2)
     """
-    path = Path(path)
+    path = as_path(path)
     text = read_text(path) if text is None else text
     declared, text, skipped = _declared_columns(text, path)
     meta: dict[str, Any] = {"source": str(path), "format": FORMAT}
@@ -145,7 +145,7 @@ def write(dataset: Dataset, path: str | Path) -> None:
     >>> read(p).metrics
     ['GFLOP/s']
     """
-    path = Path(path)
+    path = as_path(path)
     declared: dict[str, Any] = {"params": list(dataset.params), "metrics": list(dataset.metrics)}
     text = [p for p in dataset.params if len(dataset.frame) and _all_text(dataset.frame[p])]
     if text:  # parameters whose values are text, so that "01" and "1.0" do not read back as numbers

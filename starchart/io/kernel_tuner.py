@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from starchart._util.direction import lower_is_better
-from starchart._util.files import nested_too_deep, read_text_cut
+from starchart._util.files import as_path, nested_too_deep, read_text_cut
 from starchart.dataset import REPEATS_PREFIX, Dataset
 from starchart.errors import InputError
 
@@ -107,7 +107,7 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
     >>> ds.status.tolist(), ds.y().tolist()[:1], ds.repeats["time"][0]
     (['ok', 'compile'], [0.5], [0.4, 0.6])
     """
-    path = Path(path)
+    path = as_path(path)
     text = read_text_cut(path)[0] if text is None else text  # a cache cut off mid-run: its complete entries
     doc, unfinished = _parse(text, path)
     if not isinstance(doc, dict) or not isinstance(doc.get("cache"), dict):
@@ -449,7 +449,7 @@ def write_cache(ds: Dataset, path: str | Path, *, objective: str | None = None,
     >>> read(p).y().tolist()
     [0.5, 0.7]
     """
-    path = Path(path)
+    path = as_path(path)
     meta = ds.meta
     objective = objective or ds.default_metric
     if objective not in ds.metrics:  # else every configuration would be written as failed ("no ... value")

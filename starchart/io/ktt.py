@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from starchart._util.files import as_path
 from starchart._util.validation import is_number
 from starchart.dataset import Dataset
 from starchart.errors import InputError
@@ -61,7 +62,7 @@ def read(path: str | Path, text: str | None = None) -> Dataset:
     >>> ds.y("time").tolist(), ds.y("RegistersCount").tolist()
     ([1.5], [30.0])
     """
-    path = Path(path)
+    path = as_path(path)
     _, results, metadata = results_and_metadata(path, text, "Results", "Metadata", "KTT output")
     unit = metadata.get("TimeUnit", "Microseconds")
     if not isinstance(unit, str) or unit not in _TO_MS:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from starchart._util.files import cut_off, read_text_cut
+from starchart._util.files import as_path, cut_off, read_text_cut
 from starchart._util.plugins import load_reference
 from starchart.dataset import Dataset
 from starchart.errors import InputError
@@ -58,7 +58,7 @@ def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset
     >>> load(p).y().tolist()
     [1.5, 0.9]
     """
-    path = Path(path)
+    path = as_path(path)
     if is_store(path):
         if format is not None or options:
             raise InputError("a starchart store takes no format or reader options", where=path,

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from starchart._util.files import as_path
 from starchart._util.units import MS_METRICS, unit_of
 from starchart._util.validation import is_number
 from starchart.dataset import REPEATS_PREFIX, Dataset
@@ -81,7 +82,7 @@ def read(path: str | Path, text: str | None = None) -> Dataset:
     >>> read(p).y().tolist()
     [2.0]
     """
-    path = Path(path)
+    path = as_path(path)
     doc, results, metadata = results_and_metadata(path, text, "results", "metadata", "T4 results")
     unit = str(metadata.get("timeunit", "milliseconds")).lower()
     if unit not in _TO_MS:

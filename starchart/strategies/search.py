@@ -61,6 +61,10 @@ from starchart.strategies.prior import prior_dataset, prior_measurements
 from starchart.strategies.registry import strategy_class
 from starchart.study.records import SearchRecord
 from starchart.study.runner import (
+    A_SPACE,
+    AN_EVALUATOR,
+    EVALUATOR_HINT,
+    SPACE_HINT,
     Progress,
     RunPlan,
     check_parameter_names,
@@ -269,12 +273,8 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
     (60, {'x': 13, 'y': 4})
     """
     budget = _check_budget(budget)
-    if not isinstance(space, Space):
-        raise InputError(f"space must be a starchart.Space, got {type(space).__name__}", where="space",
-                         hint="build one with Space(tune_params, restrictions) or Space.from_dataset(ds)")
-    if not isinstance(evaluator, Evaluator):
-        raise InputError(f"evaluator must be a starchart evaluator, got {type(evaluator).__name__}",
-                         where="evaluator", hint="e.g. PythonEvaluator(f) or ReplayEvaluator(dataset)")
+    check("space", space, A_SPACE, hint=SPACE_HINT)
+    check("evaluator", evaluator, AN_EVALUATOR, hint=EVALUATOR_HINT)
     _check_names(space, evaluator)
     count = space.size_estimate(seed=0)
     if count.exact and count.estimate == 0:

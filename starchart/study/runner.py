@@ -35,7 +35,7 @@ from starchart._util.configs import config_key, frame_configs, frame_keys, plain
 from starchart._util.direction import lower_is_better
 from starchart._util.progress import stderr_progress
 from starchart._util.text import shorten
-from starchart._util.validation import Interval, check
+from starchart._util.validation import Instances, Interval, check
 from starchart.dataset import BOOKKEEPING_COLUMNS, REPEATS_PREFIX, Dataset
 from starchart.errors import InputError, SpaceError, arg
 from starchart.measure import Evaluator, Measurement, evaluator_from_dict
@@ -225,12 +225,20 @@ def stored_study(path: str | Path, key: str, what: str) -> tuple[dict[str, Any],
         return recorded, study_space(db, None), study_evaluator(db, None)
 
 
+#: What a study accepts as its space and as its evaluator (``run``, ``search``, the analyses), and the hints.
+A_SPACE = Instances(Space, "a starchart Space")
+SPACE_HINT = "build one with Space(tune_params, restrictions) or Space.from_dataset(ds)"
+AN_EVALUATOR = Instances(Evaluator, "a starchart evaluator")
+EVALUATOR_HINT = "e.g. PythonEvaluator(f) or ReplayEvaluator(dataset)"
+
+
 def study_space(store: Store, space: Space | None, *, continue_with: str | None = None) -> Space:
     """The study's space: ``space`` (saved if new, checked against the stored one) or the stored one.
 
     ``continue_with``: the hint of the refusal of another space, for a study that ``starchart resume``
     does not continue (default: a new store, or resume without giving a space).
     """
+    check("space", space, A_SPACE, None, hint=SPACE_HINT)
     stored = store.get("space", copy=space is None)  # given a space, the stored one is only compared with it
     if space is None:
         if stored is None:
@@ -263,6 +271,7 @@ def study_evaluator(store: Store, evaluator: Evaluator | None, space: Space | No
     before the store records it, so a mistyped command is never stored as the study's.
     ``continue_with``: see :func:`check_same_evaluator`.
     """
+    check("evaluator", evaluator, AN_EVALUATOR, None, hint=EVALUATOR_HINT)
     stored = store.get("evaluator")
     if evaluator is None:
         if stored is None:
