@@ -35,9 +35,10 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 import math
 import numbers
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import NormalDist
@@ -47,7 +48,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from starchart._util.files import nested_too_deep, parse_json, read_json, read_text
+from starchart._util.files import as_path, nested_too_deep, parse_json, read_json, read_text
 from starchart._util.text import shorten
 from starchart._util.validation import Interval, check
 from starchart.constraints import (
@@ -61,8 +62,8 @@ from starchart.errors import InputError, SpaceError
 __all__ = ["Parameter", "SizeEstimate", "Space", "powers_of_two", "value_range"]
 
 Kind = Literal["numeric", "boolean", "categorical"]
-#: The most values a ``range`` may give one parameter (a tuning parameter has tens; a step too small for its
-#: bounds gives billions, which would be enumerated for hours).
+#: The most values one parameter may have, listed or given by a ``range`` (a tuning parameter has tens; a step
+#: too small for its bounds gives billions, which would be enumerated for hours).
 MAX_VALUES = 1_000_000
 _INT64_LIMIT = 2**63
 
@@ -99,12 +100,12 @@ def value_range(start: float, stop: float, step: float = 1) -> list[int | float]
     return [float(f"{start + i * step:.12g}") for i in range(count)]
 
 
-def _check_value_count(count: int, what: str, hint: str | None = None) -> None:
+def _check_value_count(count: int, what: str, hint: str | None = None, where: str | None = None) -> None:
     """Refuse ``what`` ("range() gives") when it would give a parameter more than :data:`MAX_VALUES` values (before they are made:
     a tiny step or a range of 10**9 was enumerated for minutes, then raised MemoryError)."""
     if count > MAX_VALUES:
         raise SpaceError(f"{what} {count:,} values, more than the {MAX_VALUES:,} a parameter may have",
-                         hint=hint)
+                         where=where, hint=hint)
 
 
 def powers_of_two(lo: int, hi: int) -> list[int]:
@@ -158,20 +159,77 @@ class Parameter:
         if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
             raise SpaceError(f"the values must be a list, got {values!r}", where=f"parameter {name!r}",
                              hint=f"write a list, e.g. {name}: [{values!r}]")
-        plain = tuple(v.item() if isinstance(v, np.generic) else v for v in values)
+        plain = _plain_values(name, values)
         if not plain:
             raise SpaceError("the list of values is empty", where=f"parameter {name!r}", hint="give at least one value")
+        known = _one_plain_type(plain)
+        if known is not None:
+            return cls(name, plain, *known)
         kind = _kind_of(name, plain)
         _check_distinct(name, plain)
         return cls(name, plain, kind, _as_array(name, plain, kind))
 
-    @property
+    @functools.cached_property
     def index(self) -> pd.Index:
-        """The values as a pandas Index, to map values to their positions."""
+        """The values as a pandas Index, to map values to their positions (made once: its hash table is
+        built on the first look-up, which for a million values costs more than the look-up)."""
         return pd.Index(self.array, dtype=self.array.dtype, tupleize_cols=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if key != "index"}  # made again on use
 
     def __len__(self) -> int:
         return len(self.values)
+
+
+def _plain_values(name: str, values: Iterable[Any]) -> tuple[Any, ...]:
+    """``values`` as a tuple of plain Python values (numpy scalars unwrapped), refused beyond :data:`MAX_VALUES`
+    before a longer iterable is read through."""
+    where, hint = f"parameter {name!r}", "a tuning parameter has tens of values: list fewer, or a coarser range"
+    if isinstance(values, Sized):
+        _check_value_count(len(values), "the list has", hint=hint, where=where)
+    if isinstance(values, np.ndarray) and values.ndim == 1:
+        plain = tuple(values.tolist())  # Python scalars at C speed, as .item() gives them one by one
+    else:
+        plain = tuple(itertools.islice(values, MAX_VALUES + 1))
+    if len(plain) > MAX_VALUES:  # an iterable without a length
+        raise SpaceError(f"the values are more than the {MAX_VALUES:,} a parameter may have", where=where, hint=hint)
+    if any(issubclass(t, np.generic) for t in set(map(type, plain))):
+        plain = tuple(v.item() if isinstance(v, np.generic) else v for v in plain)
+    return plain
+
+
+def _one_plain_type(values: tuple[Any, ...]) -> tuple[Kind, np.ndarray] | None:
+    """Kind and array of ``values`` when they are distinct values of one type (``int``, ``float``, ``bool`` or
+    ``str``), checked at C speed; ``None`` for anything else (mixed types, ``None``, NaN, a repeat, an
+    integer beyond 64 bits), which the per-value checks classify or refuse with the reason.
+
+    >>> _one_plain_type((4, 1, 2))
+    ('numeric', array([4, 1, 2]))
+    >>> _one_plain_type((1, 2.5)) is None, _one_plain_type(("a", "a")) is None
+    (True, True)
+    """
+    types = set(map(type, values))
+    if len(types) != 1 or not types <= {int, float, bool, str} or len(set(values)) != len(values):
+        return None
+    (kind,) = types
+    if kind is int:
+        try:
+            return "numeric", np.array(values, dtype=np.int64)
+        except OverflowError:
+            return None
+    if kind is float:
+        array = np.array(values, dtype=np.float64)
+        return None if np.isnan(array).any() else ("numeric", array)
+    if kind is bool:
+        return "boolean", np.array(values, dtype=bool)
+    return "categorical", _object_array(values)
+
+
+def _object_array(values: tuple[Any, ...]) -> np.ndarray:
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
 
 
 def _kind_of(name: str, values: tuple[Any, ...]) -> Kind:
@@ -210,9 +268,7 @@ def _as_array(name: str, values: tuple[Any, ...], kind: Kind) -> np.ndarray:
                 raise SpaceError("an integer value does not fit in 64 bits", where=f"parameter {name!r}")
             return np.array(values, dtype=np.int64)
         return np.array(values, dtype=np.float64)
-    array = np.empty(len(values), dtype=object)
-    array[:] = values
-    return array
+    return _object_array(values)
 
 
 # -------------------------------------------------------------------- size result
@@ -674,7 +730,7 @@ class Space:
 
         Errors name the file and the offending key.
         """
-        path = Path(path)
+        path = as_path(path)
         text = read_text(path)
         suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
         data = parse_json(text, path, unique_keys=True) if suffixes[-1:] == [".json"] else _parse_yaml(text, path)

@@ -27,7 +27,8 @@ Compiling takes seconds (9 s on a 2-core machine with a cold cache), which a fir
 wait for. So until the kernels are compiled in this process, a fit of up to :data:`SMALL_FIT` units ×
 parameters runs the same kernel functions as plain Python (their ``py_func``, calling one another):
 the same code, so the same tree, in 10 ms for 200 rows. A larger fit compiles them (or loads them from
-numba's cache), and every fit after it runs compiled.
+numba's cache), and every fit after it runs compiled. So does the fit that takes a process's interpreted
+work past :data:`INTERPRETED_WORK`: a search or an Optuna sampler fits hundreds of small trees.
 """
 
 from __future__ import annotations
@@ -51,6 +52,12 @@ MAX_HISTOGRAM_CODES = 256
 # Until the kernels are compiled in this process, fits of at most this many units × parameters run them as
 # plain Python (0.2 s for 2,000 rows of 10 parameters; compiling them takes seconds).
 SMALL_FIT = 20_000
+# Units × parameters a process grows as plain Python, all fits together, before it compiles the kernels anyway
+# (about 2 s of interpreted growth). A search or an Optuna sampler fits hundreds of small trees: a sampler's
+# trial took 62 ms interpreted and 9 ms compiled (benchmarks/optuna_sampler.py); loading the compiled kernels
+# from numba's cache takes under a second, compiling them (once per machine) about 10 s.
+INTERPRETED_WORK = 10 * SMALL_FIT
+_interpreted_work = 0  # so far in this process
 
 
 @dataclass
@@ -561,8 +568,11 @@ def interpreted_kernels() -> dict[str, Any]:
 
 
 def _kernel(name: str, work: int) -> Any:
-    """Kernel ``name``: compiled once it is compiled in this process or ``work`` is large, else as Python."""
+    """Kernel ``name``: compiled once it is compiled in this process, when ``work`` is large or when this
+    process has already grown :data:`INTERPRETED_WORK` as Python; else as Python."""
+    global _interpreted_work
     compiled = globals()[name]
-    if compiled.signatures or work > SMALL_FIT:
+    if compiled.signatures or work > SMALL_FIT or _interpreted_work + work > INTERPRETED_WORK:
         return compiled
+    _interpreted_work += work
     return interpreted_kernels()[name]

@@ -246,3 +246,80 @@ def test_trials_that_are_no_configuration_of_the_space_are_said_not_to_teach():
     study = optuna.create_study(sampler=StarchartSampler(space, budget=6, seed=0))
     with pytest.warns(UserWarning, match=r"trial \d+ .*not a configuration of the space.*tile"):
         study.optimize(conditional, n_trials=6)
+
+
+# ----------------------------------------------------------------------------- speed (issue 42): same proposals
+def test_the_compiled_tree_kernel_proposes_what_the_interpreted_one_does(monkeypatch):
+    """A process compiles the tree kernel once it has grown ``INTERPRETED_WORK`` as Python (a sampler's small fits
+    ran it as plain Python for good: 92 % of a trial's time). The compiled kernel must grow the same trees: the
+    same proposals, failures and a restriction included."""
+    from starchart.tree import _growth
+
+    space = Space(SPACE, "x * y <= 64")
+
+    def objective(trial):
+        config = suggest(trial)
+        if config["mode"] == "c" and config["x"] < 3:
+            raise ValueError("out of shared memory")
+        return cost(config)
+
+    def study_configs():
+        study = optuna.create_study(sampler=StarchartSampler(space, budget=40, seed=5))
+        study.optimize(objective, n_trials=40, catch=(ValueError,))
+        return configs(study)
+
+    with monkeypatch.context() as patch:  # every fit as plain Python, and no compiling
+        patch.setattr(_growth, "_kernel", lambda name, work: _growth.interpreted_kernels()[name])
+        interpreted = study_configs()
+    monkeypatch.setattr(_growth, "INTERPRETED_WORK", 0)  # compiled from the first fit
+    compiled = study_configs()
+    assert _growth._grow_kernel.signatures
+    assert compiled == interpreted and len(set(compiled)) == 40
+
+
+@pytest.mark.parametrize("whole", [True, False], ids=["enumerated pool", "sampled pool"])
+def test_a_trial_is_mapped_to_the_pool_as_the_space_and_the_encoding_say(whole, monkeypatch):
+    """The sampler maps a finished trial to its configuration through dictionaries made once (before, each trial
+    indexed every value of every parameter: 50 ms a trial for a million values). It must map every trial as
+    ``Space.is_valid`` and ``Encoding.encode`` do: values of another type (32.0 for 32, 1 for True, numpy
+    scalars), values not in the space, restrictions broken, parameters missing."""
+    import numpy as np
+
+    from starchart.strategies import search
+
+    if not whole:  # the pool is a sample that grows with the configurations trials bring
+        monkeypatch.setattr(search, "ENUMERATE_LIMIT", 10)
+    space = Space({"n": [32, 8, 16], "f": [0.5, 1.5], "on": [True, False], "mix": [True, "a", None, 2.5]},
+                  "n * f <= 24 or not on")
+
+    def reference(sampler, params):  # the mapping before the dictionaries
+        names = sampler.space.names
+        if not all(n in params for n in names):
+            return -1
+        config = {n: params[n].item() if isinstance(params[n], np.generic) else params[n] for n in names}
+        try:
+            if not sampler.space.is_valid(config):
+                return -1
+            codes = sampler._encoding.encode([config])
+        except InputError:
+            return -1
+        pool = sampler._optimizer.pool
+        index = int(pool.find(codes)[0])
+        return index if index >= 0 else int(pool.extend(codes, check=False)[0])
+
+    values = {"n": [32, 8, 16, 32.0, 8.0, np.int64(16), 7, True, "32"],
+              "f": [0.5, 1.5, 1, np.float64(0.5), 2.5, None],
+              "on": [True, False, 1, 0, np.bool_(True), "True"],
+              "mix": [True, "a", None, 2.5, 1, 1.0, False, "b", np.float64(2.5)]}
+    rng = np.random.default_rng(0)
+    trials = [{name: options[rng.integers(len(options))] for name, options in values.items()} for _ in range(400)]
+    trials += [{"n": 32, "f": 1.5, "on": True, "mix": "a"}, {"n": 32, "f": 1.5, "on": False, "mix": "a"},  # listed:
+               {"n": 32, "f": 0.5, "on": True}, {}]  # invalid, then valid; a parameter missing; none
+    fast, slow = StarchartSampler(space, seed=0), StarchartSampler(space, seed=0)
+    for sampler in (fast, slow):
+        sampler._sync(optuna.create_study(sampler=sampler))
+    assert fast._optimizer.pool.complete == whole
+    mapped = [fast._index(params) for params in trials]
+    assert mapped == [reference(slow, params) for params in trials]
+    assert (fast._optimizer.pool.codes == slow._optimizer.pool.codes).all()
+    assert 0 < sum(i >= 0 for i in mapped) < len(mapped)
