@@ -5,9 +5,11 @@ import pickle
 import pytest
 from typer.testing import CliRunner
 
+import starchart
 from starchart.cli import app
 from starchart.cli.common import option_names
 from starchart.errors import InputError, StarchartError, arg, render, say
+from starchart.measure import PythonEvaluator
 
 
 def test_python_words_by_default_and_options_on_request():
@@ -71,3 +73,19 @@ def test_cli_shows_a_library_error_in_its_options(tmp_path):
     assert result.exit_code == 2, text
     assert "--growth: must be a number > 1, got 1.0" in text and "--growth 2 doubles" in text
     assert "growth=" not in text
+
+
+@pytest.mark.parametrize("call, param", [
+    (lambda: starchart.load(5), "path"),
+    (lambda: starchart.load(None), "path"),
+    (lambda: starchart.Space.from_file(5), "path"),
+    (lambda: starchart.run(starchart.Space({"a": [1, 2]}), "x", samples=1, progress=False), "evaluator"),
+    (lambda: starchart.run("x", PythonEvaluator(lambda c: 1.0), samples=1, progress=False), "space"),
+    (lambda: starchart.search("x", starchart.Space({"a": [1, 2]}), budget=2), "evaluator"),
+    (lambda: starchart.search(PythonEvaluator(lambda c: 1.0), "x", budget=2), "space"),
+], ids=["load int", "load None", "space file int", "run evaluator", "run space", "search evaluator", "search space"])
+def test_an_argument_of_the_wrong_type_is_a_starchart_error_naming_it(call, param):
+    """``load(5)`` raised TypeError from pathlib and ``run(space, "x")`` AttributeError from deep inside."""
+    with pytest.raises(InputError) as caught:
+        call()
+    assert caught.value.param == param
