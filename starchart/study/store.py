@@ -730,6 +730,7 @@ class Claims:
         self._renewer: threading.Thread | None = None
 
     def __enter__(self) -> Claims:
+        self._sweep()
         self.store._db.execute("INSERT OR REPLACE INTO claimants (owner, machine, pid, seen) VALUES (?, ?, ?, ?)",
                                (self.owner, self.store.machine, os.getpid(), time.time()))
         if self.store.path is not None:
@@ -748,6 +749,19 @@ class Claims:
             pass
         if self._renewer is not None:
             self._renewer.join(timeout=1.0)
+
+    def _sweep(self) -> None:
+        """Delete the claims of runs that no longer hold them (killed, or silent past their lease): they held
+        nothing, but lingered in the store until another run met each of them."""
+        db, now = self.store._db, time.time()
+        try:
+            with self.store.transaction():
+                gone = [(owner,) for owner, *holder in db.execute("SELECT owner, machine, pid, seen FROM claimants")
+                        if not _holds(self.store.machine, self.lease_s, *holder, now)]
+                db.executemany("DELETE FROM claimants WHERE owner = ?", gone)
+                db.execute("DELETE FROM claims WHERE owner NOT IN (SELECT owner FROM claimants)")
+        except sqlite3.Error:  # a full disk: they still hold nothing, and are taken over when met
+            pass
 
     def take(self, keys: Sequence[str]) -> tuple[list[str], list[str]]:
         """Claim those of ``keys`` (:func:`~starchart._util.configs.config_key`) that no run has stored or holds.

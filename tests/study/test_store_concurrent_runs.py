@@ -141,6 +141,10 @@ def test_a_claim_holds_while_its_run_lives_on_this_host_or_renews_its_lease(tmp_
                             ("silent", "elsewhere", os.getpid(), now - 3600)])
         assert store.being_measured() == 1  # [5]: the others' runs are gone
         with store.claims() as mine:
+            # the gone runs' rows are swept when a run starts (they lingered until met); the live one's stay
+            with closing(sqlite3.connect(path)) as db:
+                assert {row[0] for row in db.execute("SELECT owner FROM claims")} == {"remote"}
+                assert {row[0] for row in db.execute("SELECT owner FROM claimants")} == {"remote", mine.owner}
             assert mine.take(["[4]", "[5]", "[6]"]) == (["[4]", "[6]"], ["[5]"])
         assert store.being_measured() == 1
         with store.claims(lease_s=0.6) as mine:  # renewed every 0.1 s while the run measures
