@@ -97,8 +97,10 @@ _COLUMNS = ("config", "status", "reason", "repeats", "compile_s", "run_s", "over
 _CHUNK = 10_000
 
 
+#: Why, when SQLite's error message is itself garbled (it quotes the damaged bytes of the file's schema).
+_GARBLED = "malformed database schema (SQLite's message quotes unreadable bytes)"
 #: What SQLite and the JSON columns say of a damaged file (not of a busy or locked one, which is waited for).
-_DAMAGE_WORDS = ("malformed", "not a database", "could not decode", "corrupt")
+_DAMAGE_WORDS = ("malformed", "not a database", "could not decode", "corrupt", "no such column", "no such table")
 
 
 def _reads_damage(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -115,6 +117,8 @@ def _reads_damage(method: Callable[..., Any]) -> Callable[..., Any]:
             raise damaged(self.path, str(exc)) from None
         except json.JSONDecodeError as exc:
             raise damaged(self.path, f"a stored value is not JSON: {exc}") from None
+        except UnicodeDecodeError:  # SQLite's own message quotes the garbage of a damaged schema
+            raise damaged(self.path, _GARBLED) from None
 
     if inspect.isgeneratorfunction(method):  # the damage shows while the rows are read, not when asked for
         @wraps(method)
@@ -197,6 +201,8 @@ class Store:
             if existing:  # before anything is written: another program's database stays as it was
                 _check_tables(db, path)
             return cls._initialise(db, path, durable)
+        except UnicodeDecodeError:  # SQLite's own message quotes the garbage of a damaged schema
+            raise damaged(path, _GARBLED) from None
         except sqlite3.OperationalError as exc:
             raise InputError(f"cannot open or create the store ({exc})", where=path,
                              hint="choose a store path in a folder you can write to") from None
@@ -216,6 +222,10 @@ class Store:
                                  timeout=60.0, isolation_level=None, check_same_thread=False)
             db.execute("PRAGMA query_only = ON")
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except UnicodeDecodeError:  # SQLite's own message quotes the garbage of a damaged schema
+            if db is not None:
+                db.close()
+            raise damaged(path, _GARBLED) from None
         except sqlite3.DatabaseError as exc:
             if db is not None:
                 db.close()  # the file is not left open behind the error
@@ -480,17 +490,22 @@ class Store:
         state = self._state()
         if self._dataset is not None and self._dataset[0] == state:  # unchanged since the last call: no re-reading
             return _copy(self._dataset[1])
-        rows = self._db.execute("SELECT config_key, config, status, reason, repeats FROM results ORDER BY id").fetchall()
+        rows = self._db.execute("SELECT config_key, config, status, reason, repeats, id FROM results ORDER BY id"
+                                ).fetchall()
         configs = _decoded([row[1] for row in rows])
         values = _decoded([row[4] for row in rows])
-        for row, config in zip(rows, configs):
-            if row[2] not in MEASUREMENT_STATUSES:
-                Measurement(config, status=row[2])  # refused, naming the statuses a store holds
+        for row, config, repeats in zip(rows, configs, values):
+            why = _result_damage(row[2], row[3], config, repeats)
+            if why:  # a wrong type read on would raise TypeError far from here, or read as something else
+                raise damaged(self.path, f"result {row[5]}: {why}")
         # not copied: the dataset made here is cached, and each caller gets a copy of it (_copy)
-        evaluator = self.get("evaluator", copy=False) or {}
-        space = self.get("space", copy=False) or {}
+        evaluator = self._object("evaluator")
+        space = self._object("space")
+        if not isinstance(space.get("parameters", {}), dict) or not isinstance(evaluator.get("metrics", []), list):
+            raise damaged(self.path, "the stored space's parameters are not an object, or the evaluator's metrics "
+                                     "not a list")
         params = list(space.get("parameters", {})) or _config_names(configs)
-        metrics = list(evaluator.get("metrics", []))
+        metrics = [str(m) for m in evaluator.get("metrics", [])]
         measured = list(dict.fromkeys(name for repeats in values for name in repeats))
         if evaluator.get("learn_metrics") and measured:
             metrics = []  # a Python function's metrics are the names its results carry (the first: the objective)
@@ -501,6 +516,11 @@ class Store:
             # (the same values of the same parameters), without computing 200,000 keys again
             keys: Iterable[str] = (row[0] for row in rows)
         else:
+            lacking = next(((row[5], name) for row, config in zip(rows, configs) for name in params
+                            if name not in config), None)
+            if lacking:
+                raise damaged(self.path, f"result {lacking[0]}: its configuration has no value of the stored space's "
+                                         f"parameter {lacking[1]!r}")
             keys = (config_key(config, params) for config in configs)
         table: list[list[Any]] = []
         seen: set[str] = set()
@@ -511,7 +531,10 @@ class Store:
                 continue
             seen.add(key)
             line = list(map(config.get, params))
-            line += [mean_of(repeats[k]) if k in repeats else nan for k in metrics] if row[2] == "ok" else failed
+            try:
+                line += [mean_of(repeats[k]) if k in repeats else nan for k in metrics] if row[2] == "ok" else failed
+            except TypeError:  # a repeat that is not a number
+                raise damaged(self.path, f"result {row[5]}: a repeat is not a number") from None
             line += row[2:4]  # status, reason
             line += [repeats.get(k, []) for k in metrics]
             table.append(line)
@@ -526,9 +549,10 @@ class Store:
                       duplicates: int) -> dict[str, Any]:
         """The metadata of :meth:`to_dataset`: where it comes from, the study's records, objective and direction."""
         sessions = self.get("sessions", [], copy=False)
+        last = sessions[-1] if isinstance(sessions, list) and sessions else None
         meta = {"source": str(self.path) if self.path else None, "format": "starchart-store",
-                "evaluator": evaluator, "space": space or None, "plan": self.get("plan", copy=False),
-                "environment": sessions[-1].get("environment") if sessions else None, "duplicates": duplicates,
+                "evaluator": evaluator, "space": space or None, "plan": self._object("plan") or None,
+                "environment": last.get("environment") if isinstance(last, dict) else None, "duplicates": duplicates,
                 "search": self.get("search", copy=False), "sample_size": self.get("sample_size", copy=False)}
         meta.update(_names_for_caches(evaluator, meta["environment"]))
         if metrics:
@@ -538,6 +562,15 @@ class Store:
         if space.get("parameters"):
             meta["tune_params"] = space["parameters"]
         return meta
+
+    def _object(self, key: str) -> dict[str, Any]:
+        """The study-level value ``key`` (``{}`` when none is stored), or the damage error when it is not an object."""
+        value = self.get(key, copy=False)
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise damaged(self.path, f"the stored {key} is {type(value).__name__}, not an object")
+        return value
 
     def _state(self) -> tuple[Any, ...]:
         """What changes whenever anything is written to the store, by this connection or another one."""
@@ -858,6 +891,27 @@ class _Transaction:
 
     def __exit__(self, exc_type: object, *exc: object) -> None:
         self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _result_damage(status: Any, reason: Any, config: Any, repeats: Any) -> str | None:
+    """What is wrong with a stored result's columns (decoded), or ``None``: the shapes every reader relies on.
+
+    >>> _result_damage("ok", "", {"x": 1}, {"time": [1.0]}) is None
+    True
+    >>> _result_damage("bogus", "", {"x": 1}, {}), _result_damage("ok", "", [1, 2], {})
+    ("unknown status 'bogus'", 'its configuration is a list, not an object')
+    """
+    if status not in MEASUREMENT_STATUSES:
+        return f"unknown status {status!r}"
+    if not isinstance(config, dict):
+        return f"its configuration is a {type(config).__name__}, not an object"
+    if any(isinstance(value, (list, dict)) for value in config.values()):
+        return "a parameter value is a list or an object"
+    if not isinstance(reason, str):
+        return f"its reason is a {type(reason).__name__}, not text"
+    if not isinstance(repeats, dict) or not all(isinstance(v, list) for v in repeats.values()):
+        return "its repeats are not lists of numbers by metric"
+    return None
 
 
 def _config_names(configs: list[dict[str, Any]]) -> list[str]:
