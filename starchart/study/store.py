@@ -789,8 +789,9 @@ class Claims:
         db, now = self.store._db, time.time()
         try:
             with self.store.transaction():
-                gone = [(owner,) for owner, *holder in db.execute("SELECT owner, machine, pid, seen FROM claimants")
-                        if not _holds(self.store.machine, self.lease_s, *holder, now)]
+                gone = [(owner,) for owner, machine, pid, seen in db.execute(
+                    "SELECT owner, machine, pid, seen FROM claimants")
+                        if not _holds(self.store.machine, self.lease_s, machine, pid, seen, now)]
                 db.executemany("DELETE FROM claimants WHERE owner = ?", gone)
                 db.execute("DELETE FROM claims WHERE owner NOT IN (SELECT owner FROM claimants)")
         except sqlite3.Error:  # a full disk: they still hold nothing, and are taken over when met
