@@ -298,3 +298,40 @@ def test_literal_and_identifier_values_still_compile(tmp_path):
     m = ev.evaluate({"A": -3, "B": "1.5e1f", "C": True, "D": "0x10", "E": "M_ONE", "F": "1u", "S": '"ok"',
                      "CH": "'!'"})
     assert m.ok and m.values == {"time": [31.0]} and m.extra["checksum"] == "ok!"
+
+
+# ---------------------------------------------------------------------- fuzz (issue 42): broken C sources
+def test_a_broken_c_source_is_a_failed_configuration_or_one_clear_error(tmp_path):
+    """C sources cut short, with bytes flipped, or with garbage spliced in: preparing and measuring each ends in
+    a measurement (most fail to compile, and say why) or one StarchartError, never another exception."""
+    import random
+
+    from starchart.errors import StarchartError
+
+    rng = random.Random("starchart fuzz c")
+    space = Space({"MODE": [0], "SCALE": [1, 2]})
+    escaped = []
+    for number in range(24):
+        raw = bytearray(KERNEL.encode())
+        action = rng.random()
+        if action < 0.3:
+            del raw[rng.randrange(len(raw)):]
+        elif action < 0.6:
+            for _ in range(rng.randint(1, 5)):
+                raw[rng.randrange(len(raw))] = rng.choice(b'{}();#"\\\n\x00\xff 9')
+        else:
+            at = rng.randrange(len(raw) + 1)
+            raw[at:at] = rng.choice([b"\n#include <nonexistent.h>\n", b"\x00\xff\xfe", b"\n#define SCALE 3\n",
+                                     b"int main(void) { return 0; }", b"\n#error no\n", b"while (1) {}"])
+        source = tmp_path / f"k{number}.c"
+        source.write_bytes(bytes(raw))
+        try:
+            ev = CEvaluator(source, timeout=2.0, repeats=1, warmup=0, cache_dir=tmp_path / "cache")
+            ev.prepare(space)
+            result = ev.evaluate({"MODE": 0, "SCALE": 2})
+            assert result.ok or result.reason, f"case {number}: a failure without a reason"
+        except StarchartError:
+            pass
+        except Exception as exc:  # noqa: BLE001 - a traceback a user would see
+            escaped.append(f"case {number}: {type(exc).__name__}: {exc}")
+    assert not escaped, "\n".join(escaped)
