@@ -88,6 +88,9 @@ def tradeoff_command(
                                   "designs meet (0.9: 90 % of them)."),
     max_slowdown: float = typer.Option(0.10, "--max-slowdown", min=0.0,
                                        help="For the savings line: the slowdown over the fastest design accepted."),
+    tighten: list[str] = typer.Option([], "--tighten", metavar="METRIC=VALUE",
+                                      help="Then tighten targets (repeatable): the same trees answer, one level "
+                                           "deeper where needed, as in the paper's Fig. 10 (§VII-D)."),
     plot: Optional[Path] = PlotOption,
 ) -> None:
     """Power/performance: the subspaces likely to meet every target (one tree per metric), the Pareto front."""
@@ -95,6 +98,7 @@ def tradeoff_command(
         check_figure_path(plot, "--plot")
     data = load_data(source, metrics)
     limits = parse_limits(limit)
+    tighter = parse_limits(tighten, "--tighten")  # before the trees: a typo is refused at once
     traded = traded_metrics(data, limits)
     if traded is None:
         raise InputError("no two metrics to trade off (none is named like a time and a power)", where=source,
@@ -115,6 +119,12 @@ def tradeoff_command(
     pair = _time_and_power(traded)
     if pair is not None and all(result.minimize[m] for m in pair):  # what a slowdown buys
         _print_savings(result.savings(*pair, max_slowdown=max_slowdown), pair, max_slowdown)
+    if tighter:
+        with option_names({"limits": "--tighten"}):
+            result = result.tighten(**tighter)
+        out.print("\ntightened: " + ", ".join(f"{m}={v:.4g}" for m, v in tighter.items()), highlight=False,
+                  soft_wrap=True, markup=False)
+        out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
     save_plot(result.plot, plot)
 
 

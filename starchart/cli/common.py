@@ -31,8 +31,9 @@ LimitOption = typer.Option([], "--limit", "-l", metavar="METRIC=VALUE",
                                 "(repeatable; ≤ for a metric to minimise, ≥ for one to maximise).")
 
 
-def parse_limits(given: list[str]) -> dict[str, float]:
-    """``--limit METRIC=VALUE`` options as ``{metric: value}``; a malformed one is refused naming it.
+def parse_limits(given: list[str], option: str = "--limit") -> dict[str, float]:
+    """``--limit METRIC=VALUE`` options (or those of ``option``) as ``{metric: value}``; a malformed one is
+    refused naming it.
 
     >>> parse_limits(["time=0.002", "ps_power = 150"])
     {'time': 0.002, 'ps_power': 150.0}
@@ -45,9 +46,9 @@ def parse_limits(given: list[str]) -> dict[str, float]:
         except ValueError:
             number = None
         if number is None:
-            raise InputError(f"{text!r} is not METRIC=NUMBER", where="--limit", hint="e.g. --limit time=0.002")
+            raise InputError(f"{text!r} is not METRIC=NUMBER", where=option, hint=f"e.g. {option} time=0.002")
         if name.strip() in limits:
-            raise InputError(f"two targets for {name.strip()!r}", where="--limit", hint="give one per metric")
+            raise InputError(f"two targets for {name.strip()!r}", where=option, hint="give one per metric")
         limits[name.strip()] = number
     return limits
 

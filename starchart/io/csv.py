@@ -97,7 +97,7 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
     if declared:
         metrics = declared["metrics"] if metrics is None else metrics
         params = [p for p in declared["params"] if p not in metrics] if params is None else params
-        meta.update(declared["direction"])
+        meta.update(declared["meta"])
     sep = sep or _guess_sep(text)
     try:
         frame = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True)
@@ -153,6 +153,9 @@ def write(dataset: Dataset, path: str | Path) -> None:
     if dataset.metrics:  # else a GFLOP/s objective beside a "time" column would read back as time, minimised
         objective = dataset.default_metric
         declared.update(objective=objective, **direction_entry(dataset, objective))
+    units = dataset.meta.get("units")
+    if isinstance(units, dict) and units:  # "runtime" alone says no unit: the axes said "runtime" after a round trip
+        declared["units"] = {str(k): str(v) for k, v in units.items() if k in dataset.metrics}
     header = f"{HEADER_PREFIX} {json.dumps(declared)}\n"
     opener = gzip.open if path.name.lower().endswith(".gz") else open
     with opener(path, "wt", encoding="utf-8", newline="") as handle:
@@ -172,8 +175,8 @@ def _all_text(column: pd.Series) -> bool:
 
 
 def _declared_columns(text: str, path: Path) -> tuple[dict[str, Any] | None, str, int]:
-    """The parameters and metrics a ``# starchart:`` first line declares (and under ``"direction"`` the
-    objective and ``minimize`` it names, as dataset metadata), the text after it, and how many lines
+    """The parameters and metrics a ``# starchart:`` first line declares (and under ``"meta"`` the
+    objective, ``minimize`` and units it names, as dataset metadata), the text after it, and how many lines
     were taken off (0 or 1)."""
     stripped = text.lstrip()
     if not stripped.startswith(HEADER_PREFIX):
@@ -187,13 +190,16 @@ def _declared_columns(text: str, path: Path) -> tuple[dict[str, Any] | None, str
     except (ValueError, KeyError, TypeError) as exc:
         raise InputError(f"line {skipped}: a broken '{HEADER_PREFIX}' line", where=path,
                          hint='it must read # starchart: {"params": [...], "metrics": [...]}, or delete it') from exc
-    direction: dict[str, Any] = {}
+    meta: dict[str, Any] = {}
+    units = declared.get("units")
+    if isinstance(units, dict) and units:
+        meta["units"] = {str(k): str(v) for k, v in units.items()}
     if declared.get("objective") is not None:
-        direction["objective"] = str(declared["objective"])
+        meta["objective"] = str(declared["objective"])
         minimize = read_direction(declared.get(HIGHER_IS_BETTER), f"{path}, line {skipped}")
         if minimize is not None:
-            direction["minimize"] = minimize
-    return {**columns, "direction": direction}, rest, skipped
+            meta["minimize"] = minimize
+    return {**columns, "meta": meta}, rest, skipped
 
 
 #: A number written with a decimal comma (``1,5``, ``-0,25``, ``3,1e-05``), or an integer.

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from starchart._util.axes import plain_log_ticks
 from starchart._util.text import shorten
-from starchart._util.units import metric_label
+from starchart._util.units import metric_label, unit_of
 from starchart.analyses.inputs import InputSensitivity
 from starchart.analyses.platforms import PlatformComparison
 from starchart.analyses.tradeoff import _COLORS, _MARKERS, TradeoffResult, _cell_masks, pareto_mask
@@ -108,8 +108,9 @@ def plot_tradeoff(result: TradeoffResult, *, x: str | None = None, y: str | None
     if log_x:
         ax.set_xscale("log")
         plain_log_ticks(ax.xaxis)
-    ax.set_xlabel(metric_label(x))
-    ax.set_ylabel(metric_label(y))
+    meta = result.data.meta  # units a file or a bundled dataset states ("runtime" alone says none)
+    ax.set_xlabel(metric_label(x, unit_of(x, meta) or ""))
+    ax.set_ylabel(metric_label(y, unit_of(y, meta) or ""))
     lims = ", ".join(f"{m} {'≤' if result.minimize[m] else '≥'} {v:.4g}" for m, v in result.limits.items())
     ax.set_title(title or f"{y} vs {x}: subspaces likely to meet {lims}", loc="left", fontsize=10)
     ax.spines[["top", "right"]].set_visible(False)

@@ -48,14 +48,15 @@ from starchart._util.text import shorten
 from starchart._util.units import KNOWN_UNITS, metric_label, metric_unit, unit_of  # noqa: F401  (KNOWN_UNITS: re-exported, it lived here)
 from starchart.dataset import REPEATS_PREFIX
 from starchart.errors import InputError
-from starchart.tree import split_labels
+from starchart.tree import format_value, split_labels
 
 if TYPE_CHECKING:
     from starchart.dataset import Dataset
     from starchart.tree import StarchartTree
 
 __all__ = ["PAGE_INCHES", "splits_that_matter", "failure_counts", "figures", "metric_label", "metric_unit",
-           "plot_importance", "plot_leaf_distributions", "plot_measurements", "plot_progress", "plot_tree"]
+           "plot_importance", "plot_leaf_distributions", "plot_measurements", "plot_progress", "plot_scatter",
+           "plot_tree"]
 
 _BEST_COLOR = "#1f3fbf"
 _FONT = 8
@@ -538,6 +539,87 @@ def plot_measurements(dataset: Dataset, metric: str | None = None, *, unit: str 
                  f"{failed} failed{detail}", fontsize=_FONT + 3, loc="left", parse_math=False)
     fig.tight_layout()
     return fig
+
+
+#: Markers of the hue groups of :func:`plot_scatter`, one per group (the paper's plots use symbols and colours).
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
+#: Distinct x values up to which :func:`plot_scatter` places them evenly, as categories, with a little jitter.
+_FEW_VALUES = 16
+
+
+def plot_scatter(dataset: Dataset, x: str, hue: str | None = None, metric: str | None = None, *,
+                 unit: str | None = None, log: bool | None = None, title: str | None = None,
+                 seed: int = 0) -> Figure:
+    """A metric against one parameter, with symbols and colours by another: the paper's validation plots
+    (Fig. 1b/c, Fig. 7b/c, the slides' "Results validation"), to check what the tree says by eye.
+
+    Each valid configuration is one point. A parameter of few values (up to 16) sits on evenly spaced
+    positions with a little sideways jitter (``seed``), so that designs with equal values do not hide one
+    another; a wider one keeps its own axis. ``hue`` groups the points (up to 10 groups, one symbol and colour
+    each; more are refused: choose another parameter).
+
+    >>> import pandas as pd
+    >>> from starchart.dataset import Dataset
+    >>> ds = Dataset.from_frame(pd.DataFrame({"tpp": [1, 2, 4, 8] * 2, "consec": [0] * 4 + [1] * 4,
+    ...                                       "time": [8.0, 4, 2, 1, 9, 3, 2.5, 1.5]}))
+    >>> fig = plot_scatter(ds, "tpp", hue="consec")
+    >>> fig.axes[0].get_xlabel(), [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    ('tpp', ['consec = 0', 'consec = 1'])
+    """
+    metric = dataset.default_metric if metric is None else metric
+    for name, given in (("x", x), ("hue", hue)):
+        if given is not None and given not in dataset.params:
+            raise InputError(f"{given!r} is not a parameter of the data", where=name,
+                             hint=f"the parameters are: {', '.join(dataset.params)}")
+    if metric not in dataset.metrics:
+        raise InputError(f"no metric named {metric!r}", where="metric", hint=f"the metrics are: {', '.join(dataset.metrics)}")
+    ok = dataset.ok()
+    values = ok.y(metric)
+    keep = np.isfinite(values)
+    frame = ok.frame.loc[keep]
+    values = values[keep]
+    groups = [None] if hue is None else sorted(frame[hue].unique().tolist(), key=_order_key)
+    if len(groups) > len(_MARKERS):
+        raise InputError(f"{hue!r} has {len(groups)} values, more than the {len(_MARKERS)} symbols of one plot",
+                         where="hue", hint="choose a parameter of fewer values, or leave hue out")
+    levels = sorted(frame[x].unique().tolist(), key=_order_key)
+    few = len(levels) <= _FEW_VALUES or not all(isinstance(v, (int, float)) for v in levels)
+    rng = np.random.default_rng(seed)
+    position = {level: i for i, level in enumerate(levels)}
+    fig = Figure(figsize=(8, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    colours = colormaps["tab10"]
+    for k, group in enumerate(groups):
+        inside = np.ones(len(frame), dtype=bool) if group is None else (frame[hue] == group).to_numpy()
+        xs = frame[x].to_numpy()[inside]
+        where = (np.array([position[v] for v in xs], dtype=float) + rng.uniform(-0.22, 0.22, xs.size) if few
+                 else xs.astype(float))
+        ax.scatter(where, values[inside], s=14, marker=_MARKERS[k], color=colours(k % 10), alpha=0.75, lw=0,
+                   label=None if group is None else f"{hue} = {format_value(group)}",
+                   rasterized=int(inside.sum()) > DENSE_POINTS)
+    if few:
+        ax.set_xticks(range(len(levels)), [format_value(v) for v in levels])
+    if _use_log(values, log):
+        ax.set_yscale("log")
+        plain_log_ticks(ax.yaxis)
+    ax.set_xlabel(x)
+    ax.set_ylabel(metric_label(metric, unit if unit is not None else unit_of(metric, dataset.meta) or ""),
+                  parse_math=False)
+    ax.grid(color="#e5e5e5", lw=0.6)
+    ax.set_axisbelow(True)
+    ax.spines[["top", "right"]].set_visible(False)
+    if hue is not None:
+        legend = ax.legend(fontsize=_FONT, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        for text in legend.get_texts():
+            text.set_parse_math(False)
+    ax.set_title(title or f"{metric} against {x}" + (f", by {hue}" if hue else "") + f" ({len(values)} designs)",
+                 fontsize=_FONT + 3, loc="left", parse_math=False)
+    return fig
+
+
+def _order_key(value: Any) -> tuple[int, Any]:
+    """Sorts numbers before text, each in its own order (a parameter may mix them)."""
+    return (0, value) if isinstance(value, (int, float)) else (1, str(value))
 
 
 def plot_progress(values: Any, *, metric: str = "time", unit: str | None = None, minimize: bool = True,

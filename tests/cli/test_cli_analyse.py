@@ -175,3 +175,22 @@ def test_inputs_work_hint_and_transfer_table(tmp_path):
     result = run("inputs", path, "--input", "N", "--work", "n^3")
     assert result.exit_code == 0, result.output
     assert "│ 64        │ 1.00 │ 0.99 │ 0.83 │    — │" in result.output and "nan" not in result.output
+
+
+def test_tradeoff_tightens_targets_as_the_papers_fig_10(tmp_path):
+    """`tighten` existed only in Python: `--tighten METRIC=VALUE` answers again from the same trees, one level
+    deeper where needed, and a target for a metric it does not trade is refused naming the option."""
+    from starchart import datasets
+
+    data = tmp_path / "kmeans.csv"
+    datasets.load_kmeans().to_csv(data)
+    result = run("tradeoff", data, "--limit", "runtime=1.0", "--limit", "wattage=220", "--tighten", "runtime=0.3")
+    assert result.exit_code == 0, result.output
+    first, _, tightened = result.output.partition("\ntightened: runtime=0.3\n")
+    assert "targets: runtime ≤ 1, wattage ≤ 220" in first and "targets: runtime ≤ 0.3, wattage ≤ 220" in tightened
+    worst = [float(line.split("runtime mean ")[1].split(" worst ")[1].split(",")[0])
+             for line in tightened.splitlines() if "runtime mean" in line]
+    assert worst and max(worst) <= 0.3  # every subspace now meets the tighter target at its worst
+    refused = run("tradeoff", data, "--limit", "runtime=1.0", "--limit", "wattage=220", "--tighten", "bogus=3")
+    assert refused.exit_code == 2 and "--tighten: no tree for metric(s) ['bogus']" in refused.output
+    assert run("tradeoff", data, "--tighten", "runtime").exit_code == 2  # not METRIC=NUMBER

@@ -133,3 +133,12 @@ def test_a_plain_csv_takes_a_rate_beside_a_time_as_a_metric_not_a_parameter(tmp_
     assert ds.params == ["bx", "by"]
     assert ds.metrics == ["time", "GFLOP/s"]
     assert ds.frame["GFLOP/s"].tolist() == [10.5, 20.1, 15.0]
+
+
+def test_units_a_dataset_states_survive_a_csv_round_trip(tmp_path):
+    """The kmeans runtime is in ms, which its name does not say: the axes of a plot of its CSV said "runtime"."""
+    from starchart import datasets
+
+    path = tmp_path / "kmeans.csv"
+    datasets.load_kmeans().to_csv(path)
+    assert load(path).meta["units"] == {"runtime": "ms", "wattage": "W"}

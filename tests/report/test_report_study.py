@@ -19,6 +19,7 @@ from starchart._util.direction import lower_is_better
 from starchart.analyses.platforms import merge_platforms
 from starchart.cli import app
 from starchart.dataset import Dataset
+from starchart.io.load import NothingToModelWarning
 from starchart.measure import PythonEvaluator
 from starchart.report.html import figure_svg
 from starchart.report.plots import metric_label, plot_leaf_distributions, plot_measurements, plot_progress, plot_tree
@@ -488,7 +489,8 @@ def test_t4_export_of_an_all_failed_study_reads_back(tmp_path):
                           "reason": ["exit status 1", "nvcc error"]})
     ds = Dataset.from_frame(frame, metrics=["time"])
     ds.to_t4(tmp_path / "f.t4.json")
-    back = starchart.load(tmp_path / "f.t4.json")
+    with pytest.warns(NothingToModelWarning, match="all 2 configurations failed"):
+        back = starchart.load(tmp_path / "f.t4.json")
     assert back.metrics == ["time"] and back.status.tolist() == ["runtime", "compile"]
     assert back.reason.tolist() == ["exit status 1", "nvcc error"]
 

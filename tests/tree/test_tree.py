@@ -633,3 +633,15 @@ def test_a_leaf_contains_the_mixed_type_levels_predict_sends_to_it():
     assert len(set(leaf_of.tolist())) == 4
     for leaf in tree.leaves_:
         assert (leaf.contains(asked) == (leaf_of == leaf.node_id)).all(), leaf.description
+
+
+def test_a_binary_parameter_splits_as_equal_to_each_of_its_values():
+    """``consec ≤ 0`` read as a range of a switch: a parameter of two values prints as ``= 0`` / ``= 1``."""
+    from starchart.tree import split_labels, tree_to_text
+
+    X = pd.DataFrame({"consec": [0, 1] * 20, "tpb": [16, 32, 64, 128] * 10})
+    y = X["consec"] * 5 + X["tpb"] / 16 + np.linspace(0, 0.1, 40)
+    tree = StarchartTree(min_samples_split=2).fit(X, y)
+    labels = [split_labels(tree, node) for node in tree.nodes_ if not node.is_leaf]
+    assert ("consec = 0", "consec = 1") in labels and any(left.startswith("tpb ≤") for left, _ in labels)
+    assert "consec ≤" not in tree_to_text(tree)
