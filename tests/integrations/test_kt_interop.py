@@ -102,6 +102,7 @@ def test_malformed_objective_is_named(tmp_path, objective):
     assert err.value.where == f'{tmp_path / "c.json"}, "objective"'
 
 
+@pytest.mark.filterwarnings("ignore::starchart.io.load.NothingToModelWarning")  # all failed: said, tested apart
 def test_every_configuration_failed_still_has_its_objective(tmp_path):
     """The objective used to vanish: `starchart tree` fitted compile_time by default (the failed entries still carry
     Kernel Tuner's timings), or, without those, said "dataset has no metrics (hint: load it with metrics=[...])"
