@@ -398,6 +398,34 @@ class Space:
         """``{name: [values]}`` as Kernel Tuner takes it."""
         return {p.name: list(p.values) for p in self._parameters}
 
+    def restricted(self, restrictions: Any) -> Space:
+        """This space with more restrictions (strings or callables, as the constructor takes them).
+
+        >>> Space({"x": range(10)}, "x % 2 == 0").restricted("x > 4").size()
+        2
+        """
+        more = [restrictions] if isinstance(restrictions, (str, Restriction)) or callable(restrictions) \
+            else list(restrictions)
+        narrowed = Space(self.tune_params, [*(r.source for r in self._restrictions), *more])
+        narrowed._allowed = self._allowed  # a dataset's space: still only its configurations
+        return narrowed
+
+    def within(self, region: Any) -> Space:
+        """The part of this space inside ``region``, a leaf of a tree (:class:`~starchart.tree.Subspace`,
+        through its ``to_restrictions()``): to measure more designs where the tree says the best ones are
+        (iterative sampling, as TACO does), ``space.within(tree.best_leaf()).sample(n)``.
+
+        >>> import pandas as pd
+        >>> from starchart import StarchartTree
+        >>> space = Space({"tpp": [1, 2, 4, 8, 16], "consec": [0, 1]})
+        >>> X = space.to_frame()
+        >>> tree = StarchartTree(min_samples_split=2).fit(X, 10.0 / X["tpp"] + X["consec"])
+        >>> best = tree.best_leaf()
+        >>> best.to_restrictions(), space.within(best).size()
+        (['tpp > 8', 'consec <= 0'], 1)
+        """
+        return self.restricted(region.to_restrictions())
+
     @property
     def cartesian_size(self) -> int:
         """The number of configurations before restrictions: the product of the value counts."""

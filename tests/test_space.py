@@ -544,3 +544,20 @@ def test_a_million_values_make_a_space_whose_checks_look_values_up_once() -> Non
 
     copy = pickle.loads(pickle.dumps(parameter))
     assert "index" not in copy.__dict__ and copy == parameter and copy.index.equals(parameter.index)
+
+
+def test_a_leaf_of_a_tree_narrows_a_space_to_sample_more_inside_it():
+    """Iterative sampling (TACO's loop, paper §VIII): a leaf as restrictions, and the space inside it."""
+    from starchart import StarchartTree, datasets
+
+    kmeans = datasets.load_kmeans()
+    tree = StarchartTree().fit(kmeans.X, kmeans.y("runtime"))
+    best = tree.best_leaf()
+    measured = Space.from_dataset(kmeans).within(best)  # the measured designs inside the leaf
+    assert measured.size() == int(best.contains(kmeans.X).sum()) == best.n_samples
+    full = Space({p: sorted(kmeans.frame[p].unique().tolist()) for p in kmeans.params})
+    inside = full.within(best)
+    drawn = inside.sample(50, seed=0)
+    assert best.contains(drawn).all() and 50 <= inside.size() < full.size()
+    assert inside.size() == int(best.contains(full.to_frame()).sum())  # exactly the leaf's part of the space
+    assert full.restricted("tpp > 27").size() == int((full.to_frame()["tpp"] > 27).sum())

@@ -317,6 +317,32 @@ class PlatformComparison:
                          "own_best_config": self._config(best_index)})
         return pd.DataFrame(rows)
 
+    def against(self, baseline: Mapping[str, Any]) -> pd.DataFrame:
+        """Per platform: the value of the ``baseline`` configuration (a shipped default, such as Rodinia's
+        16 × 16 blocks), its own best, and how many times better the best is (the paper's §VII-B measure:
+        6.3× on AMD, 1.3× on NVIDIA). A platform that did not measure the baseline has NaN there.
+
+        Raises :class:`InputError` naming the parameters ``baseline`` lacks or does not have.
+        """
+        if not isinstance(baseline, Mapping):
+            raise InputError(f"the baseline must be a configuration {{parameter: value}}, got {baseline!r}",
+                             where="baseline", hint=f"e.g. {{{', '.join(f'{p!r}: ...' for p in self.params)}}}")
+        missing = [p for p in self.params if p not in baseline]
+        unknown = [p for p in baseline if p not in self.params]
+        if missing or unknown:
+            raise InputError(f"the baseline lacks {missing}" if missing else f"{unknown} are no parameters here",
+                             where="baseline", hint=f"give a value for each of: {', '.join(self.params)}")
+        key = tuple(_as_level(self.values.index, i, baseline[p]) for i, p in enumerate(self.params))
+        key = key if len(self.params) > 1 else key[0]
+        rows = []
+        for p in self.platforms:
+            column = self.values[p]
+            best = float(column.min() if self.minimize else column.max())
+            value = float(column.get(key, np.nan)) if key in column.index else float("nan")
+            ratio = (value / best if self.minimize else best / value) if value > 0 and best > 0 else float("nan")
+            rows.append({"platform": p, "baseline": value, "own_best": best, "best_vs_baseline": ratio})
+        return pd.DataFrame(rows)
+
     def portable(self, tolerance: float = 0.05) -> pd.DataFrame:
         """Settings within ``tolerance`` of every platform's best (relative performance ≥
         1/(1 + tolerance) everywhere), best worst-case first; one column per platform's value."""
@@ -467,6 +493,20 @@ class PlatformComparison:
             "merged_best": "best subspace (merged tree)", "merged_best_n": "designs (merged)",
             "merged_best_mean": f"mean {m} (merged)", "merged_worst_mean": f"worst subspace's mean {m} (merged)",
             "own_best": "best leaf (own tree)", "own_best_n": "designs (own)", "own_best_mean": f"mean {m} (own)"})
+
+
+def _as_level(index: pd.Index, level: int, value: Any) -> Any:
+    """``value`` as the table's index holds it (``16`` for ``"16"`` or ``16.0`` from the command line)."""
+    levels = index.levels[level] if isinstance(index, pd.MultiIndex) else index
+    for known in levels:
+        if known == value or str(known) == str(value):
+            return known
+        try:
+            if float(known) == float(value):
+                return known
+        except (TypeError, ValueError):
+            pass
+    return value
 
 
 def _factor(relative: float) -> float:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Optional
 
+import numpy as np
 import typer
 from rich.table import Table
 
@@ -47,9 +48,13 @@ def platforms_command(
     tolerance: float = typer.Option(0.05, "--tolerance", min=0.0,
                                     help="A setting is good everywhere when within this share of every "
                                          "platform's best."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", metavar="NAME=VALUE,...",
+                                           help="A shipped default configuration, e.g. block_size_x=16,"
+                                                "block_size_y=16: each platform's best against it (§VII-B)."),
     plot: Optional[Path] = PlotOption,
 ) -> None:
     """Compare platforms: each one's own best against one general setting, and what is good everywhere."""
+    default = parse_config(baseline, "--baseline") if baseline is not None else None
     if plot is not None:
         check_figure_path(plot, "--plot")
     with option_names({"sources": "[LABEL=]DATA", "data": "[LABEL=]DATA"}):
@@ -62,6 +67,14 @@ def platforms_command(
             comparison = compare_platforms(merged, metric, minimize=minimize_for(maximize, metric, merged.meta),
                                            tolerance=tolerance)
     out.print(comparison.summary(), highlight=False, soft_wrap=True, markup=False)
+    if default is not None:
+        with option_names({"baseline": "--baseline"}):
+            against = comparison.against(default)
+        out.print(f"against the baseline {baseline}:", highlight=False, soft_wrap=True, markup=False)
+        for _, row in against.iterrows():
+            said = (f"own best {row['own_best']:.4g} is {row['best_vs_baseline']:.3g}× better than the baseline's "
+                    f"{row['baseline']:.4g}" if np.isfinite(row["baseline"]) else "the baseline was not measured")
+            out.print(f"  {row['platform']}: {said}", highlight=False, soft_wrap=True, markup=False)
     table = Table(title="best subspace of each platform (its own tree)", title_justify="left")
     for column in ("platform", "subspace", "n", f"mean {metric}"):
         table.add_column(column, overflow="fold")
@@ -126,6 +139,22 @@ def tradeoff_command(
                   soft_wrap=True, markup=False)
         out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
     save_plot(result.plot, plot)
+
+
+def parse_config(text: str, option: str) -> dict[str, str]:
+    """``NAME=VALUE,...`` as a configuration (values as written: the analysis matches them to the data's).
+
+    >>> parse_config("block_size_x=16, block_size_y=16", "--baseline")
+    {'block_size_x': '16', 'block_size_y': '16'}
+    """
+    config: dict[str, str] = {}
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise InputError(f"{part.strip()!r} is not NAME=VALUE", where=option,
+                             hint=f"e.g. {option} block_size_x=16,block_size_y=16")
+        config[name.strip()] = value.strip()
+    return config
 
 
 def _time_and_power(traded: list[str]) -> tuple[str, str] | None:

@@ -177,6 +177,10 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
          depth: int = typer.Option(SHOWN_DEPTH, "--depth", min=0,
                                    help="Text on the terminal: draw the tree down to this depth (the fit is whole)."),
          full: bool = typer.Option(False, "--full", help="Text: draw every node (always so with -o)."),
+         leaf: Optional[str] = typer.Option(None, "--leaf", metavar="ID|best",
+                                            help="Print that leaf (its [number] in the drawing, or 'best') as "
+                                                 "restrictions, to sample more inside it: starchart space SPACE "
+                                                 "-r ... --sample N."),
          ) -> None:
     """Fit a Starchart tree to measured configurations and show it."""
     _check_seed(seed, sample)
@@ -219,7 +223,10 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
 
     with option_names({"prune": "--prune"}):
         fitted, said, _ = fit_stated_tree(X, y, prune=prune, metric=metric, **params)
-    if fmt is TreeFormat.json:
+    if leaf is not None:
+        minimize = minimize_for(maximize, metric, ds.meta)
+        _emit("\n".join(_leaf_restrictions(fitted, leaf, minimize)), output)
+    elif fmt is TreeFormat.json:
         _emit(fitted.to_json(), output)
     elif fmt is TreeFormat.dot:
         _emit(fitted.to_dot(), output)
@@ -235,6 +242,24 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
             header, drawing = text.split("\n\n", 1)
             text = header + _forest_summary(X, y, forest) + "\n" + drawing
         _emit(text, output)
+
+
+def _leaf_restrictions(fitted: Any, leaf: str, minimize: bool) -> list[str]:
+    """The lines ``tree --leaf`` prints: the region of leaf ``leaf`` (a node number, or ``best``) as
+    restrictions, then the command that samples inside it."""
+    regions = {region.node_id: region for region in fitted.leaves_}
+    if leaf.strip().lower() == "best":
+        region = fitted.best_leaf(minimize=minimize)
+    elif leaf.strip().isdigit() and int(leaf) in regions:
+        region = regions[int(leaf)]
+    else:
+        raise InputError(f"{leaf!r} is not a leaf of the tree", where="--leaf",
+                         hint=f"give 'best' or a leaf's number, one of {sorted(regions)[:12]}")
+    restrictions = region.to_restrictions()
+    options = " ".join(f"-r '{r}'" for r in restrictions)
+    return [f"# leaf [{region.node_id}]: {region.description}  (n={region.n_samples}, mean={region.mean:.4g})",
+            *restrictions,
+            f"# to measure more inside it: starchart space SPACE {options} --sample N -o more.csv"]
 
 
 def _refuse_overwriting(output: Path, source: Path, example: str) -> None:
@@ -311,7 +336,8 @@ def space(file: Path = typer.Argument(..., help="Space file (YAML/JSON), T1 inpu
                                                   "measurements (CSV, T4, KTT: the configurations they hold; a "
                                                   "store: its study's space)."),
           restriction: list[str] = typer.Option([], "--restriction", "-r",
-                                                help="Extra restriction for a Kernel Tuner cache's tune_params."),
+                                                help="Extra restriction (repeatable), added to those of the space "
+                                                     "file, T1 input or Kernel Tuner cache."),
           size: bool = typer.Option(False, "--size", help="Count the valid configurations."),
           sample: Optional[int] = typer.Option(None, "--sample", "--samples", "-n", min=1,
                                                help="Print N valid configurations drawn uniformly."),
@@ -357,8 +383,7 @@ def _read_space(file: Path, restrictions: list[str]) -> Any:
             raise InputError("the store holds no space yet", where=str(file), hint="give the study's space file")
         return stored
     if file.suffix.lower() in (".yaml", ".yml"):
-        _refuse_restrictions(restrictions, file, "add restrictions to the space file's 'restrictions' list")
-        return Space.from_file(file)
+        return _restricted(Space.from_file(file), restrictions)
     text, cut = read_text_cut(file)
     head = text[:65536]
     if cut and not kernel_tuner.sniff(head):  # only a cache cut off mid-run is read in part
@@ -380,14 +405,22 @@ def _read_space(file: Path, restrictions: list[str]) -> Any:
     else:
         document = parse_json(text, file)
     if isinstance(document, dict) and "ConfigurationSpace" in document:
-        return Space.from_t1(file, document)
+        return _restricted(Space.from_t1(file, document), restrictions)
     if isinstance(document, dict) and "tune_params" in document:
         return Space.from_kernel_tuner(document, restrictions=restrictions, where=str(file))
     # T4 results or KTT output: the configurations they hold, as for a CSV
     if isinstance(document, dict) and "parameters" not in document and (t4.sniff(text) or ktt.sniff(text)):
         _refuse_restrictions(restrictions, file, "filter the configurations before, or write a space file")
         return Space.from_dataset(load(file))
-    return Space.from_file(file)
+    return _restricted(Space.from_file(file), restrictions)
+
+
+def _restricted(space: Space, restrictions: list[str]) -> Space:
+    """``space`` with the ``--restriction`` options added to its own (e.g. a leaf's, from ``tree --leaf``)."""
+    if not restrictions:
+        return space
+    with option_names({"restrictions": "--restriction"}):
+        return space.restricted(restrictions)
 
 
 def _plugin_format(file: Path, text: str) -> str | None:
@@ -401,7 +434,8 @@ def _plugin_format(file: Path, text: str) -> str | None:
 
 def _refuse_restrictions(restrictions: list[str], file: Path, hint: str) -> None:
     if restrictions:
-        raise InputError("--restriction applies to Kernel Tuner caches only", where=str(file), hint=hint)
+        raise InputError("--restriction applies to spaces (space files, T1 inputs, Kernel Tuner caches), not to "
+                         "measured configurations", where=str(file), hint=hint)
 
 
 def _sample_space(the_space: Any, n: int, seed: Optional[int], file: Path) -> Any:

@@ -32,6 +32,7 @@ Examples
 from __future__ import annotations
 
 import json
+import keyword
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
@@ -83,6 +84,11 @@ class TreeNode:
         return self.feature is None
 
 
+def _number(value: float) -> str:
+    """A bound as a restriction writes it: ``8`` for 8.0, else the float's own repr."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
 @dataclass
 class Subspace:
     """A leaf of the tree read as a region of the design space.
@@ -110,6 +116,28 @@ class Subspace:
     allowed: dict[str, list[Any]] = field(default_factory=dict)
     description: str = "all designs"
     bounds: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
+
+    def to_restrictions(self) -> list[str]:
+        """The region as restrictions a :class:`~starchart.Space` takes (and a space file lists): the interval
+        its splits leave a numeric parameter, the values they leave any other (:meth:`Space.within`).
+
+        >>> region = Subspace(3, 10, 1.0, 0.1, 0.9, 1.2, allowed={"tpp": [16, 32], "mode": ["a"]},
+        ...                   bounds={"tpp": (8.0, 32.0)}, description="8 < tpp ≤ 32 ∧ mode = a")
+        >>> region.to_restrictions()
+        ['tpp > 8', 'tpp <= 32', "mode in ('a',)"]
+        """
+        restrictions = []
+        for name, values in self.allowed.items():
+            if not name.isidentifier() or keyword.iskeyword(name):
+                raise InputError(f"the parameter {name!r} cannot be named in a restriction", where="region",
+                                 hint="select the region's rows with region.contains(X) instead")
+            if name in self.bounds:
+                low, high = self.bounds[name]
+                restrictions += [f"{name} > {_number(low)}"] if low is not None else []
+                restrictions += [f"{name} <= {_number(high)}"] if high is not None else []
+            else:
+                restrictions.append(f"{name} in ({', '.join(map(repr, values))},)")
+        return restrictions
 
     def contains(self, X: pd.DataFrame) -> np.ndarray:
         """Boolean mask of the rows of ``X`` whose values lie inside this region.

@@ -192,3 +192,23 @@ def test_split_label():
     assert split_label("a.json") == (None, Path("a.json"))
     with pytest.raises(InputError, match="no file after A100="):
         split_label("A100=")
+
+
+def test_each_platforms_best_against_a_shipped_default():
+    """§VII-B measures each platform's best against the shipped default (6.3× on AMD, 1.3× on NVIDIA)."""
+    from starchart import datasets
+    from starchart.errors import InputError
+
+    gpus = {gpu: datasets.load_convolution(gpu) for gpu in ("A100", "A4000")}
+    comparison = compare_platforms(gpus, "time")
+    default = {"block_size_x": 16, "block_size_y": 1, "tile_size_x": 1, "tile_size_y": 1, "read_only": 0,
+               "use_padding": 0, "use_shmem": 0, "use_cmem": 1, "filter_height": 15, "filter_width": 15}
+    table = comparison.against({name: str(value) for name, value in default.items()}).set_index("platform")
+    for gpu, data in gpus.items():
+        frame = data.ok().frame
+        measured = frame.loc[(frame[list(default)] == pd.Series(default)).all(axis=1), "time"]
+        assert table.loc[gpu, "baseline"] == pytest.approx(float(measured.iloc[0]))
+        assert table.loc[gpu, "best_vs_baseline"] == pytest.approx(table.loc[gpu, "baseline"] / frame["time"].min())
+    with pytest.raises(InputError, match="the baseline lacks") as caught:
+        comparison.against({"block_size_x": 16})
+    assert caught.value.param == "baseline"

@@ -194,3 +194,46 @@ def test_tradeoff_tightens_targets_as_the_papers_fig_10(tmp_path):
     refused = run("tradeoff", data, "--limit", "runtime=1.0", "--limit", "wattage=220", "--tighten", "bogus=3")
     assert refused.exit_code == 2 and "--tighten: no tree for metric(s) ['bogus']" in refused.output
     assert run("tradeoff", data, "--tighten", "runtime").exit_code == 2  # not METRIC=NUMBER
+
+
+def test_tree_prints_a_leaf_as_restrictions_that_space_samples_inside(tmp_path):
+    """Iterative sampling from the command line: `tree --leaf best` prints the leaf as restrictions, and
+    `space SPACE -r ... --sample N` draws designs inside it (-r was refused for a space file)."""
+    import io
+
+    import pandas as pd
+    import yaml
+
+    from starchart import StarchartTree, datasets
+
+    kmeans = datasets.load_kmeans()
+    data, space = tmp_path / "kmeans.csv", tmp_path / "space.yaml"
+    kmeans.to_csv(data)
+    space.write_text(yaml.safe_dump({"parameters": {p: sorted(int(v) for v in kmeans.frame[p].unique())
+                                                    for p in kmeans.params}}))
+    result = run("tree", data, "--leaf", "best")
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    restrictions = [line for line in lines if not line.startswith("#")]
+    assert lines[0].startswith("# leaf [") and restrictions and "starchart space SPACE -r" in lines[-1]
+    sampled = run("space", space, *[part for r in restrictions for part in ("-r", r)], "--sample", "20", "--seed", "1")
+    assert sampled.exit_code == 0, sampled.output
+    frame = pd.read_csv(io.StringIO(sampled.output[sampled.output.index("consec,"):]))
+    best = StarchartTree().fit(kmeans.X, kmeans.y("runtime")).best_leaf()
+    assert len(frame) == 20 and best.contains(frame).all()
+    refused = run("tree", data, "--leaf", "99999")
+    assert refused.exit_code == 2 and "--leaf: '99999' is not a leaf of the tree" in refused.output
+
+
+def test_platforms_reports_each_best_against_the_baseline(tmp_path):
+    from starchart import datasets
+
+    files = [f"{gpu}={datasets.data_path(f'convolution_{gpu}')}" for gpu in ("A100", "A4000")]
+    default = ("block_size_x=16,block_size_y=1,tile_size_x=1,tile_size_y=1,read_only=0,use_padding=0,use_shmem=0,"
+               "use_cmem=1,filter_height=15,filter_width=15")
+    result = run("platforms", *files, "--baseline", default)
+    assert result.exit_code == 0, result.output
+    assert "A100: own best 0.5536 is 7× better than the baseline's 3.875" in result.output
+    refused = run("platforms", *files, "--baseline", "block_size_x=16")
+    assert refused.exit_code == 2 and "--baseline: the baseline lacks" in refused.output
+    assert run("platforms", *files, "--baseline", "block_size_x").exit_code == 2  # not NAME=VALUE
