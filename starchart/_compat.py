@@ -57,6 +57,7 @@ MOVED: dict[str, str] = {
     "starchart.xapp.cli": "starchart.cli.xapp",
     "starchart.msp.plots": "starchart.report.msp_figures",
     "starchart.carve.plots": "starchart.report.carve_figures",
+    "starchart.xapp.stepwise": "starchart.analyses.stepwise",
 }
 
 

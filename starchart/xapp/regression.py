@@ -6,7 +6,7 @@
 1. **Base learners.** Each of ``n_learners`` (100) learners gets a bootstrap sample of
    the training kernels (m drawn with replacement from m, line 660) and is a forward
    stepwise OLS regression over the features and their pairwise interactions
-   (:mod:`starchart.xapp.stepwise`; entry thresholds θ₂ = 0 for a feature and
+   (:mod:`starchart.analyses.stepwise`; entry thresholds θ₂ = 0 for a feature and
    θ₁ = 0.0095 for an interaction, line 655).
 2. **Instruction count as a multiplicative term.** The thesis "enforce[s] the number of
    instructions (*ninst*) as a multiplicative term" (line 655); its Table 3.2 writes
@@ -60,15 +60,15 @@ import pandas as pd
 
 from .._util.plugins import load_reference
 from .._util.validation import SEED, Interval, Options, Validated, check, check_seed
-from ..errors import InputError, NotFittedError, arg
-from .align import aligned_positive, feature_ranges
-from .stepwise import (
+from ..analyses.stepwise import (
     INTERACTION_ENTRY_THRESHOLD,
     MAIN_ENTRY_THRESHOLD,
     StepwiseModel,
     fit_stepwise,
     term_name,
 )
+from ..errors import InputError, NotFittedError, arg
+from .align import aligned_positive, feature_ranges
 
 Response = Literal["per_instruction", "log"]
 

@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 
+from starchart.analyses.stepwise import _candidates, fit_stepwise, term_matrix
 from starchart.errors import InputError, NotFittedError
 from starchart.xapp.regression import MIN_KERNELS, SpeedupRegressionEnsemble, trimmed_mean
-from starchart.xapp.stepwise import _candidates, fit_stepwise, term_matrix
 
 
 def synthetic(n: int, k: int = 6, noise: float = 0.05, seed: int = 0):

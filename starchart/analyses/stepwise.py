@@ -1,4 +1,5 @@
-"""One dynamic-XAPP base learner: forward stepwise OLS with pairwise interactions.
+"""Forward stepwise OLS with pairwise interactions: dynamic XAPP's base learner, and the linear model the
+Starchart paper compares its tree with (Stargazer's form, §VI-B; :mod:`starchart.analyses.models`).
 
 The thesis's level-1 learner (ch. 3 §3.3.2, line 655 of the seed text): start from the
 intercept alone; at each step try every feature not yet in the model and every
@@ -12,9 +13,10 @@ Scoring a candidate does not refit the model once per candidate: one multi-outpu
 scikit-learn ``LinearRegression`` of all candidate columns and of the response on the
 current design gives their residuals, and the R² of the model extended by candidate
 *c* is exactly ``R² + (1 − R²)·r_c²`` where ``r_c`` is the correlation of the two
-residuals (the partial correlation). The chosen model is then refitted with
-``LinearRegression`` for its coefficients. A step therefore costs one fit, whatever
-the number of candidates.
+residuals (the partial correlation). The chosen model is then refitted for its
+coefficients. A step therefore costs one fit, whatever the number of candidates. The fits
+are least squares on centred columns, as scikit-learn's ``LinearRegression`` computes them
+(numpy alone: the tree's comparison with linear regression needs no extra).
 
 Examples
 --------
@@ -35,7 +37,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.linear_model import LinearRegression
 
 #: θ₂, the least gain in adjusted R² for a single feature to enter (thesis line 655).
 MAIN_ENTRY_THRESHOLD = 0.0
@@ -96,12 +97,25 @@ class StepwiseModel:
         return self.intercept + term_matrix(X, self.terms) @ self.coefficients
 
 
+def least_squares(design: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Intercept(s) and coefficients of ``targets`` (one or several columns) regressed on ``design``: least
+    squares on centred columns, as ``sklearn.linear_model.LinearRegression`` fits them.
+
+    >>> intercept, coef = least_squares(np.array([[0.0], [1.0], [2.0]]), np.array([1.0, 3.0, 5.0]))
+    >>> float(intercept), coef.round(12).tolist()
+    (1.0, [2.0])
+    """
+    x_mean, y_mean = design.mean(axis=0), targets.mean(axis=0)
+    coef = np.linalg.lstsq(design - x_mean, targets - y_mean, rcond=None)[0]
+    return y_mean - x_mean @ coef, coef
+
+
 def _residuals(design: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """Residuals of every target column regressed (with intercept) on ``design``."""
     if design.shape[1] == 0:
         return targets - targets.mean(axis=0)
-    fit = LinearRegression().fit(design, targets)
-    return targets - fit.predict(design)
+    intercept, coef = least_squares(design, targets)
+    return targets - (design @ coef + intercept)
 
 
 def _candidates(n_features: int, terms: list[Term]) -> list[Term]:
@@ -166,7 +180,7 @@ def fit_stepwise(X: np.ndarray, y: np.ndarray, columns: Sequence[str], *,
         model.adjusted_r2.append(float(adj[best]))
         adj_now = float(adj[best])
     if model.terms:
-        fit = LinearRegression().fit(term_matrix(X, model.terms), y)
-        model.intercept = float(fit.intercept_)
-        model.coefficients = np.asarray(fit.coef_, dtype=np.float64)
+        intercept, coef = least_squares(term_matrix(X, model.terms), y)
+        model.intercept = float(intercept)
+        model.coefficients = np.asarray(coef, dtype=np.float64)
     return model
