@@ -45,7 +45,7 @@ _LAZY = {"Dataset": "starchart.dataset", "load": "starchart.io.load", "Space": "
          "search": "starchart.strategies.search", "resume_search": "starchart.strategies.search",
          "choose_sample_size": "starchart.analyses.sample_size", "tradeoff": "starchart.analyses.tradeoff",
          "merge_platforms": "starchart.analyses.platforms", "compare_platforms": "starchart.analyses.platforms",
-         "input_sensitivity": "starchart.analyses.inputs",
+         "input_sensitivity": "starchart.analyses.inputs", "compare_models": "starchart.analyses.models",
          "StarchartStrategy": "starchart.integrations.kernel_tuner_strategy",
          "StarchartSampler": "starchart.integrations.optuna_sampler"}
 

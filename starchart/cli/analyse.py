@@ -19,6 +19,7 @@ import typer
 from rich.table import Table
 
 from starchart.analyses.inputs import input_sensitivity
+from starchart.analyses.models import compare_models
 from starchart.analyses.platforms import compare_platforms, load_platforms
 from starchart.analyses.tradeoff import TIME_NAMES, suggest_limits, traded_metrics, tradeoff
 from starchart.cli.app import app, err, friendly, out
@@ -87,6 +88,34 @@ def platforms_command(
         out.print(f"settings within {tolerance:.0%} of the best everywhere (first 5 of {len(portable)}):")
         out.print(portable.head(5).to_string(index=False), highlight=False, soft_wrap=True, markup=False)
     save_plot(comparison.plot, plot)
+
+
+@app.command("compare")
+@friendly
+def compare_command(
+    source: Path = typer.Argument(..., help="A measurement file or store with at least train + validation valid "
+                                            "designs."),
+    metric: Optional[str] = typer.Option(None, "--metric", "-m", help="Response to model (default: objective)."),
+    metrics: Optional[str] = MetricsOption,
+    train: int = typer.Option(200, "--train", min=2, help="Designs to train on (the paper: 200)."),
+    validation: int = typer.Option(200, "--validation", min=1, help="Designs to judge on (the paper: 200)."),
+    seeds: int = typer.Option(10, "--seeds", min=1, help="Independent draws; the summary gives their medians."),
+    log: bool = typer.Option(False, "--log", help="Fit the linear model to the logarithm of the metric."),
+    maximize: Optional[bool] = DirectionOption,
+    plot: Optional[Path] = PlotOption,
+) -> None:
+    """The tree against stepwise linear regression and a forest on unseen designs (the paper's Fig. 5)."""
+    if plot is not None:
+        check_figure_path(plot, "--plot")
+    data = load_data(source, metrics)
+    metric = metric or data.default_metric
+    with option_names({"metric": "--metric", "train": "--train", "validation": "--validation", "seeds": "--seeds",
+                       "log_response": "--log"}):
+        with err.status(f"fitting three models {seeds} times"):
+            result = compare_models(data, metric, train=train, validation=validation, seeds=seeds, log_response=log,
+                                    minimize=minimize_for(maximize, metric, data.meta))
+    out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
+    save_plot(result.plot, plot)
 
 
 @app.command("tradeoff")

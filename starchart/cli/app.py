@@ -63,6 +63,8 @@ COMMANDS: dict[str, CommandEntry] = {
                        'Sample-size selection: measure growing samples until a tree predicts held-out designs within --target.'),
     'platforms': CommandEntry("starchart.cli.analyse",
                        "Compare platforms: each one's own best against one general setting, and what is good everywhere."),
+    'compare': CommandEntry("starchart.cli.analyse",
+                       'The tree against stepwise linear regression and a forest on unseen designs (the paper\'s Fig. 5).'),
     'tradeoff': CommandEntry("starchart.cli.analyse",
                        'Power/performance: the subspaces likely to meet every target (one tree per metric), the Pareto front.'),
     'inputs': CommandEntry("starchart.cli.analyse",

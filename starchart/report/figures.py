@@ -16,6 +16,7 @@ from starchart._util.axes import plain_log_ticks
 from starchart._util.text import shorten
 from starchart._util.units import metric_label, unit_of
 from starchart.analyses.inputs import InputSensitivity
+from starchart.analyses.models import ModelComparison
 from starchart.analyses.platforms import PlatformComparison
 from starchart.analyses.tradeoff import _COLORS, _MARKERS, TradeoffResult, _cell_masks, pareto_mask
 from starchart.errors import InputError
@@ -191,3 +192,32 @@ def plot_input_sensitivity(result: InputSensitivity, *, title: str | None = None
     bars.legend(fontsize=8, frameon=False)
     fig.tight_layout()
     return fig
+
+
+def plot_model_comparison(result: ModelComparison, *, title: str | None = None) -> Figure:
+    """The paper's Fig. 5: each model's median relative error on unseen designs (the bar: median over seeds;
+    the line: their range), with the design each picks as best written on its bar."""
+    table = result.table
+    models = list(result.medians().index)
+    per_model = [100 * table.loc[table["model"] == m, "median_rel_error"].to_numpy() for m in models]
+    medians = [float(np.median(v)) for v in per_model]
+    fig = Figure(figsize=(6.5, 3.6), layout="constrained")
+    ax = fig.add_subplot()
+    colours = {"tree": "#1f3fbf", "linear": "#c0392b", "forest": "#7f8c8d"}
+    ax.bar(models, medians, color=[colours.get(m, "#999999") for m in models], width=0.6)
+    for k, values in enumerate(per_model):
+        ax.vlines(k, values.min(), values.max(), color="#333333", lw=1.2)
+    unit = unit_of(result.metric, result.meta) or ""
+    picks = result.medians()
+    for k, model in enumerate(models):
+        row = picks.loc[model]
+        said = f"pick: {row['pick_predicted']:.3g} {unit} predicted\n{row['pick_actual']:.3g} {unit} measured"
+        ax.annotate(said.replace("  ", " "), (k, float(per_model[k].max())), xytext=(0, 4), textcoords="offset points",
+                    ha="center", va="bottom", fontsize=8)
+    ax.set_ylabel(f"median relative error on {result.validation} unseen designs (%)", fontsize=9)
+    ax.set_ylim(0, max(max(v.max() for v in per_model), 1e-9) * 1.35)
+    seeds = table["seed"].nunique()
+    ax.set_title(title or f"{result.metric}: trained on {result.train} designs, {seeds} seeds", loc="left", fontsize=10)
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
