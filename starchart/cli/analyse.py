@@ -105,9 +105,7 @@ def compare_command(
     plot: Optional[Path] = PlotOption,
 ) -> None:
     """The tree against stepwise linear regression and a forest on unseen designs (the paper's Fig. 5)."""
-    if plot is not None:
-        check_figure_path(plot, "--plot")
-    data = load_data(source, metrics)
+    data = _data_to_plot(source, metrics, plot)
     metric = metric or data.default_metric
     with option_names({"metric": "--metric", "train": "--train", "validation": "--validation", "seeds": "--seeds",
                        "log_response": "--log"}):
@@ -136,9 +134,7 @@ def tradeoff_command(
     plot: Optional[Path] = PlotOption,
 ) -> None:
     """Power/performance: the subspaces likely to meet every target (one tree per metric), the Pareto front."""
-    if plot is not None:
-        check_figure_path(plot, "--plot")
-    data = load_data(source, metrics)
+    data = _data_to_plot(source, metrics, plot)
     limits = parse_limits(limit)
     tighter = parse_limits(tighten, "--tighten")  # before the trees: a typo is refused at once
     traded = traded_metrics(data, limits)
@@ -168,6 +164,13 @@ def tradeoff_command(
                   soft_wrap=True, markup=False)
         out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
     save_plot(result.plot, plot)
+
+
+def _data_to_plot(source: Path, metrics: Optional[str], plot: Optional[Path]) -> Any:
+    """The measurements a command analyses, once its ``--plot`` path is known to be writable (before the work)."""
+    if plot is not None:
+        check_figure_path(plot, "--plot")
+    return load_data(source, metrics)
 
 
 def parse_config(text: str, option: str) -> dict[str, str]:
@@ -248,9 +251,7 @@ def inputs_command(
     plot: Optional[Path] = PlotOption,
 ) -> None:
     """Input sensitivity: how much the input matters, which parameters' effect depends on it, how bests transfer."""
-    if plot is not None:
-        check_figure_path(plot, "--plot")
-    data = load_data(source, metrics)
+    data = _data_to_plot(source, metrics, plot)
     direction = None if maximize is None else not maximize
     with option_names({"inputs": "--input", "work": "--work", "size": "--size", "time": "--metric"}):
         if work is None:

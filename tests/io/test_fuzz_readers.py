@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from fuzzing import broken_text
 from typer.testing import CliRunner
 
 from starchart import Dataset, Space, load
@@ -88,21 +89,6 @@ def broken_json(doc: object, rng: random.Random) -> object:
         elif isinstance(parent, dict):
             parent[rng.choice(["zz", "1", ""])] = copy.deepcopy(rng.choice(WRONG))
     return doc
-
-
-def broken_text(text: str, rng: random.Random) -> bytes:
-    """``text`` cut short, with bytes flipped, or with a piece spliced in."""
-    raw = bytearray(text.encode())
-    action = rng.random()
-    if action < 0.3:
-        del raw[rng.randrange(len(raw)):]
-    elif action < 0.6:
-        for _ in range(rng.randint(1, 5)):
-            raw[rng.randrange(len(raw))] = rng.choice(b',:"{}[]\n\x00\xff 9-e')
-    else:
-        at = rng.randrange(len(raw) + 1)
-        raw[at:at] = rng.choice([b"\n,,,\n", b"nan", b"1e999", b'"', b"\xff\xfe", b"\t"])
-    return bytes(raw)
 
 
 #: reader → (file name, how a case is made, how it is read)

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from fuzzing import broken_text
 
 from starchart.errors import InputError
 from starchart.measure.c import CHECKSUM_PATTERN, TIME_PATTERN, CEvaluator, define_flags, read_checksum
@@ -301,6 +302,11 @@ def test_literal_and_identifier_values_still_compile(tmp_path):
 
 
 # ---------------------------------------------------------------------- fuzz (issue 42): broken C sources
+#: Pieces spliced into a C source: a missing header, garbage bytes, a redefined parameter, a second main,
+#: an #error, an endless loop.
+C_PIECES = (b"\n#include <nonexistent.h>\n", b"\x00\xff\xfe", b"\n#define SCALE 3\n", b"int main(void) { return 0; }",
+            b"\n#error no\n", b"while (1) {}")
+
 def test_a_broken_c_source_is_a_failed_configuration_or_one_clear_error(tmp_path):
     """C sources cut short, with bytes flipped, or with garbage spliced in: preparing and measuring each ends in
     a measurement (most fail to compile, and say why) or one StarchartError, never another exception."""
@@ -312,19 +318,8 @@ def test_a_broken_c_source_is_a_failed_configuration_or_one_clear_error(tmp_path
     space = Space({"MODE": [0], "SCALE": [1, 2]})
     escaped = []
     for number in range(24):
-        raw = bytearray(KERNEL.encode())
-        action = rng.random()
-        if action < 0.3:
-            del raw[rng.randrange(len(raw)):]
-        elif action < 0.6:
-            for _ in range(rng.randint(1, 5)):
-                raw[rng.randrange(len(raw))] = rng.choice(b'{}();#"\\\n\x00\xff 9')
-        else:
-            at = rng.randrange(len(raw) + 1)
-            raw[at:at] = rng.choice([b"\n#include <nonexistent.h>\n", b"\x00\xff\xfe", b"\n#define SCALE 3\n",
-                                     b"int main(void) { return 0; }", b"\n#error no\n", b"while (1) {}"])
         source = tmp_path / f"k{number}.c"
-        source.write_bytes(bytes(raw))
+        source.write_bytes(broken_text(KERNEL, rng, flips=b'{}();#"\\\n\x00\xff 9', pieces=C_PIECES))
         try:
             ev = CEvaluator(source, timeout=2.0, repeats=1, warmup=0, cache_dir=tmp_path / "cache")
             ev.prepare(space)
