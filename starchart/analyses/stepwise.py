@@ -102,7 +102,7 @@ def least_squares(design: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, 
     squares on centred columns, as ``sklearn.linear_model.LinearRegression`` fits them.
 
     >>> intercept, coef = least_squares(np.array([[0.0], [1.0], [2.0]]), np.array([1.0, 3.0, 5.0]))
-    >>> float(intercept), coef.round(12).tolist()
+    >>> round(float(intercept), 12), coef.round(12).tolist()
     (1.0, [2.0])
     """
     x_mean, y_mean = design.mean(axis=0), targets.mean(axis=0)

@@ -299,6 +299,8 @@ class Store:
         # each caller gets a copy of its own
         cached = self._decoded.get(key)
         if cached is None or cached[0] != row[0]:
+            if not isinstance(row[0], str):  # a damaged page made the cell a number or a blob
+                raise json.JSONDecodeError(f"the stored {key} is not text", "", 0)
             cached = self._decoded[key] = (row[0], json.loads(row[0]))
         return _own_copy(cached[1]) if copy else cached[1]
 
@@ -925,7 +927,10 @@ def _decoded(texts: list[str]) -> list[Any]:
     >>> _decoded(['{"x": 1}', '[1.5, NaN]'])
     [{'x': 1}, [1.5, nan]]
     """
-    return json.loads(f"[{','.join(texts)}]")
+    try:
+        return json.loads(f"[{','.join(texts)}]")
+    except TypeError:  # a damaged page can turn a text cell into bytes or a number: not JSON text either
+        raise json.JSONDecodeError("a stored value is not text", "", 0) from None
 
 
 def _copy(dataset: Dataset) -> Dataset:

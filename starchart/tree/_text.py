@@ -8,8 +8,8 @@ Examples
 >>> tree = StarchartTree(min_samples_split=2).fit(X, [3.0, 3.1, 2.9, 1.0, 1.1, 0.9])
 >>> print(tree.export_text(decimals=2))
 [0] all designs  n=6  mean=2
-├── tpp ≤ 1  [1] leaf  n=3  mean=3
-└── tpp > 1  [2] leaf  n=3  mean=1
+├── tpp = 1  [1] leaf  n=3  mean=3
+└── tpp = 8  [2] leaf  n=3  mean=1
 """
 
 from __future__ import annotations

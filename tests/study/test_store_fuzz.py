@@ -33,6 +33,8 @@ CLI_CASES = 15
 WRONG = ["null", "true", "0", "-1", "1e999", '"x"', '"16"', "[]", "[1, 2]", "{}", '{"a": 1}', "[[1]]",
          "not json", '{"parameters": [1, 2', "", "NaN"]
 JSON_WRONG = [w for w in WRONG if w not in ("not json", "", '{"parameters": [1, 2')]
+#: Cells that are not text at all, as a damaged page can leave them: a blob, an integer, a real.
+NOT_TEXT = [b"\x80{garbage", 7, 2.5]
 
 
 @pytest.fixture(scope="module")
@@ -67,12 +69,12 @@ def broken_store(valid: Path, folder: Path, rng: random.Random) -> Path:
         path.write_bytes(raw[: rng.randrange(1, len(raw))])
     elif action < 0.6:
         key = rng.choice(["space", "plan", "evaluator"])
-        value = rng.choice(WRONG) if rng.random() < 0.5 else _doctored(valid, key, rng)
+        value = rng.choice([*WRONG, *NOT_TEXT]) if rng.random() < 0.5 else _doctored(valid, key, rng)
         with closing(sqlite3.connect(path)) as db, db:
             db.execute("UPDATE study SET value = ? WHERE key = ?", (value, key))
     else:
         column = rng.choice(["config", "status", "reason", "repeats"])
-        value = rng.choice([*WRONG, "bogus", "ok", "compile"]) if column == "status" else rng.choice(WRONG)
+        value = rng.choice([*WRONG, *NOT_TEXT, "bogus", "ok", "compile"] if column == "status" else [*WRONG, *NOT_TEXT])
         row = rng.randint(1, 40)
         with closing(sqlite3.connect(path)) as db, db:
             db.execute(f"UPDATE results SET {column} = ? WHERE id = ?", (value, row))
