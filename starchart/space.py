@@ -34,6 +34,7 @@ Examples
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import itertools
 import math
@@ -399,15 +400,17 @@ class Space:
         return {p.name: list(p.values) for p in self._parameters}
 
     def restricted(self, restrictions: Any) -> Space:
-        """This space with more restrictions (strings or callables, as the constructor takes them).
+        """This space with more restrictions (strings or callables, as the constructor takes them); its own
+        restrictions, limits and allowed configurations are kept as they are.
 
         >>> Space({"x": range(10)}, "x % 2 == 0").restricted("x > 4").size()
         2
         """
-        more = [restrictions] if isinstance(restrictions, (str, Restriction)) or callable(restrictions) \
-            else list(restrictions)
-        narrowed = Space(self.tune_params, [*(r.source for r in self._restrictions), *more])
-        narrowed._allowed = self._allowed  # a dataset's space: still only its configurations
+        single = isinstance(restrictions, (str, Restriction)) or callable(restrictions)
+        more = [restrictions] if single or not isinstance(restrictions, Iterable) else list(restrictions)
+        narrowed = copy.copy(self)  # the same class and limits (exact_limit, ...) as this space
+        narrowed._restrictions = (*self._restrictions, *(as_restriction(r, self._names) for r in more))
+        narrowed._factors, narrowed._size, narrowed._valid = None, None, None  # counted again
         return narrowed
 
     def within(self, region: Any) -> Space:
@@ -424,7 +427,10 @@ class Space:
         >>> best.to_restrictions(), space.within(best).size()
         (['tpp > 8', 'consec <= 0'], 1)
         """
-        return self.restricted(region.to_restrictions())
+        if not callable(getattr(region, "to_restrictions", None)):
+            raise InputError(f"a region is a leaf of a tree (tree.best_leaf(), tree.leaves_), got "
+                             f"{type(region).__name__}", where="region", hint="e.g. space.within(tree.best_leaf())")
+        return self.restricted(region.to_restrictions(self.tune_params))
 
     @property
     def cartesian_size(self) -> int:

@@ -134,15 +134,3 @@ def test_sample_too_many():
 def test_y_of_unknown_metric():
     with pytest.raises(InputError, match="no metric named 'energy'"):
         Dataset.from_frame(small_frame()).y("energy")
-
-
-def test_a_number_written_as_text_is_the_same_setting_as_the_number():
-    """A cache mixing 16 and "16" for one parameter showed two distinct values, and two configurations."""
-    frame = pd.DataFrame({"b": pd.Series([16, "32", 64], dtype=object), "time": [1.0, 2.0, 3.0]})
-    ds = Dataset.from_frame(frame)
-    assert ds.frame["b"].tolist() == [16, 32, 64] and ds.frame["b"].dtype.kind == "i"
-    twice = pd.DataFrame({"b": pd.Series([16, "16"], dtype=object), "time": [1.0, 2.0]})
-    with pytest.raises(InputError, match=r"configuration \{'b': 16\} appears more than once"):
-        Dataset.from_frame(twice)
-    words = pd.DataFrame({"b": pd.Series([16, "16", "big"], dtype=object), "time": [1.0, 2.0, 3.0]})
-    assert Dataset.from_frame(words).frame["b"].tolist() == [16, "16", "big"]  # a categorical column stays

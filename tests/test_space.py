@@ -561,3 +561,28 @@ def test_a_leaf_of_a_tree_narrows_a_space_to_sample_more_inside_it():
     assert best.contains(drawn).all() and 50 <= inside.size() < full.size()
     assert inside.size() == int(best.contains(full.to_frame()).sum())  # exactly the leaf's part of the space
     assert full.restricted("tpp > 27").size() == int((full.to_frame()["tpp"] > 27).sum())
+
+
+def test_narrowing_keeps_what_the_space_was_and_refuses_what_is_no_region():
+    import warnings
+
+    from starchart import StarchartTree
+    from starchart.constraints import rowwise
+
+    # a column mixing numbers and text is fitted as text: the leaf's values are matched to the space's own
+    space = Space({"mode": [1, "a", "b"], "t": [1, 2, 4, 8]})
+    X = space.to_frame()
+    tree = StarchartTree(min_samples_split=2).fit(X, [1.0 if (m == 1 and t == 1) else 5.0 + t
+                                                      for m, t in zip(X["mode"], X["t"])])
+    best = tree.best_leaf()
+    assert space.within(best).size() == int(best.contains(X).sum()) == 1
+    # a row-wise restriction stays row-wise (rebuilt from its function, it was probed on columns and warned)
+    rows = Space({"x": [1, 2, 3], "y": [1, 2]}, rowwise(lambda c: c["x"] != 3 and c["y"] != 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert rows.restricted("x > 1").size() == 1
+    with pytest.raises(SpaceError, match="a restriction must be a string or a callable"):
+        rows.restricted(5)
+    with pytest.raises(InputError, match="a region is a leaf of a tree") as caught:
+        rows.within("x > 1")
+    assert caught.value.param == "region"

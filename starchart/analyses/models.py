@@ -32,10 +32,10 @@ import pandas as pd
 from starchart._util.direction import direction_word, lower_is_better
 from starchart._util.plugins import load_reference
 from starchart._util.units import unit_of, with_unit
-from starchart._util.validation import Interval, Options, check, check_seed
+from starchart._util.validation import SEED, Interval, Options, check, check_seed
 from starchart.analyses.stepwise import fit_stepwise
 from starchart.dataset import Dataset
-from starchart.errors import InputError
+from starchart.errors import InputError, say
 from starchart.tree import StarchartForest, StarchartTree
 
 if TYPE_CHECKING:  # drawn in starchart.report.figures
@@ -74,7 +74,7 @@ class ModelComparison:
                  f"after training on {self.train}; medians over {seeds} seed{'s' if seeds > 1 else ''}"
                  + (" (linear: on the log of the metric)" if self.log_response else "")]
         for model, row in self.medians().iterrows():
-            lines.append(f"  {model:<7} {row['median_rel_error']:7.1%} median relative error; its pick: predicted "
+            lines.append(f"  {model:<7} {row['median_rel_error']:7.1%} median relative error; its picks (medians): predicted "
                          f"{with_unit(row['pick_predicted'], unit)}, measured {with_unit(row['pick_actual'], unit)} "
                          f"(the best unseen design: {with_unit(row['best_actual'], unit)})")
         return "\n".join(lines)
@@ -113,6 +113,11 @@ def compare_models(dataset: Dataset, metric: str | None = None, *, train: int = 
         Whether lower is better, for the best pick; default by the metric's name.
     seed:
         The first draw's seed; draw ``k`` uses ``seed + k``.
+
+    Returns
+    -------
+    ModelComparison
+        One row per model and draw (:data:`TABLE_COLUMNS`), with ``medians()``, ``summary()`` and ``plot()``.
     """
     metric = dataset.default_metric if metric is None else metric
     if metric not in dataset.metrics:
@@ -121,6 +126,10 @@ def compare_models(dataset: Dataset, metric: str | None = None, *, train: int = 
     validation = check("validation", validation, Interval(int, 1, None), hint="designs to judge on: the paper uses 200")
     seeds = check("seeds", seeds, Interval(int, 1, None), hint="independent draws, e.g. 10")
     first_seed = int(check_seed(seed) or 0)
+    largest = int(SEED.right or 0)
+    if first_seed + seeds - 1 > largest:  # draw k is seeded seed + k
+        raise InputError(f"seed {first_seed} + {seeds} draws passes the largest seed, {largest}", where="seed",
+                         hint="choose a smaller seed")
     models = [check("models", m, Options(*MODELS)) for m in ([models] if isinstance(models, str) else models)]
     if not models:
         raise InputError("no model to compare", where="models", hint=f"choose among {', '.join(MODELS)}")
@@ -130,7 +139,7 @@ def compare_models(dataset: Dataset, metric: str | None = None, *, train: int = 
     usable = np.isfinite(y_all) & (y_all != 0)  # a relative error needs a value that is not 0
     if log_response and not (y_all[usable] > 0).all():
         raise InputError(f"{metric!r} has values ≤ 0, which have no logarithm", where="log_response",
-                         hint="compare without log_response")
+                         hint=say("compare with log_response=False", "compare without --log"))
     if usable.sum() < train + validation:
         raise InputError(f"{int(usable.sum())} valid designs with a non-zero {metric!r}, fewer than the "
                          f"{train} + {validation} to train and judge on", where="train",

@@ -322,7 +322,21 @@ class PlatformComparison:
         16 × 16 blocks), its own best, and how many times better the best is (the paper's §VII-B measure:
         6.3× on AMD, 1.3× on NVIDIA). A platform that did not measure the baseline has NaN there.
 
-        Raises :class:`InputError` naming the parameters ``baseline`` lacks or does not have.
+        Parameters
+        ----------
+        baseline:
+            ``{parameter: value}`` for every tuning parameter; values as written (``"16"``) match the data's.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``platform``, ``baseline`` (its value there), ``own_best`` and ``best_vs_baseline`` (how many times
+            better the best is).
+
+        Raises
+        ------
+        InputError
+            Naming the parameters ``baseline`` lacks or does not have.
         """
         if not isinstance(baseline, Mapping):
             raise InputError(f"the baseline must be a configuration {{parameter: value}}, got {baseline!r}",
@@ -497,10 +511,11 @@ class PlatformComparison:
 
 def _as_level(index: pd.Index, level: int, value: Any) -> Any:
     """``value`` as the table's index holds it (``16`` for ``"16"`` or ``16.0`` from the command line)."""
-    levels = index.levels[level] if isinstance(index, pd.MultiIndex) else index
-    for known in levels:
+    levels = list(index.levels[level] if isinstance(index, pd.MultiIndex) else index)
+    for known in levels:  # the value as written first: "1" is the level "1", not "01"
         if known == value or str(known) == str(value):
             return known
+    for known in levels:  # then as a number: "16" for 16, 16.0
         try:
             if float(known) == float(value):
                 return known

@@ -250,7 +250,7 @@ def choose_sample_size(space: Space, evaluator: Evaluator, *, validation: int = 
         # round's rows of it (a run per round re-read the growing study 8 times: 0.6 s of a report)
         replayed = None
         if store is None and isinstance(evaluator, ReplayEvaluator):
-            replayed = run(space, evaluator, store=db, configs=configs, workers=workers, progress=False)
+            replayed = run(space, evaluator, store=db, configs=configs, workers=workers, progress=progress)
 
         def measure(batch: list[dict[str, Any]]) -> Dataset:
             if replayed is not None:

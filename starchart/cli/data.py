@@ -13,6 +13,7 @@ Errors print one readable line and a hint, never a traceback.
 
 from __future__ import annotations
 
+import shlex
 import sys
 from enum import Enum
 from pathlib import Path
@@ -256,7 +257,7 @@ def _leaf_restrictions(fitted: Any, leaf: str, minimize: bool) -> list[str]:
         raise InputError(f"{leaf!r} is not a leaf of the tree", where="--leaf",
                          hint=f"give 'best' or a leaf's number, one of {sorted(regions)[:12]}")
     restrictions = region.to_restrictions()
-    options = " ".join(f"-r '{r}'" for r in restrictions)
+    options = " ".join(f"-r {shlex.quote(r)}" for r in restrictions)
     return [f"# leaf [{region.node_id}]: {region.description}  (n={region.n_samples}, mean={region.mean:.4g})",
             *restrictions,
             f"# to measure more inside it: starchart space SPACE {options} --sample N -o more.csv"]

@@ -41,7 +41,6 @@ OPTIONS: frozenset[str] = frozenset({"metrics", "params", "sep"})
 HEADER_PREFIX = "# starchart:"
 
 
-
 def repeated_names(names: Iterable[Any]) -> list[str]:
     """The names given more than once, sorted: counted once each (a header of 100,000 columns took minutes).
 
@@ -49,6 +48,7 @@ def repeated_names(names: Iterable[Any]) -> list[str]:
     ['a', 'b']
     """
     return sorted(str(name) for name, count in Counter(names).items() if count > 1)
+
 
 def sniff(head: str) -> bool:
     """Whether the start of a file looks like a delimited table (not JSON).

@@ -31,7 +31,7 @@ import pandas as pd
 
 from starchart._util.direction import lower_is_better
 from starchart._util.files import as_path, nested_too_deep, read_text_cut
-from starchart.dataset import REPEATS_PREFIX, Dataset
+from starchart.dataset import REPEATS_PREFIX, Dataset, numbers_spelled_as_text
 from starchart.errors import InputError
 
 FORMAT = "kernel_tuner"
@@ -307,6 +307,8 @@ def _entries_to_frame(entries: dict[str, Any], keys: list[str], objectives: list
                              "needs one number, string or boolean per parameter", where=f"{path}, key {bad!r}",
                              hint=f"give {p!r} scalar values in tune_params (e.g. split a tuple-valued parameter "
                                   "into one parameter per element) and tune again")
+    for p in keys:  # 16 and "16" are one setting in a cache (hand-edited, or merged from two tools)
+        raw[p] = numbers_spelled_as_text(raw[p])
     _check_unique_keys(raw, keys, entry_keys, path)
 
     status = pd.Series("ok", index=raw.index, dtype=object)

@@ -23,7 +23,7 @@ import pandas as pd
 from starchart._util.files import as_path
 from starchart._util.units import MS_METRICS, unit_of
 from starchart._util.validation import is_number
-from starchart.dataset import REPEATS_PREFIX, Dataset
+from starchart.dataset import REPEATS_PREFIX, Dataset, numbers_spelled_as_text
 from starchart.errors import InputError
 from starchart.io.json_results import results_and_metadata
 from starchart.io.kernel_tuner import (
@@ -106,6 +106,8 @@ def read(path: str | Path, text: str | None = None) -> Dataset:
         meta["minimize"] = minimize
     if units:
         meta["units"] = units
+    for name in params:  # 16 and "16" are one setting in a results file
+        frame[name] = numbers_spelled_as_text(frame[name])
     return Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta)
 
 

@@ -491,7 +491,10 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
         measurement, launches = run_repeated(argv, config, parse=None, repeats=1, timeout=self.timeout, env=env)
         if not measurement.ok:
             return None, f"{label} failed ({measurement.status}: {measurement.reason})"
-        answer = read_checksum([r.stdout for r in launches], self.check_pattern)  # type: ignore[arg-type]
+        try:
+            answer = read_checksum([r.stdout for r in launches], self.check_pattern)  # type: ignore[arg-type]
+        except OutputParseError as exc:  # a check_pattern that backtracks without end
+            return None, f"{label}: {exc}"
         if answer is None:
             return None, f"{label} printed no answer matching {self.check_pattern!r}"
         return answer, ""

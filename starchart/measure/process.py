@@ -789,17 +789,25 @@ def find_program(program: str, cwd: str | Path | None = None, path: str | None =
 PATTERN_SECONDS = 10.0
 
 
+#: ``re``'s flags and the ``regex`` flags that mean the same (their numbers differ: ``re.ASCII`` is ``regex.V1``).
+_FLAGS = ((re.IGNORECASE, regex.IGNORECASE), (re.MULTILINE, regex.MULTILINE), (re.DOTALL, regex.DOTALL),
+          (re.VERBOSE, regex.VERBOSE), (re.ASCII, regex.ASCII))
+
+
 def compile_pattern(pattern: str | re.Pattern[str] | regex.Pattern[str]) -> regex.Pattern[str]:
-    """``pattern`` compiled by the ``regex`` engine (its default syntax is that of ``re``), flags kept.
+    """``pattern`` compiled by the ``regex`` engine in ``re``'s syntax (``VERSION0``), its flags kept.
 
     >>> compile_pattern(re.compile(r"t=(\\d+)", re.I)).findall("T=3")
+    ['3']
+    >>> compile_pattern(re.compile(r"t=(\\d+)", re.ASCII)).findall("t=\u0661 t=3")  # ASCII digits only
     ['3']
     """
     if isinstance(pattern, regex.Pattern):
         return pattern
     if isinstance(pattern, re.Pattern):
-        return regex.compile(pattern.pattern, pattern.flags & ~re.UNICODE)
-    return regex.compile(pattern)
+        flags = sum(new for old, new in _FLAGS if pattern.flags & old)
+        return regex.compile(pattern.pattern, flags | regex.VERSION0)
+    return regex.compile(pattern, regex.VERSION0)
 
 
 def find_matches(pattern: str | re.Pattern[str] | regex.Pattern[str], text: str) -> list[Any]:

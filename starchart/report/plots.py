@@ -46,6 +46,7 @@ from matplotlib.ticker import NullLocator
 from starchart._util.axes import plain_log_ticks
 from starchart._util.text import shorten
 from starchart._util.units import KNOWN_UNITS, metric_label, metric_unit, unit_of  # noqa: F401  (KNOWN_UNITS: re-exported, it lived here)
+from starchart._util.validation import check_seed
 from starchart.dataset import REPEATS_PREFIX
 from starchart.errors import InputError
 from starchart.tree import format_value, split_labels
@@ -556,7 +557,7 @@ def plot_scatter(dataset: Dataset, x: str, hue: str | None = None, metric: str |
     Each valid configuration is one point. A parameter of few values (up to 16) sits on evenly spaced
     positions with a little sideways jitter (``seed``), so that designs with equal values do not hide one
     another; a wider one keeps its own axis. ``hue`` groups the points (up to 10 groups, one symbol and colour
-    each; more are refused: choose another parameter).
+    each; more are refused: choose another parameter). Returns the figure.
 
     >>> import pandas as pd
     >>> from starchart.dataset import Dataset
@@ -584,7 +585,7 @@ def plot_scatter(dataset: Dataset, x: str, hue: str | None = None, metric: str |
                          where="hue", hint="choose a parameter of fewer values, or leave hue out")
     levels = sorted(frame[x].unique().tolist(), key=_order_key)
     few = len(levels) <= _FEW_VALUES or not all(isinstance(v, (int, float)) for v in levels)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     position = {level: i for i, level in enumerate(levels)}
     fig = Figure(figsize=(8, 4.2), layout="constrained")
     ax = fig.add_subplot()

@@ -787,14 +787,16 @@ class Claims:
 
     def _sweep(self) -> None:
         """Delete the claims of runs that no longer hold them (killed, or silent past their lease): they held
-        nothing, but lingered in the store until another run met each of them."""
-        db, now = self.store._db, time.time()
+        nothing, but lingered in the store until another run met each of them. Only a run whose process is gone
+        from this machine loses its row of ``claimants`` too: one merely silent (a suspended host) may renew."""
+        db, now, here = self.store._db, time.time(), self.store.machine
         try:
             with self.store.transaction():
-                gone = [(owner,) for owner, machine, pid, seen in db.execute(
-                    "SELECT owner, machine, pid, seen FROM claimants")
-                        if not _holds(self.store.machine, self.lease_s, machine, pid, seen, now)]
-                db.executemany("DELETE FROM claimants WHERE owner = ?", gone)
+                lapsed = [(owner, machine == here and (pid is None or not _running(int(pid))))
+                          for owner, machine, pid, seen in db.execute("SELECT owner, machine, pid, seen FROM claimants")
+                          if not _holds(here, self.lease_s, machine, pid, seen, now)]
+                db.executemany("DELETE FROM claims WHERE owner = ?", [(owner,) for owner, _ in lapsed])
+                db.executemany("DELETE FROM claimants WHERE owner = ?", [(owner,) for owner, dead in lapsed if dead])
                 db.execute("DELETE FROM claims WHERE owner NOT IN (SELECT owner FROM claimants)")
         except sqlite3.Error:  # a full disk: they still hold nothing, and are taken over when met
             pass
@@ -833,8 +835,10 @@ class Claims:
             try:
                 db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True, timeout=60.0)
                 try:
-                    with db:
-                        db.execute("UPDATE claimants SET seen = ? WHERE owner = ?", (time.time(), self.owner))
+                    with db:  # an upsert: a run silent past its lease (a suspended host) registers again
+                        db.execute("INSERT INTO claimants (owner, machine, pid, seen) VALUES (?, ?, ?, ?) "
+                                   "ON CONFLICT(owner) DO UPDATE SET seen = excluded.seen",
+                                   (self.owner, self.store.machine, os.getpid(), time.time()))
                 finally:
                     db.close()
             except sqlite3.Error:  # the file is being restored or replaced (see Store._check_file): next time

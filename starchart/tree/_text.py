@@ -64,7 +64,7 @@ def split_labels(tree: "StarchartTree", node: "TreeNode") -> tuple[str, str]:
     if len(values) == 2 and all(isinstance(v, (bool, np.bool_)) for v in values):  # False ≤ 0 < True
         return f"{node.feature} = False", f"{node.feature} = True"
     if len(values) == 2 and tree.param_kinds_.get(str(node.feature)) == "ordered":
-        low, high = sorted(values)  # a switch of two values: "consec ≤ 0" read as a range, not as "off"
+        low, high = values  # in the tree's order; a switch of two values: "consec ≤ 0" read as a range, not as "off"
         return f"{node.feature} = {format_value(low)}", f"{node.feature} = {format_value(high)}"
     value = _threshold_label(tree, node)
     return f"{node.feature} ≤ {value}", f"{node.feature} > {value}"

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import keyword
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
@@ -117,14 +117,17 @@ class Subspace:
     description: str = "all designs"
     bounds: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
 
-    def to_restrictions(self) -> list[str]:
+    def to_restrictions(self, space_values: Mapping[str, Sequence[Any]] | None = None) -> list[str]:
         """The region as restrictions a :class:`~starchart.Space` takes (and a space file lists): the interval
         its splits leave a numeric parameter, the values they leave any other (:meth:`Space.within`).
 
-        >>> region = Subspace(3, 10, 1.0, 0.1, 0.9, 1.2, allowed={"tpp": [16, 32], "mode": ["a"]},
-        ...                   bounds={"tpp": (8.0, 32.0)}, description="8 < tpp ≤ 32 ∧ mode = a")
-        >>> region.to_restrictions()
-        ['tpp > 8', 'tpp <= 32', "mode in ('a',)"]
+        ``space_values`` (a space's ``tune_params``) writes those values as the space holds them: a tree fits
+        a column that mixes numbers and text as text, so its region lists ``'1'`` where the space has ``1``.
+
+        >>> region = Subspace(3, 10, 1.0, 0.1, 0.9, 1.2, allowed={"tpp": [16, 32], "mode": ["1"]},
+        ...                   bounds={"tpp": (8.0, 32.0)}, description="8 < tpp ≤ 32 ∧ mode = 1")
+        >>> region.to_restrictions(), region.to_restrictions({"mode": [1, "a"]})[-1]
+        (['tpp > 8', 'tpp <= 32', "mode in ('1',)"], 'mode in (1,)')
         """
         restrictions = []
         for name, values in self.allowed.items():
@@ -136,6 +139,9 @@ class Subspace:
                 restrictions += [f"{name} > {_number(low)}"] if low is not None else []
                 restrictions += [f"{name} <= {_number(high)}"] if high is not None else []
             else:
+                if space_values is not None and name in space_values:
+                    texts = {str(v) for v in values}
+                    values = [v for v in space_values[name] if str(v) in texts]
                 restrictions.append(f"{name} in ({', '.join(map(repr, values))},)")
         return restrictions
 

@@ -212,3 +212,12 @@ def test_each_platforms_best_against_a_shipped_default():
     with pytest.raises(InputError, match="the baseline lacks") as caught:
         comparison.against({"block_size_x": 16})
     assert caught.value.param == "baseline"
+
+
+def test_a_baseline_value_matches_the_level_written_alike_before_one_equal_as_a_number():
+    """"1" is the level "1", not "01" (both are 1 as numbers): the exact level was passed over."""
+    frame = pd.DataFrame({"unroll": ["01", "1", "2"] * 2, "time": [3.0, 1.0, 2.0, 3.5, 1.5, 2.5]})
+    platforms = {name: Dataset.from_frame(part.reset_index(drop=True), metrics=["time"])
+                 for name, part in (("a", frame.iloc[:3]), ("b", frame.iloc[3:]))}
+    table = compare_platforms(platforms, "time", tree_options={"min_samples_split": 2}).against({"unroll": "1"})
+    assert table.set_index("platform")["baseline"].to_dict() == {"a": 1.0, "b": 1.5}

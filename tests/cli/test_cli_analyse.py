@@ -237,3 +237,18 @@ def test_platforms_reports_each_best_against_the_baseline(tmp_path):
     refused = run("platforms", *files, "--baseline", "block_size_x=16")
     assert refused.exit_code == 2 and "--baseline: the baseline lacks" in refused.output
     assert run("platforms", *files, "--baseline", "block_size_x").exit_code == 2  # not NAME=VALUE
+
+
+def test_the_leaf_command_line_quotes_restrictions_with_text_values(tmp_path):
+    """`-r 'mode in ('a',)'` reached the program as "mode in (a,)": each restriction is now quoted for the shell."""
+    import shlex
+
+    data = tmp_path / "modes.csv"
+    data.write_text("mode,t,time\n" + "".join(f"{m},{t},{(1.0 if m == 'a' and t == 1 else 5.0 + t)}\n"
+                                              for m in ("a", "b", "c") for t in (1, 2, 4, 8)))
+    result = run("tree", data, "--leaf", "best", "--min-split", "2")
+    assert result.exit_code == 0, result.output
+    command = result.output.strip().splitlines()[-1].split("starchart ", 1)[1]
+    words = shlex.split(command)
+    restrictions = [words[i + 1] for i, word in enumerate(words) if word == "-r"]
+    assert "mode in ('a',)" in restrictions

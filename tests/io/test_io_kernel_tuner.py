@@ -304,3 +304,28 @@ def test_written_real_subset_runs_in_tune_cache(tmp_path):
     for r in results:
         if "__error__" not in r:
             assert r["time"] == pytest.approx(by_config[tuple(r[p] for p in small.params)])
+
+
+def test_a_number_written_as_text_in_a_cache_is_that_number(tmp_path):
+    """A cache mixing 16 and "16" for one parameter showed two distinct values, and two configurations."""
+    path = tmp_path / "c.json"
+    doc = cache_doc([{"x": 16, "time": 1.0}, {"x": "32", "time": 2.0}])
+    path.write_text(json.dumps(doc))
+    ds = load(path)
+    assert ds.frame["x"].tolist() == [16, 32] and ds.frame["x"].dtype.kind in "if"
+    doc["cache"] = {"16": {"x": 16, "time": 1.0}, "16x": {"x": "16", "time": 2.0}}  # one setting, twice
+    path.write_text(json.dumps(doc))
+    with pytest.raises(InputError, match="'16'.*'16x'|'16x'.*'16'") as caught:
+        load(path)
+    assert "16" in caught.value.message
+
+
+def test_a_space_listing_1_and_text_1_keeps_them_apart_in_its_store(tmp_path):
+    """Normalising "1" to 1 belongs to the file readers: a space may list both as two settings."""
+    from starchart import Space, run
+    from starchart.measure import PythonEvaluator
+
+    space = Space({"v": [1, "1", 2]})
+    ds = run(space, PythonEvaluator(lambda c: 1.0 if c["v"] == 1 else 2.0), store=tmp_path / "s.db", samples=3,
+             seed=0, progress=False)
+    assert sorted(map(repr, ds.frame["v"])) == ["'1'", "1", "2"] and len(load(tmp_path / "s.db")) == 3

@@ -141,13 +141,31 @@ def test_a_claim_holds_while_its_run_lives_on_this_host_or_renews_its_lease(tmp_
                             ("silent", "elsewhere", os.getpid(), now - 3600)])
         assert store.being_measured() == 1  # [5]: the others' runs are gone
         with store.claims() as mine:
-            # the gone runs' rows are swept when a run starts (they lingered until met); the live one's stay
+            # the gone runs' claims are swept when a run starts (they lingered until met); the live one's stay,
+            # and the silent remote run keeps its registration: it may wake and renew (below)
             with closing(sqlite3.connect(path)) as db:
                 assert {row[0] for row in db.execute("SELECT owner FROM claims")} == {"remote"}
-                assert {row[0] for row in db.execute("SELECT owner FROM claimants")} == {"remote", mine.owner}
+                assert {row[0] for row in db.execute("SELECT owner FROM claimants")} == {"remote", "silent",
+                                                                                           mine.owner}
             assert mine.take(["[4]", "[5]", "[6]"]) == (["[4]", "[6]"], ["[5]"])
         assert store.being_measured() == 1
         with store.claims(lease_s=0.6) as mine:  # renewed every 0.1 s while the run measures
             registered = _seen(path, mine.owner)
             time.sleep(0.5)
             assert _seen(path, mine.owner) > registered
+
+
+def test_a_run_silent_past_its_lease_that_renews_holds_its_new_claims_again(tmp_path):
+    """A run suspended past its lease lost its claims to whoever met them; once it renews, the claims it takes
+    hold again (the sweep had dropped its registration, and renewing did not restore it)."""
+    path = tmp_path / "s.db"
+    with Store.open(path) as store, Store.open(path) as other:
+        with other.claims(lease_s=0.6) as stalled:
+            with closing(sqlite3.connect(path)) as db, db:  # as if its host had been suspended for a minute
+                db.execute("UPDATE claimants SET seen = ?, machine = 'elsewhere' WHERE owner = ?",
+                           (time.time() - 60, stalled.owner))
+            with store.claims() as mine:  # sweeps: the stalled run's claims go, its registration stays
+                time.sleep(0.3)  # the stalled run's renewer wakes
+                assert stalled.take(["[1]"]) == (["[1]"], [])
+                assert mine.take(["[1]"]) == ([], ["[1]"])  # held again by the run that renewed
+

@@ -645,3 +645,10 @@ def test_a_binary_parameter_splits_as_equal_to_each_of_its_values():
     labels = [split_labels(tree, node) for node in tree.nodes_ if not node.is_leaf]
     assert ("consec = 0", "consec = 1") in labels and any(left.startswith("tpb ≤") for left, _ in labels)
     assert "consec ≤" not in tree_to_text(tree)
+    # an ordered categorical of two levels: the left branch holds the first level in the category order
+    levels = pd.Categorical(["low"] * 3 + ["high"] * 3, categories=["low", "high"], ordered=True)
+    ordered = StarchartTree(min_samples_split=2).fit(pd.DataFrame({"level": levels}), [3.0, 3.1, 2.9, 1.0, 1.1, 0.9])
+    left, right = split_labels(ordered, ordered.nodes_[0])
+    assert (left, right) == ("level = low", "level = high")
+    assert ordered.predict(pd.DataFrame({"level": pd.Categorical(["low"], categories=["low", "high"],
+                                                                   ordered=True)}))[0] == pytest.approx(3.0)
