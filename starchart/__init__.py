@@ -60,11 +60,16 @@ def __getattr__(name: str) -> object:
     moved = _compat.moved_attribute(__name__, name)  # a module that moved: starchart.runner, ...
     if moved is not None:
         return moved
+    if name in _PACKAGES:  # listed by dir(): `starchart.datasets` works without importing it first
+        return _import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'starchart' has no attribute {name!r}")
+
+
+#: The subpackages and modules ``dir(starchart)`` lists beside the public names.
+_PACKAGES = ("analyses", "carve", "cli", "dataset", "datasets", "errors", "integrations", "io", "measure", "msp",
+             "report", "space", "strategies", "study", "tree", "xapp")
 
 
 def __dir__() -> list[str]:
     # the public names and the subpackages, not this module's helpers
-    packages = ("analyses", "carve", "cli", "dataset", "datasets", "errors", "integrations", "io", "measure", "msp", "report",
-                "space", "strategies", "study", "tree", "xapp")
-    return sorted({*__all__, *packages})
+    return sorted({*__all__, *_PACKAGES})

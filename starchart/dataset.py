@@ -439,11 +439,13 @@ def numbers_spelled_as_text(column: pd.Series) -> pd.Series:
     [16.0, 32.0, 4.5]
     >>> numbers_spelled_as_text(pd.Series([16, "16", "big"], dtype=object)).tolist()
     [16, '16', 'big']
+    >>> numbers_spelled_as_text(pd.Series(["01", "1"], dtype=object)).tolist()  # all text: settings named so
+    ['01', '1']
     """
     values = column.tolist()
     kinds = set(map(type, values))
-    if str not in kinds or not kinds <= {int, float, str}:
-        return column
+    if str not in kinds or not kinds & {int, float} or not kinds <= {int, float, str}:
+        return column  # only text, or other things too: text values ("01") stay text
     converted: list[Any] = []
     for value in values:
         if isinstance(value, str):

@@ -51,7 +51,7 @@ import yaml
 
 from starchart._util.files import as_path, nested_too_deep, parse_json, read_json, read_text
 from starchart._util.text import shorten
-from starchart._util.validation import Interval, check
+from starchart._util.validation import Interval, check, random_generator
 from starchart.constraints import (
     Restriction,
     as_restriction,
@@ -86,19 +86,37 @@ def value_range(start: float, stop: float, step: float = 1) -> list[int | float]
     for label, number in (("start", start), ("stop", stop), ("step", step)):
         if isinstance(number, bool) or not isinstance(number, numbers.Real):
             raise SpaceError(f"range {label} must be a number, got {number!r}", hint="write e.g. range: [1, 8, 1]")
-        if not math.isfinite(number):
-            raise SpaceError(f"range {label} must be a finite number, got {number!r}",
+        if not _float_finite(number):
+            beyond = " (too large for a float)" if isinstance(number, numbers.Integral) else ""
+            raise SpaceError(f"range {label} must be a finite number{beyond}, got {shorten(repr(number), 40)}",
                              hint="write e.g. range: [1, 8, 1]")
     if step <= 0:
         raise SpaceError(f"range step must be positive, got {step!r}", hint="count upwards: start <= stop, step > 0")
     if stop < start:
         raise SpaceError(f"range stop {stop!r} is below start {start!r}", hint="write [start, stop] with start <= stop")
-    count = math.floor((stop - start) / step + 1e-9) + 1
+    try:
+        count = math.floor((stop - start) / step + 1e-9) + 1
+    except OverflowError:  # a step so small that the count is infinite as a float
+        raise SpaceError(f"range [{start}, {stop}, {step}] has more values than can be counted, more than the "
+                         f"{MAX_VALUES:,} a parameter may have", hint="use a larger step, or powers of two "
+                                                                       "(pow2: [lo, hi])") from None
     _check_value_count(count, f"range [{start}, {stop}, {step}] has",
                        hint="use a larger step, or powers of two (pow2: [lo, hi])")
     if all(isinstance(v, numbers.Integral) for v in (start, stop, step)):
         return [int(start + i * step) for i in range(count)]
     return [float(f"{start + i * step:.12g}") for i in range(count)]
+
+
+def _float_finite(number: float) -> bool:
+    """Whether ``number`` is finite as a float (an integer of 400 digits is not: a float cannot hold it).
+
+    >>> _float_finite(3), _float_finite(float("inf")), _float_finite(10**400)
+    (True, False, False)
+    """
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
 
 
 def _check_value_count(count: int, what: str, hint: str | None = None, where: str | None = None) -> None:
@@ -120,8 +138,9 @@ def powers_of_two(lo: int, hi: int) -> list[int]:
     [4, 8, 16]
     """
     if (isinstance(lo, bool) or isinstance(hi, bool) or not all(isinstance(v, numbers.Real) for v in (lo, hi))
-            or not all(math.isfinite(v) for v in (lo, hi))):
-        raise SpaceError(f"powers_of_two needs two finite numbers, got {lo!r}, {hi!r}", hint="write e.g. [1, 1024]")
+            or not all(_float_finite(v) for v in (lo, hi))):
+        raise SpaceError(f"powers_of_two needs two finite numbers, got {shorten(repr(lo), 40)}, "
+                         f"{shorten(repr(hi), 40)}", hint="write e.g. [1, 1024]")
     if lo <= 0 or hi < lo:
         raise SpaceError(f"powers_of_two needs 0 < lo <= hi, got {lo!r}, {hi!r}", hint="write e.g. [1, 1024]")
     values = [2**k for k in range(int(math.log2(hi)) + 2) if lo <= 2**k <= hi]
@@ -481,7 +500,7 @@ class Space:
         if not 0 < confidence < 1:
             raise SpaceError(f"confidence must be between 0 and 1, got {confidence!r}", hint="e.g. 0.95")
         n = _check_count(n, "n", minimum=1)
-        rng = np.random.default_rng(seed)
+        rng = random_generator(seed)
         hits = 0
         for start in range(0, n, self.block_size):
             m = min(self.block_size, n - start)
@@ -563,7 +582,7 @@ class Space:
         (True, [0, 1, 2])
         """
         n = _check_count(n, "n")
-        rng = np.random.default_rng(seed)
+        rng = random_generator(seed)
         if self._size is None and self._valid is None and self._allowed is None:
             self._size = self._count_by_elimination()
         if self._size is not None and n > self._size:
@@ -817,11 +836,16 @@ class Space:
             raise InputError("no 'tune_params' in the cache", where=where,
                              hint="give a Kernel Tuner cache file (JSON with tune_params and cache)")
         order = data.get("tune_params_keys") or list(tune_params)
+        if not isinstance(order, list) or not all(isinstance(k, str) for k in order):
+            raise InputError(f"tune_params_keys must be a list of parameter names, got {shorten(repr(order), 60)}",
+                             where=where, hint='e.g. "tune_params_keys": ["block_size_x", "tile"]')
         missing = [k for k in order if k not in tune_params]
         if missing:
             raise InputError(f"tune_params_keys names {missing}, absent from tune_params", where=where)
         restrictions = [restrictions] if isinstance(restrictions, str) or callable(restrictions) else list(restrictions)
         blocks = [name for name in ("block_size_x", "block_size_y", "block_size_z") if name in tune_params]
+        max_threads = check("max_threads", max_threads, None, Interval(int, 1, None),
+                            hint="the most threads a block may have, e.g. 1024")
         if max_threads is not None and blocks:
             restrictions.append(f"{' * '.join(blocks)} <= {int(max_threads)}")
         return _located(lambda: _tabulated(cls({k: tune_params[k] for k in order}, restrictions)), where)
@@ -850,7 +874,17 @@ class Space:
         if frame.shape[1] == 0 or len(frame) == 0:
             raise SpaceError("the table has no parameter columns or no rows", where="dataset",
                              hint="give a table with one column per parameter and one row per configuration")
-        frame = frame.set_axis([str(name) for name in frame.columns], axis=1)
+        names = [str(name) for name in frame.columns]
+        repeated = sorted({name for name in names if names.count(name) > 1}) if len(set(names)) < len(names) else []
+        if repeated:  # a column as a whole frame: pandas' ValueError came out
+            raise SpaceError(f"the column(s) {repeated} appear more than once", where="dataset",
+                             hint="give every parameter column its own name")
+        frame = frame.set_axis(names, axis=1)
+        lists = [name for name in names if frame[name].dtype.kind == "O"
+                 and frame[name].map(lambda v: isinstance(v, (list, dict, set))).any()]
+        if lists:  # unhashable: they cannot be the values of a parameter
+            raise SpaceError(f"the column {lists[0]!r} holds lists or mappings, not values", where="dataset",
+                             hint="a parameter's values are numbers, booleans or text")
         space = cls({name: _distinct_values(frame[name], name) for name in frame.columns})
         space._set_allowed_frame(frame)
         return space
@@ -1171,7 +1205,7 @@ def _values_from_spec(spec: Any, where: str) -> list[Any]:
         return _located(lambda: value_range(*arg), where)
     if key == "powers_of_two" and isinstance(arg, list) and len(arg) == 2:
         return _located(lambda: powers_of_two(*arg), where)
-    raise InputError(f"cannot read {{{key}: {arg!r}}}", where=where,
+    raise InputError(f"cannot read {{{key}: {shorten(repr(arg), 80)}}}", where=where,
                      hint="use {values: [..]}, {range: [start, stop]} or [start, stop, step], "
                           "or {powers_of_two: [lo, hi]}")
 

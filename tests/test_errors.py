@@ -83,9 +83,29 @@ def test_cli_shows_a_library_error_in_its_options(tmp_path):
     (lambda: starchart.run("x", PythonEvaluator(lambda c: 1.0), samples=1, progress=False), "space"),
     (lambda: starchart.search("x", starchart.Space({"a": [1, 2]}), budget=2), "evaluator"),
     (lambda: starchart.search(PythonEvaluator(lambda c: 1.0), "x", budget=2), "space"),
-], ids=["load int", "load None", "space file int", "run evaluator", "run space", "search evaluator", "search space"])
+    (lambda: starchart.Space({"a": [1, 2]}).sample(1, seed=-1), "seed"),
+    (lambda: starchart.Space({"a": [1, 2]}).sample(1, seed="x"), "seed"),
+    (lambda: starchart.run(starchart.Space({"a": [1, 2]}), PythonEvaluator(lambda c: 1.0), samples=1, seed=-1,
+                           progress=False), "seed"),
+    (lambda: starchart.run(starchart.Space({"a": [1, 2]}), PythonEvaluator(lambda c: 1.0), configs=[1, 2],
+                           progress=False), "configs"),
+    (lambda: starchart.Space.from_kernel_tuner({"tune_params": {"a": [1]}, "tune_params_keys": 5}), None),
+    (lambda: starchart.Space.from_kernel_tuner({"tune_params": {"block_size_x": [1]}}, max_threads="x"),
+     "max_threads"),
+    (lambda: starchart.Space.from_dict({"parameters": {"a": {"range": [0, 10**400]}}}), None),
+    (lambda: starchart.Space.from_dict({"parameters": {"a": {"range": [0, 1, 1e-320]}}}), None),
+    (lambda: starchart.tradeoff(None, ["time", "power"]), "dataset"),
+    (lambda: starchart.compare_platforms({"a": 5, "b": 6}), "datasets"),
+    (lambda: starchart.search(PythonEvaluator(lambda c: 1.0), starchart.Space({"a": [1, 2]}), budget=2,
+                              options="junk"), "options"),
+    (lambda: starchart.Store.open(5), "path"),
+], ids=["load int", "load None", "space file int", "run evaluator", "run space", "search evaluator", "search space",
+        "sample seed -1", "sample seed str", "run seed -1", "run configs", "cache keys", "max_threads", "huge range",
+        "tiny step", "tradeoff None", "platforms values", "search options", "store int"])
 def test_an_argument_of_the_wrong_type_is_a_starchart_error_naming_it(call, param):
-    """``load(5)`` raised TypeError from pathlib and ``run(space, "x")`` AttributeError from deep inside."""
-    with pytest.raises(InputError) as caught:
+    """``load(5)`` raised TypeError from pathlib and ``run(space, "x")`` AttributeError from deep inside; an
+    independent corpus found the rest (seeds, configs, huge ranges, wrong containers)."""
+    with pytest.raises(StarchartError) as caught:
         call()
-    assert caught.value.param == param
+    if param is not None:  # else the error names the file or the parameter of the space
+        assert caught.value.param == param

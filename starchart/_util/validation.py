@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
+import numpy as np
+
 from starchart.errors import InputError, StarchartError
 
 __all__ = ["Constraint", "Instances", "Interval", "Options", "SEED", "Validated", "check", "check_seed",
@@ -180,6 +182,22 @@ def check_seed(seed: Any, name: str = "seed", hint: str | None = None, where: st
     """
     return check(name, seed, None, SEED, where=where,
                  hint=hint or "use a whole number such as 0 to get the same result every time")
+
+
+def random_generator(seed: Any, name: str = "seed") -> np.random.Generator:
+    """numpy's generator for ``seed``: a generator as given, else one seeded as :func:`check_seed` allows.
+
+    >>> bool(random_generator(0).integers(10) == random_generator(0).integers(10))
+    True
+    >>> random_generator(-1)
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: seed: must be None or an integer from 0 to 4294967295, got -1 \
+(hint: use a whole number such as 0 to get the same result every time)
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(check_seed(seed, name))
 
 
 class Validated:

@@ -78,6 +78,10 @@ def merge_platforms(datasets: Mapping[str, Dataset], *, name: str = "platform",
     if not isinstance(datasets, Mapping) or len(datasets) < 2:
         raise InputError("merge_platforms needs at least two platforms", where="datasets",
                          hint='pass {"A100": dataset1, "A4000": dataset2, ...}')
+    strays = [str(k) for k, v in datasets.items() if not isinstance(v, Dataset)]
+    if strays:
+        raise InputError(f"platform {strays[0]!r} is not a starchart Dataset", where="datasets",
+                         hint="e.g. {'A100': starchart.load('A100.json'), 'A6000': starchart.load('A6000.json')}")
     labels = [str(k) for k in datasets]
     if len(set(labels)) != len(labels):
         raise InputError("two platforms have the same name", where="datasets", hint="name each platform once")

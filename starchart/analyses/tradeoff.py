@@ -53,7 +53,7 @@ import pandas as pd
 from starchart._compat import moved_name
 from starchart._util.direction import resolve_directions
 from starchart._util.plugins import load_reference
-from starchart._util.validation import Interval, check
+from starchart._util.validation import Instances, Interval, check
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.tree import StarchartTree, check_tree_options
@@ -524,6 +524,7 @@ def tradeoff(dataset: Dataset, metrics: Sequence[str] = ("time", "power"), limit
     trees:
         Already fitted trees by metric (fitted on the same rows), instead of fitting.
     """
+    check("dataset", dataset, Instances(Dataset, "a starchart Dataset"), hint="e.g. starchart.load('cache.json')")
     metrics = [metrics] if isinstance(metrics, str) else [str(m) for m in metrics]
     if len(metrics) < 1 or len(set(metrics)) != len(metrics):
         raise InputError(f"metrics must name distinct metrics, got {metrics}", where="metrics",

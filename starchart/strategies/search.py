@@ -49,7 +49,7 @@ import pandas as pd
 from starchart._util.configs import config_key, plain_config
 from starchart._util.text import shorten
 from starchart._util.units import unit_of, with_unit
-from starchart._util.validation import Interval, check, check_seed
+from starchart._util.validation import Instances, Interval, check, check_seed
 from starchart.dataset import Dataset
 from starchart.errors import InputError, SpaceError, arg
 from starchart.measure.base import Evaluator, Measurement
@@ -273,6 +273,8 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
     (60, {'x': 13, 'y': 4})
     """
     budget = _check_budget(budget)
+    check("options", options, None, Instances(SearchOptions, "SearchOptions(...)"),
+          hint="e.g. options=SearchOptions(pair_products=False)")
     check("space", space, A_SPACE, hint=SPACE_HINT)
     check("evaluator", evaluator, AN_EVALUATOR, hint=EVALUATOR_HINT)
     _check_names(space, evaluator)

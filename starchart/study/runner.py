@@ -35,7 +35,7 @@ from starchart._util.configs import config_key, frame_configs, frame_keys, plain
 from starchart._util.direction import lower_is_better
 from starchart._util.progress import stderr_progress
 from starchart._util.text import shorten
-from starchart._util.validation import Instances, Interval, check
+from starchart._util.validation import Instances, Interval, check, check_seed
 from starchart.dataset import BOOKKEEPING_COLUMNS, REPEATS_PREFIX, Dataset
 from starchart.errors import InputError, SpaceError, arg
 from starchart.measure import Evaluator, Measurement, evaluator_from_dict
@@ -169,7 +169,12 @@ def _plan(store: Store, space: Space, *, samples: int | None, seed: int | None,
     if configs is None and samples is None and stored_plan.configs is not None:
         configs = stored_plan.configs  # resuming a run of given configurations
     if configs is not None:
-        wanted = [plain_config(c) for c in configs]
+        listed = [] if isinstance(configs, (str, bytes, Mapping)) or not isinstance(configs, Iterable) \
+            else list(configs)
+        if not listed and configs or not all(isinstance(c, Mapping) for c in listed):
+            raise InputError("must be a list of configurations, each {parameter: value}", where="configs",
+                             hint="e.g. [{'bx': 16, 'by': 2}, {'bx': 32, 'by': 1}]")
+        wanted = [plain_config(c) for c in listed]
         unknown = [c for c in wanted if not set(space.names) <= set(c)]
         if unknown:
             raise InputError(f"configuration {unknown[0]} lacks parameter(s) "
@@ -191,7 +196,7 @@ def _plan(store: Store, space: Space, *, samples: int | None, seed: int | None,
         raise InputError(f"the store's sample was drawn with seed {stored_plan.seed}, not {seed}",
                          where=str(store.path or "store"),
                          hint="leave out --seed to continue that sample, or measure the new one into a new store")
-    seed = stored_plan.seed if seed is None else seed
+    seed = stored_plan.seed if seed is None else check_seed(seed)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)
     need = samples - len(done)

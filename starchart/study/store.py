@@ -172,6 +172,9 @@ class Store:
             The folder does not exist or is not writable, the file is not a
             starchart store, or ``create=False`` (or ``read_only``) and there is no such file.
         """
+        if path is not None and not isinstance(path, (str, os.PathLike)):
+            raise InputError(f"must be a file path (a str or pathlib.Path) or None, got {path!r}",
+                             where="path", hint="e.g. Store.open('study.db')")
         if read_only:
             return cls._open_read_only(Path(path or ""))
         if path is None or str(path) == ":memory:":
