@@ -128,12 +128,16 @@ def _gunzip_tolerant(raw: bytes, limit: int | None = None) -> tuple[bytes, bool]
     """
     # decompressobj (unlike gzip.decompress) returns what it could decode from a
     # stream cut off by a crash, so an unfinished cache.json.gz still loads.
-    decomp = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    out = decomp.decompress(raw, 0 if limit is None else limit + 1)
-    if limit is not None and len(out) > limit:
-        raise OverflowError(limit)
-    out += decomp.flush()
-    return out, not decomp.eof
+    out, rest = b"", raw
+    while True:  # member after member: `gzip -c b >> f.gz` appends one, which zcat reads and a single stream lost
+        decomp = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        out += decomp.decompress(rest, 0 if limit is None else limit + 1 - len(out))
+        if limit is not None and len(out) > limit:
+            raise OverflowError(limit)
+        out += decomp.flush()
+        rest = decomp.unused_data
+        if not decomp.eof or not rest.lstrip(b"\x00"):  # cut off, or the end (zero padding allowed after it)
+            return out, not decomp.eof
 
 
 #: The environment variable that sets how many bytes a file may hold (or unpack to) to be read.

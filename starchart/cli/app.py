@@ -208,6 +208,10 @@ def friendly(command: Callable[..., Any]) -> Callable[..., Any]:
             print_error(str(exc.strerror or exc), exc.filename,
                         "check the path, that its folder exists and that you may write there")
             raise typer.Exit(2) from None
+        except MemoryError:  # a file that unpacks or parses to more than this machine holds (a gzip bomb)
+            print_error("ran out of memory", None, "the input is larger than this machine can hold: give a smaller "
+                        "file, or lower STARCHART_MAX_INPUT_BYTES to refuse such files before reading them")
+            raise typer.Exit(2) from None
     return run
 
 

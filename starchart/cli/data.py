@@ -383,7 +383,7 @@ def _read_space(file: Path, restrictions: list[str]) -> Any:
         if stored is None:
             raise InputError("the store holds no space yet", where=str(file), hint="give the study's space file")
         return stored
-    if file.suffix.lower() in (".yaml", ".yml"):
+    if file.name.lower().removesuffix(".gz").endswith((".yaml", ".yml")):  # space.yaml.gz too
         return _restricted(Space.from_file(file), restrictions)
     text, cut = read_text_cut(file)
     head = text[:65536]

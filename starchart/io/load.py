@@ -17,6 +17,7 @@ import numpy as np
 
 from starchart._util.files import as_path, cut_off, read_text_cut
 from starchart._util.plugins import load_reference
+from starchart._util.units import is_never_negative, unit_of
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.io.formats import Format, get_format, readable
@@ -79,11 +80,25 @@ def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset
     assert reader.read is not None  # readable() holds only formats with a reader
     dataset = reader.read(path, text, **options)
     _warn_if_nothing_to_model(dataset, path)
+    _warn_if_negative(dataset, path)
     return dataset
 
 
 class NothingToModelWarning(UserWarning):
     """A file read fine but holds no value to model: every configuration failed, or a metric is empty."""
+
+
+def _warn_if_negative(dataset: Dataset, path: Path) -> None:
+    """Warn when a duration, energy or power of a valid configuration is negative: a tool's error code (-1)
+    read as a measurement is the best time of all."""
+    ok = dataset.ok()
+    for metric in dataset.metrics:
+        if is_never_negative(metric, dataset.meta):
+            negative = int((ok.y(metric) < 0).sum())
+            if negative:
+                warnings.warn(f"{path}: {metric!r} is negative in {negative} of the {len(ok)} valid configurations, "
+                              f"which no {unit_of(metric, dataset.meta)} measurement can be: an error code read as a "
+                              "value? Drop those rows before modelling", NothingToModelWarning, stacklevel=3)
 
 
 def _warn_if_nothing_to_model(dataset: Dataset, path: Path) -> None:

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
+
 from starchart._util.direction import lower_is_better
 from starchart.dataset import STATUSES
 from starchart.errors import InputError, UnknownOptionsError
@@ -177,6 +179,9 @@ class Evaluator(ABC):
 
     def _direction(self, minimize: bool | None, meta: Mapping[str, Any] | None = None) -> bool:
         """``minimize`` as given, else by the objective's name (GFLOP/s: maximised; time: minimised)."""
+        if minimize is not None and not isinstance(minimize, (bool, np.bool_)):  # "false" is truthy: minimised
+            raise InputError(f"must be true or false, got {minimize!r}", where=f"{type(self).__name__}, minimize",
+                             hint="write minimize: true (lower is better) or false (higher is better)")
         return lower_is_better(self.objective, meta) if minimize is None else bool(minimize)
 
     def prepare(self, space: Space) -> None:

@@ -291,3 +291,17 @@ def test_tree_draws_a_summary_to_depth_4_and_says_what_is_hidden(tmp_path) -> No
     assert "184 of 185 nodes" not in shallow.output and "182 of 185 nodes lie below depth 1" in shallow.output
     run("tree", kmeans, "--metric", "runtime", "-o", tmp_path / "t.txt")
     assert (tmp_path / "t.txt").read_text().count("leaf  n=") == 93  # a file gets the whole tree
+
+
+def test_running_out_of_memory_is_one_line_not_a_traceback(capsys):
+    """A gzip bomb under the size limit parsed into more than the machine holds: MemoryError's traceback."""
+    import typer
+
+    from starchart.cli.app import friendly
+
+    def greedy() -> None:
+        raise MemoryError
+
+    with pytest.raises(typer.Exit) as caught:
+        friendly(greedy)()
+    assert caught.value.exit_code == 2 and "ran out of memory" in capsys.readouterr().err

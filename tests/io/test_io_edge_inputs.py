@@ -272,3 +272,28 @@ def test_a_file_with_nothing_to_model_is_read_with_a_warning(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         load(fine)
+
+
+def test_a_gzip_file_of_several_members_is_read_whole(tmp_path):
+    """`gzip -c b >> f.gz` appends a member, which zcat reads: only the first one was read, without a word."""
+    path = tmp_path / "f.csv.gz"
+    path.write_bytes(gzip.compress(b"bx,time\n" + b"".join(b"%d,1.0\n" % i for i in range(16)))
+                     + gzip.compress(b"".join(b"%d,1.0\n" % i for i in range(16, 32))))
+    assert len(load(path)) == 32
+
+
+def test_a_gzipped_yaml_space_file_is_a_space_on_the_command_line(tmp_path):
+    path = tmp_path / "space.yaml.gz"
+    path.write_bytes(gzip.compress(b"parameters:\n  bx: [16, 32]\nrestrictions:\n  - bx > 16\n"))
+    result = run("space", path)
+    assert result.exit_code == 0, result.output
+    assert "valid configurations:     1" in result.output
+
+
+def test_a_negative_duration_in_a_file_is_read_with_a_warning(tmp_path):
+    from starchart.io.load import NothingToModelWarning
+
+    path = tmp_path / "neg.csv"
+    path.write_text("bx,time\n1,-5\n2,3\n3,4\n")
+    with pytest.warns(NothingToModelWarning, match="'time' is negative in 1 of the 3 valid configurations"):
+        load(path)

@@ -646,3 +646,10 @@ def test_a_negative_time_printed_by_a_program_is_a_failure_not_the_best_time():
     assert ev.evaluate({"x": 2}).values == {"time": [2.0]}
     scores = CommandEvaluator([sys.executable, "-c", program, "{x}"], pattern=r"score: (\S+)", metric="score")
     assert scores.evaluate({"x": 2}).values == {"score": [-2.0]}
+
+
+def test_minimize_written_as_text_is_refused_not_read_as_true():
+    """``minimize: "false"`` is a non-empty string, which Python reads as true: the run minimised."""
+    with pytest.raises(InputError, match="minimize: must be true or false, got 'false'"):
+        evaluator_from_dict({"kind": "command", "argv": ["echo"], "minimize": "false"})
+    assert evaluator_from_dict({"kind": "command", "argv": ["echo"], "minimize": False}).minimize is False
