@@ -9,7 +9,7 @@ import starchart
 from starchart.cli import app
 from starchart.cli.common import option_names
 from starchart.errors import InputError, StarchartError, arg, render, say
-from starchart.measure import PythonEvaluator
+from starchart.measure import PythonEvaluator, evaluator_from_dict
 
 
 def test_python_words_by_default_and_options_on_request():
@@ -99,9 +99,13 @@ def test_cli_shows_a_library_error_in_its_options(tmp_path):
     (lambda: starchart.search(PythonEvaluator(lambda c: 1.0), starchart.Space({"a": [1, 2]}), budget=2,
                               options="junk"), "options"),
     (lambda: starchart.Store.open(5), "path"),
+    (lambda: evaluator_from_dict({"kind": "command", "argv": ["echo"], "repeats": 10**30}), "repeats"),
+    (lambda: evaluator_from_dict({"kind": "command", "argv": ["echo"], "warmup": 10**30}), "warmup"),
+    (lambda: starchart.load(starchart.datasets.data_path("kmeans"), format=5), "format"),
 ], ids=["load int", "load None", "space file int", "run evaluator", "run space", "search evaluator", "search space",
         "sample seed -1", "sample seed str", "run seed -1", "run configs", "cache keys", "max_threads", "huge range",
-        "tiny step", "tradeoff None", "platforms values", "search options", "store int"])
+        "tiny step", "tradeoff None", "platforms values", "search options", "store int", "repeats 1e30",
+        "warmup 1e30", "load format int"])
 def test_an_argument_of_the_wrong_type_is_a_starchart_error_naming_it(call, param):
     """``load(5)`` raised TypeError from pathlib and ``run(space, "x")`` AttributeError from deep inside; an
     independent corpus found the rest (seeds, configs, huge ranges, wrong containers)."""

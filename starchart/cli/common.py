@@ -5,6 +5,7 @@ The app, the consoles and the error printing live in :mod:`starchart.cli.app`.""
 from __future__ import annotations
 
 import inspect
+import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -45,8 +46,9 @@ def parse_limits(given: list[str], option: str = "--limit") -> dict[str, float]:
             number = float(value) if sep and name.strip() else None
         except ValueError:
             number = None
-        if number is None:
-            raise InputError(f"{text!r} is not METRIC=NUMBER", where=option, hint=f"e.g. {option} time=0.002")
+        if number is None or not math.isfinite(number):  # inf or nan would be no target at all
+            raise InputError(f"{text!r} is not METRIC=NUMBER (a finite number)", where=option,
+                             hint=f"e.g. {option} time=0.002")
         if name.strip() in limits:
             raise InputError(f"two targets for {name.strip()!r}", where=option, hint="give one per metric")
         limits[name.strip()] = number

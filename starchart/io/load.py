@@ -18,6 +18,7 @@ import numpy as np
 from starchart._util.files import as_path, cut_off, read_text_cut
 from starchart._util.plugins import load_reference
 from starchart._util.units import is_never_negative, unit_of
+from starchart._util.validation import Instances, check
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.io.formats import Format, get_format, readable
@@ -60,6 +61,7 @@ def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset
     [1.5, 0.9]
     """
     path = as_path(path)
+    check("format", format, None, Instances(str, "a format name"), hint="e.g. format='csv'")
     if is_store(path):
         if format is not None or options:
             raise InputError("a starchart store takes no format or reader options", where=path,

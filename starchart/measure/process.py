@@ -928,15 +928,20 @@ def _excerpt(text: str, n_chars: int = 200) -> str:
 
 
 # ------------------------------------------------------------------------ repeats
+#: The most repeats (and warm-up runs) of one configuration: a benchmark repeats tens of times; 10**9 relaunched
+#: the program until the run was killed.
+MAX_REPEATS = 100_000
+
+
 def check_repeats(repeats: int, warmup: int, where: str) -> tuple[int, int]:
-    """Validate ``repeats >= 1`` and ``warmup >= 0`` (integers).
+    """Validate ``1 <= repeats <= MAX_REPEATS`` and ``0 <= warmup <= MAX_REPEATS`` (integers).
 
     >>> check_repeats(5, 1, "CEvaluator")
     (5, 1)
     """
     hint = f"e.g. {arg('repeats', '5')}, {arg('warmup', '1')}"
-    return (check("repeats", repeats, Interval(int, 1, None), where=f"{where}, repeats", hint=hint),
-            check("warmup", warmup, Interval(int, 0, None), where=f"{where}, warmup", hint=hint))
+    return (check("repeats", repeats, Interval(int, 1, MAX_REPEATS), where=f"{where}, repeats", hint=hint),
+            check("warmup", warmup, Interval(int, 0, MAX_REPEATS), where=f"{where}, warmup", hint=hint))
 
 
 def run_repeated(argv: Sequence[str] | str, config: Mapping[str, Any], *,

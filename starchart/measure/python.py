@@ -16,6 +16,7 @@ from starchart.errors import InputError, arg
 from starchart.measure.base import Evaluator, Measurement, check_metrics, unknown_options
 from starchart.measure.command import check_bool, check_timeout
 from starchart.measure.deadline import CallTimedOut, call_with_timeout
+from starchart.measure.process import MAX_REPEATS
 
 
 class PythonEvaluator(Evaluator):
@@ -75,7 +76,7 @@ class PythonEvaluator(Evaluator):
         if not callable(fn):
             raise InputError(f"PythonEvaluator needs a callable, got {type(fn).__name__}",
                              hint="pass a function taking a configuration dict")
-        repeats = check("repeats", repeats, Interval(int, 1, None), where="PythonEvaluator, repeats",
+        repeats = check("repeats", repeats, Interval(int, 1, MAX_REPEATS), where="PythonEvaluator, repeats",
                         hint=f"e.g. {arg('repeats', '3')}")
         self.fn = fn
         self.path: str | None = None  # the folder its module was imported from (set by from_description)
@@ -203,7 +204,7 @@ class PythonEvaluator(Evaluator):
 
         minimize = data.get("minimize")
         repeats = data.get("repeats", 1)
-        repeats = check("repeats", repeats, Interval(int, 1, None), where=f"{where}, repeats", hint="e.g. repeats: 3")
+        repeats = check("repeats", repeats, Interval(int, 1, MAX_REPEATS), where=f"{where}, repeats", hint="e.g. repeats: 3")
         metrics = data.get("metrics") or None
         if data.get("learn_metrics") or metrics in (["time"], ("time",), "time"):
             metrics = None  # the default, or described before its objective was learnt (see describe): learn it

@@ -252,3 +252,12 @@ def test_the_leaf_command_line_quotes_restrictions_with_text_values(tmp_path):
     words = shlex.split(command)
     restrictions = [words[i + 1] for i, word in enumerate(words) if word == "-r"]
     assert "mode in ('a',)" in restrictions
+
+
+def test_a_target_that_is_no_finite_number_is_refused():
+    """`--limit time=inf` was accepted as a target every design meets."""
+    from starchart import datasets
+
+    result = run("tradeoff", datasets.data_path("kmeans"), "--limit", "runtime=inf", "--limit", "wattage=220")
+    assert result.exit_code == 2 and "'runtime=inf' is not METRIC=NUMBER (a finite number)" in result.output
+
