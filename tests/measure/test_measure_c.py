@@ -330,3 +330,19 @@ def test_a_broken_c_source_is_a_failed_configuration_or_one_clear_error(tmp_path
         except Exception as exc:  # noqa: BLE001 - a traceback a user would see
             escaped.append(f"case {number}: {type(exc).__name__}: {exc}")
     assert not escaped, "\n".join(escaped)
+
+
+def test_a_checksum_pattern_that_backtracks_without_end_is_said_when_the_reference_is_measured(monkeypatch, tmp_path):
+    """The reference's answer is read when the evaluator is prepared: there the OutputParseError escaped as a
+    plain ValueError."""
+    import starchart.measure.process as process
+    from starchart.errors import StarchartError
+
+    monkeypatch.setattr(process, "PATTERN_SECONDS", 0.2)
+    source = tmp_path / "k.c"
+    source.write_text('#include <stdio.h>\nint main(void) { printf("time_ms: 1\\n%s!\\n", '
+                      '"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"); return 0; }\n')
+    ev = CEvaluator(source, check_pattern=r"(a|aa)+$", reference={"S": 1}, cache_dir=tmp_path / "cache")
+    with pytest.raises(StarchartError, match="backtracks without end"):
+        ev.prepare(Space({"S": [1, 2]}))
+

@@ -617,25 +617,6 @@ def test_a_pattern_that_backtracks_without_end_fails_the_configuration_and_says_
         CommandEvaluator(["echo"], pattern=r"time=(\d+")
 
 
-def test_a_checksum_pattern_that_backtracks_without_end_is_said_when_the_reference_is_measured(monkeypatch, tmp_path):
-    """The reference's answer is read when the evaluator is prepared: there the OutputParseError escaped as a
-    plain ValueError."""
-    import shutil
-
-    import starchart.measure.process as process
-    from starchart.errors import StarchartError
-
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc not installed")
-    monkeypatch.setattr(process, "PATTERN_SECONDS", 0.2)
-    source = tmp_path / "k.c"
-    source.write_text('#include <stdio.h>\nint main(void) { printf("time_ms: 1\\n%s!\\n", '
-                      '"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"); return 0; }\n')
-    ev = CEvaluator(source, check_pattern=r"(a|aa)+$", reference={"S": 1}, cache_dir=tmp_path / "cache")
-    with pytest.raises(StarchartError, match="backtracks without end"):
-        ev.prepare(Space({"S": [1, 2]}))
-
-
 def test_a_negative_time_printed_by_a_program_is_a_failure_not_the_best_time():
     """``time_ms: -1`` (a program's error code) was stored as a measurement and reported as ``best time: -1``.
     A metric that is not a duration, energy or power may be negative."""
