@@ -5,9 +5,12 @@
     starchart xapp features --dynamic FILE.c [--band-line N] [--timeout S] [-I DIR] [-D NAME[=VALUE]] [-L DIR]
                             [-l LIB] [--json] -- ARGS...
     starchart xapp corpus CORPUS [--json]
-    starchart xapp train CORPUS [--cutoffs 3,20] [--levels 2] [--trees 1000] [--seed 0] -o model.json
+    starchart xapp cutoffs --gpu-peak GFLOPS --cpu-peak GFLOPS [--kind gflops|gbs] [--cutoffs 3,20] [--json]
+    starchart xapp train CORPUS [--cutoffs 3,20] [--levels 2|3|auto|continuous] [--host-steps] [--regress]
+                         [--trees 1000] [--seed 0] -o model.json
     starchart xapp train --dynamic CORPUS [--learners 100] [--seed 0] -o model.json
-    starchart xapp evaluate CORPUS [--cutoffs 3] [--levels 2] [--trees 1000] [--seed 0] [--json]
+    starchart xapp evaluate CORPUS [--cutoffs 3] [--levels 2] [--host-steps] [--regress] [--trees 1000] [--seed 0]
+                            [--json]
     starchart xapp evaluate --dynamic CORPUS [--learners 100] [--leave-out 10] [--seed 0] [--json]
     starchart xapp predict FILE.c --model model.json [--band-line N] [--sweep] [-I DIR] [-D NAME[=VALUE]] [--json]
     starchart xapp predict --dynamic FILE.c --model model.json [--band-line N] [--cpu-seconds S] [--timeout S]
@@ -39,12 +42,16 @@ from starchart.cli.common import check_output_folder, option_group, option_names
 from starchart.errors import InputError
 from starchart.xapp.align import outside_ranges
 from starchart.xapp.corpus import Corpus
-from starchart.xapp.dynamic.features import dynamic_features, measure
+from starchart.xapp.discretize import FEATURES
+from starchart.xapp.dynamic.features import measure
+from starchart.xapp.encoding import CONTINUOUS, EXTENDED_FEATURES
+from starchart.xapp.evaluation import THESIS_PAIR, majority_share, pair_factor, scaled_cutoffs
+from starchart.xapp.log_speedup import SpeedupRegressor
 from starchart.xapp.model import SpeedupRangeModel, check_cutoffs
 from starchart.xapp.regression import SpeedupRegressionEnsemble
 from starchart.xapp.sensitivity import sweep as run_sweep
-from starchart.xapp.static import static_analysis, static_features
-from starchart.xapp.training import CorpusFeatures, corpus_features, training_frame
+from starchart.xapp.static import static_analysis
+from starchart.xapp.training import CorpusFeatures, corpus_features, dynamic_row, static_row, training_frame
 
 __all__ = ["xapp_app", "parse_cutoffs"]
 
@@ -57,6 +64,7 @@ _EXTRA_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 _in_cli_words = option_names(
     {"band_line": "--band-line", "trip_counts": "--trip", "branch_probs": "--prob", "coalescing": "--coalescing",
      "cutoffs": "--cutoffs", "levels": "--levels", "n_trees": "--trees", "n_learners": "--learners",
+     "gpu_peak": "--gpu-peak", "cpu_peak": "--cpu-peak", "kind": "--kind",
      "leave_out": "--leave-out", "seed": "--seed", "cpu_seconds": "--cpu-seconds", "timeout": "--timeout",
      "include_dirs": "-I", "defines": "-D", "libs": "-l"})
 
@@ -71,7 +79,12 @@ AsJson = typer.Option(False, "--json", help="print JSON instead of tables")
 Timeout = typer.Option(None, "--timeout", help="dynamic: seconds the instrumented run may take (default 600)")
 DEFAULT_TIMEOUT_S = 600.0
 Cutoffs = typer.Option("3", "--cutoffs", help="speedup range boundaries, e.g. 3 or 3,20")
-Levels = typer.Option("2", "--levels", help="discretisation levels per feature: 2, 3 or auto")
+Levels = typer.Option("2", "--levels", help="discretisation levels per feature: 2, 3 or auto; or continuous "
+                                            "(the values themselves, counts as logs)")
+HostSteps = typer.Option(False, "--host-steps", help="static: add host_steps, the launches the loops around the "
+                                                     "band make, to the 10 features")
+Regress = typer.Option(False, "--regress", help="static: predict the speedup itself (a forest on log speedup, "
+                                                "with an interval) instead of a range")
 Trees = typer.Option(1000, "--trees", min=1, help="trees in the random forest (thesis: 1000)")
 Learners = typer.Option(100, "--learners", min=1, help="stepwise regression learners (dynamic; thesis: 100)")
 Seed = seed_option(0, "random seed (results are deterministic for a seed)")
@@ -97,11 +110,11 @@ def parse_cutoffs(text: str) -> tuple[float, ...]:
 
 
 def _levels(text: str) -> int | str:
-    if text == "auto":
+    if text in ("auto", CONTINUOUS):
         return text
     if text in ("2", "3"):
         return int(text)
-    raise InputError(f"levels must be 2, 3 or auto, got {text!r}", where="--levels")
+    raise InputError(f"levels must be 2, 3, auto or {CONTINUOUS}, got {text!r}", where="--levels")
 
 
 def _print_json(data: Any) -> None:
@@ -298,9 +311,9 @@ def _assumptions(analysis: Any) -> list[str]:
     for loop in analysis.loops:
         if loop.trip_source in ("default", "band-default"):
             where = f"at line {loop.line}" if loop.line is not None else "(no line)"
-            band = loop.trip_source == "band-default"
-            how = "#pragma xapp trip(N) on it" if band else "#pragma xapp trip(N) on it, or --trip N"
-            lines.append(f"assumed: the {'band' if band else 'body'} loop {where} runs {loop.trip:,.0f} times "
+            role = "band" if loop.trip_source == "band-default" else loop.role
+            how = "#pragma xapp trip(N) on it" if role != "body" else "#pragma xapp trip(N) on it, or --trip N"
+            lines.append(f"assumed: the {role} loop {where} runs {loop.trip:,.0f} times "
                          f"(its trip count is unknown statically; say it with {how})")
     return lines
 
@@ -367,14 +380,42 @@ def _why_unlabelled(row: pd.Series) -> str:
     return "the CPU and GPU checksums differ"
 
 
-def _range_model(cutoffs: str, levels: str, trees: int, seed: int):
-
-    return SpeedupRangeModel(cutoffs=parse_cutoffs(cutoffs), levels=_levels(levels), n_trees=trees, seed=seed)
+def _static_model(cutoffs: str, levels: str, trees: int, seed: int, host_steps: bool, regress: bool):
+    """The static model the options ask for: a range classifier, or a log-speedup regressor."""
+    features = EXTENDED_FEATURES if host_steps else FEATURES
+    if regress:
+        return SpeedupRegressor(features=features, n_trees=trees, seed=seed)
+    return SpeedupRangeModel(cutoffs=parse_cutoffs(cutoffs), levels=_levels(levels), n_trees=trees, seed=seed,
+                             features=features)
 
 
 def _regression_model(learners: int, seed: int):
 
     return SpeedupRegressionEnsemble(n_learners=learners, seed=seed)
+
+
+# ---------------------------------------------------------------------------------------------- cutoffs
+@xapp_app.command("cutoffs")
+@friendly
+@_in_cli_words
+def cutoffs_command(
+    gpu_peak: float = typer.Option(..., "--gpu-peak", help="the GPU's peak: GFLOP/s single precision (or GB/s "
+                                                             "with --kind gbs)"),
+    cpu_peak: float = typer.Option(..., "--cpu-peak", help="one CPU core's peak, in the same unit"),
+    kind: str = typer.Option("gflops", "--kind", help="gflops (arithmetic peak) or gbs (memory bandwidth)"),
+    cutoffs: str = typer.Option("3,20", "--cutoffs", help="the cuts to move (default the thesis's 3,20)"),
+    as_json: bool = AsJson,
+) -> None:
+    """Move the thesis's speedup cuts to your CPU-GPU pair by the ratio of peak throughputs."""
+    factor, sentence = pair_factor(gpu_peak, cpu_peak, kind=kind)
+    moved = scaled_cutoffs(parse_cutoffs(cutoffs), factor)
+    if as_json:
+        _print_json({"factor": factor, "cutoffs": list(moved), "reference": THESIS_PAIR, "why": sentence})
+        return
+    shown = ",".join(format(float(format(c, ".3g")), "g") for c in moved)  # 1630, not 1.63e+03
+    out.print(f"--cutoffs {shown}")
+    out.print(sentence + " (GTX 750 against one core of a Xeon E3-1241 v3, the thesis's platform 1)",
+              soft_wrap=True, highlight=False)
 
 
 # ---------------------------------------------------------------------------------------------- train
@@ -386,16 +427,26 @@ def train_command(
     output: Path = typer.Option(..., "-o", "--output", help="model file to write (JSON)"),
     cutoffs: str = Cutoffs, levels: str = Levels, trees: int = Trees,
     learners: int = Learners, seed: int = Seed, dynamic: bool = CorpusDynamic,
+    host_steps: bool = HostSteps, regress: bool = Regress,
 ) -> None:
     """Learn a speedup model from a measured corpus (static: range classifier; dynamic: regression)."""
     check_output_folder(output, "--output")  # before the features and the fit: else the model is lost
-    model = _regression_model(learners, seed) if dynamic else _range_model(cutoffs, levels, trees, seed)
+    if dynamic:
+        _refuse_static_only({"--regress": regress, "--host-steps": host_steps}, "starchart xapp train")
+    model = (_regression_model(learners, seed) if dynamic
+             else _static_model(cutoffs, levels, trees, seed, host_steps, regress))
     features, labelled = _training_data(corpus, dynamic)
     if dynamic:
         model.fit(features, labelled["gpu_seconds"], labelled["cpu_seconds"])
         model.to_json(output)
         out.print(f"dynamic XAPP model from {len(features)} kernels written to {output}")
         out.print(model.explanation().head(10).to_string(index=False))
+        return
+    if regress:
+        model.fit(features, labelled["speedup"])
+        model.to_json(output)
+        out.print(f"static XAPP log-speedup model from {len(features)} kernels written to {output}")
+        out.print(model.explain())
         return
     model.fit(features, labelled["speedup"])
     model.to_json(output)
@@ -414,11 +465,18 @@ def evaluate_command(
     learners: int = Learners, seed: int = Seed, dynamic: bool = CorpusDynamic,
     leave_out: int = typer.Option(1, "--leave-out", min=1, help="dynamic: kernels held out per fold "
                                                                 "(thesis: 10)"),
+    host_steps: bool = HostSteps, regress: bool = Regress,
     as_json: bool = AsJson,
 ) -> None:
     """Cross-validate on a measured corpus: LOOCV accuracy (static) or mean relative error (dynamic)."""
-    model = _regression_model(learners, seed) if dynamic else _range_model(cutoffs, levels, trees, seed)
+    if dynamic:
+        _refuse_static_only({"--regress": regress, "--host-steps": host_steps}, "starchart xapp evaluate")
+    model = (_regression_model(learners, seed) if dynamic
+             else _static_model(cutoffs, levels, trees, seed, host_steps, regress))
     features, labelled = _training_data(corpus, dynamic)
+    if regress:
+        _evaluate_regression(model, features, labelled["speedup"], parse_cutoffs(cutoffs), as_json)
+        return
     if dynamic:
         result = model.cross_validate(
             features, labelled["gpu_seconds"], labelled["cpu_seconds"], leave_out=leave_out, seed=seed)
@@ -447,6 +505,25 @@ def evaluate_command(
         out.print(f"thesis (static XAPP, 147 kernels, {len(result.labels)} ranges): {thesis}")
 
 
+def _evaluate_regression(model: Any, features: pd.DataFrame, speedups: pd.Series, cutoffs: tuple[float, ...],
+                         as_json: bool) -> None:
+    """LOOCV of a log-speedup regressor: error factors, interval coverage, accuracy at the cutoffs."""
+    with Progress(transient=True) as bar:
+        task = bar.add_task("leave-one-out", total=len(features))
+        result = model.loocv(features, speedups, progress=lambda done, total: bar.update(task, completed=done))
+    accuracy = result.accuracy(cutoffs)
+    majority = majority_share(speedups, cutoffs)
+    if as_json:
+        _print_json({"median_error_factor": result.median_error_factor, "within_2x": result.within_2x,
+                     "coverage": result.coverage, "accuracy": accuracy, "majority": majority,
+                     "cutoffs": list(cutoffs), "kernels": len(features),
+                     "table": json.loads(result.table.reset_index().to_json(orient="records"))})
+        return
+    out.print(result.summary())
+    out.print(f"cut at {', '.join(f'{c:g}' for c in cutoffs)}: LOOCV accuracy {accuracy:.1%} "
+              f"(always answering the commonest range: {majority:.1%})")
+
+
 def _thesis_accuracy(cutoffs: tuple[float, ...]) -> str | None:
     """The thesis's LOOCV accuracy for this many ranges (§6.1, ch. 7): 94 % for the cutoff 3 itself,
     else the average over its cutoff sweeps, 86 / 77 / 70 / 62 % for 2 / 3 / 4 / 5 ranges (it was
@@ -470,6 +547,8 @@ def _load_model(path: Path):
         return SpeedupRangeModel.from_json(path)
     if kind == "starchart.xapp.SpeedupRegressionEnsemble":
         return SpeedupRegressionEnsemble.from_json(path)
+    if kind == "starchart.xapp.SpeedupRegressor":
+        return SpeedupRegressor.from_json(path)
     raise InputError(f"not an XAPP model (format {kind!r})", where=path,
                      hint="write one with `starchart xapp train CORPUS -o model.json`")
 
@@ -496,7 +575,7 @@ def predict_command(
     timeout = build.timeout
     compile_options = build.compile_options(dynamic, "starchart xapp predict")
     model = _load_model(model_path)
-    if dynamic != (not isinstance(model, SpeedupRangeModel)):
+    if dynamic != isinstance(model, SpeedupRegressionEnsemble):
         raise InputError("a static model needs static features and a dynamic model dynamic ones",
                          where=model_path, hint="add or drop --dynamic to match how the model was trained")
     if dynamic:
@@ -512,8 +591,14 @@ def predict_command(
         raise InputError(f"unexpected arguments {ctx.args}", where="starchart xapp predict",
                          hint="program arguments after -- are only for --dynamic")
 
-    features = static_features(source, band_line, **compile_options)
+    features = static_row(source, band_line, **compile_options)
     frame = pd.DataFrame([features], index=[source.stem])
+    if isinstance(model, SpeedupRegressor):
+        if sweep:
+            raise InputError("--sweep votes over ranges; this model predicts a speedup with an interval",
+                             where="starchart xapp predict", hint="drop --sweep, or use a range model")
+        _predict_speedup(model, source, frame, features, as_json)
+        return
     predicted = model.predict(frame).iloc[0]
     share = float(model.vote_share(frame).loc[source.stem, predicted])
     path = model.explain_path(frame)
@@ -538,6 +623,21 @@ def predict_command(
     _print_coverage(data)
 
 
+def _predict_speedup(model: Any, source: Path, frame: pd.DataFrame, features: dict[str, float],
+                     as_json: bool) -> None:
+    """A log-speedup model's answer: the speedup with its interval."""
+    row = model.predict(frame).iloc[0]
+    data = {"source": str(source), "speedup": float(row["speedup"]), "low": float(row["low"]),
+            "high": float(row["high"]), "coverage": model.coverage, "features": features,
+            **_training_coverage(features, model.training_ranges, model.n_training)}
+    if as_json:
+        _print_json(data)
+        return
+    out.print(f"[bold]{escape(str(source))}[/]: predicted speedup {data['speedup']:.3g}x "
+              f"({model.coverage:.0%} interval {data['low']:.3g}x to {data['high']:.3g}x)", markup=True)
+    _print_coverage(data)
+
+
 def _predict_dynamic(model: Any, source: Path, band_line: int | None, args: list[str],
                      cpu_seconds: float | None, as_json: bool, timeout: float,
                      compile_options: dict[str, Any]) -> None:
@@ -545,8 +645,11 @@ def _predict_dynamic(model: Any, source: Path, band_line: int | None, args: list
     if cpu_seconds == 0:
         raise InputError("a speedup needs the region's CPU time, got 0 s", where="--cpu-seconds",
                          hint="give the measured single-threaded time in seconds, or leave the option out")
-    features = dynamic_features(source, args, band_line, timeout=timeout, **compile_options)
+    features = dynamic_row(source, args, band_line, timeout=timeout, **compile_options)
     frame = pd.DataFrame([features], index=[source.stem])
+    known = getattr(model, "input_columns_", None)
+    if known is not None:  # a model trained before host_steps existed reads the columns it knows
+        frame = frame[[c for c in frame.columns if c in set(known)]]
     gpu = float(model.predict(frame).iloc[0])
     speedup = cpu_seconds / gpu if cpu_seconds else None
     data = {"source": str(source), "gpu_seconds": gpu, "cpu_seconds": cpu_seconds, "speedup": speedup,

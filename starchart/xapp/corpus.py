@@ -62,7 +62,7 @@ SIDES = ("cpu", "gpu")
 STATUSES = ("ok", "compile-error", "run-error", "timeout", "bad-output")
 
 _KERNEL_KEYS = {"name", "category", "description", "c", "cuda", "args", "small_args", "tolerance"}
-_KERNEL_OPTIONAL = {"band_line"}
+_KERNEL_OPTIONAL = {"band_line", "c_flags", "resembles", "variant_of"}
 _BAND_PRAGMA = re.compile(r"^\s*#\s*pragma\s+xapp\s+parallel\b")
 
 
@@ -83,6 +83,9 @@ class CorpusKernel:
     band_line:
         1-based line of ``#pragma xapp parallel`` in the C file (``band_line`` in the
         kernel.yaml, else the first such pragma found), None when there is none.
+    c_flags:
+        Extra flags for this kernel's C compile (``c_flags`` in kernel.yaml, e.g.
+        ``[-ffast-math]`` where the checksum tolerance allows it), placed before the source.
     yaml_path:
         The kernel.yaml it came from.
     """
@@ -97,6 +100,7 @@ class CorpusKernel:
     tolerance: float
     band_line: int | None = None
     yaml_path: Path | None = None
+    c_flags: tuple[str, ...] = ()
 
     def source(self, side: str) -> Path:
         """The program measured on ``side`` (``"cpu"``: the C file, ``"gpu"``: the CUDA file)."""
@@ -192,16 +196,24 @@ class Corpus:
         raise InputError(f"no kernel {name!r} in the corpus", where=self.root,
                          hint=f"known kernels: {', '.join(k.name for k in self.kernels)}")
 
-    def compile_command(self, side: str, source: str | Path, binary: str | Path) -> list[str]:
+    def compile_command(self, side: str, source: str | Path, binary: str | Path,
+                        flags: Sequence[str] = ()) -> list[str]:
         """The compile command of ``side`` with ``{source}`` and ``{binary}`` filled in.
+
+        ``flags`` (a kernel's ``c_flags``) go right before the source.
 
         >>> c = Corpus(Path("."), "x", Path("."), Path("."), Path("."), (), ("gcc", "{source}", "-o", "{binary}"),
         ...            ("nvcc",), 5, 120.0, [], [])
-        >>> c.compile_command("cpu", "a.c", "a")
-        ['gcc', 'a.c', '-o', 'a']
+        >>> c.compile_command("cpu", "a.c", "a", flags=["-ffast-math"])
+        ['gcc', '-ffast-math', 'a.c', '-o', 'a']
         """
         template = self.compile_c if side == "cpu" else self.compile_cuda
-        return [part.replace("{source}", str(source)).replace("{binary}", str(binary)) for part in template]
+        command: list[str] = []
+        for part in template:
+            if "{source}" in part:
+                command.extend(flags)
+            command.append(part.replace("{source}", str(source)).replace("{binary}", str(binary)))
+        return command
 
     # ------------------------------------------------------------------ labels
     def table(self) -> pd.DataFrame:
@@ -434,9 +446,13 @@ def _load_kernel(folder: Path, categories: Sequence[str]) -> CorpusKernel:
                              where=f"{path}, key band_line", hint="point it at the pragma, or drop the key")
     else:
         band_line = find_band_line(c_text)
+    c_flags = meta.get("c_flags", [])
+    if not isinstance(c_flags, list) or not all(isinstance(f, str) and f.startswith("-") for f in c_flags):
+        raise InputError(f"c_flags must be a list of compiler flags, got {c_flags!r}", where=f"{path}, key c_flags",
+                         hint="e.g. c_flags: [-ffast-math]")
     return CorpusKernel(name=name, category=category, description=description.strip(), c_path=sources["c"],
                         cuda_path=sources["cuda"], args=args, small_args=small_args, tolerance=float(tolerance),
-                        band_line=band_line, yaml_path=path)
+                        band_line=band_line, yaml_path=path, c_flags=tuple(c_flags))
 
 
 def read_measurement_file(path: str | Path) -> MeasurementFile:

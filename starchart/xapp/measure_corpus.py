@@ -6,8 +6,9 @@ Usage::
         [--small] [--out FILE] [--timeout S] [--repeats N] [--core N] [--host-kind NAME]
         [--note TEXT] [--retry-failed] [--no-progress]
 
-The C side is compiled with the corpus's C command (``gcc -O3 -march=x86-64-v2 ... -lm``,
-no OpenMP) and run on one core (``taskset -c CORE`` where taskset works); the CUDA side
+The C side is compiled with the corpus's C command (``gcc -O3 -march=native ... -lm``,
+no OpenMP, plus the kernel's ``c_flags``; the loops the compiler vectorised are recorded
+with the entry) and run on one core (``taskset -c CORE`` where taskset works); the CUDA side
 with nvcc, and only when a GPU answers ``nvidia-smi`` (otherwise it is skipped, and
 said so). Each program prints ``XAPP time_s=.. checksum=..``; when both sides ran the
 checksums are compared with the kernel's tolerance.
@@ -206,11 +207,47 @@ def run_program(command: Sequence[str], env: dict[str, str], timeout_s: float, c
     return record
 
 
+#: Flags asking a C compiler to report the loops it vectorised (gcc, clang), by compiler name.
+_VECTOR_REPORT = {"gcc": ["-fopt-info-vec-optimized"], "clang": ["-Rpass=loop-vectorize"]}
+_VECTOR_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)?\s*(?:optimized|remark):\s*(?P<text>.*vectori[sz]ed.*?)"
+                          r"(?:\s*\[-Rpass=loop-vectorize\])?$", re.MULTILINE)
+
+
+def vector_report_flags(compiler: str) -> list[str]:
+    """The flags that make ``compiler`` report vectorised loops ([] for one it is not known to support).
+
+    >>> vector_report_flags("/usr/bin/gcc-12"), vector_report_flags("icx")
+    (['-fopt-info-vec-optimized'], [])
+    """
+    name = Path(compiler).name
+    for family, flags in _VECTOR_REPORT.items():
+        if name == family or name.startswith(family + "-") or name in ("cc", "c99") and family == "gcc":
+            return list(flags)
+    return []
+
+
+def vectorized_loops(output: str, source: Path) -> list[dict[str, Any]]:
+    """The compiler's vectorisation remarks about ``source`` itself: ``[{"line": 12, "note": ...}]``.
+
+    >>> vectorized_loops("k.c:12:23: optimized: loop vectorized using 64 byte vectors\\n"
+    ...                  "h.h:3:1: optimized: basic block part vectorized", Path("/x/k.c"))
+    [{'line': 12, 'note': 'loop vectorized using 64 byte vectors'}]
+    """
+    found: list[dict[str, Any]] = []
+    for match in _VECTOR_LINE.finditer(output):
+        entry = {"line": int(match["line"]), "note": match["text"].strip()}
+        if Path(match["file"]).name == source.name and entry not in found:  # inlined copies repeat a loop
+            found.append(entry)
+    return found
+
+
 def _compile(corpus: Corpus, kernel: CorpusKernel, side: str, build_dir: Path) -> tuple[Path, dict[str, Any]]:
     source = kernel.source(side)
     binary = build_dir / f"{kernel.name}-{side}"
-    command = corpus.compile_command(side, source, binary)
+    command = corpus.compile_command(side, source, binary, kernel.c_flags if side == "cpu" else ())
     record: dict[str, Any] = {"compile": shlex.join(command)}
+    report = vector_report_flags(command[0]) if side == "cpu" else []
+    command = [*command[:1], *report, *command[1:]]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=_COMPILE_TIMEOUT_S,
                               cwd=source.parent, check=False)
@@ -223,6 +260,8 @@ def _compile(corpus: Corpus, kernel: CorpusKernel, side: str, build_dir: Path) -
     if done.returncode != 0 or not binary.exists():
         record.update(status="compile-error", exit_code=done.returncode,
                       message="compilation failed", output_tail=_tail(done.stdout + done.stderr))
+    elif report:  # the thesis presumes vectorised CPU code: keep which loops were
+        record["vectorized"] = vectorized_loops(done.stdout + done.stderr, source)
     return binary, record
 
 

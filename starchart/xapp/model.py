@@ -57,10 +57,13 @@ from .._util.validation import SEED, Interval, Validated
 from ..errors import InputError, NotFittedError, StarchartError, say
 from .align import aligned_positive, feature_ranges
 from .discretize import FEATURES, Discretizer, as_feature_frame
+from .encoding import ContinuousEncoder, encoder_from_dict, make_encoder
 
 _FORMAT = "starchart.xapp.SpeedupRangeModel"
 #: ``explain`` enumerates every level combination; above this many it refuses.
 MAX_GRID = 3 ** 10
+#: Vectors sampled (besides the training kernels) to explain a continuous model.
+EXPLAIN_SAMPLES = 20_000
 
 
 def _sklearn():
@@ -190,15 +193,17 @@ class Explanation:
     n_vectors: int
     features: tuple[str, ...]
     labels: list[str]
-    discretizer: Discretizer
+    discretizer: Discretizer | ContinuousEncoder
 
-    def _condition(self, feature: int, cut: int, left: bool, reachable: tuple[int, int]) -> str:
+    def _condition(self, feature: int, cut: float, left: bool, reachable: tuple[int, int]) -> str:
         """Words for ``level <= cut`` (left) or ``level > cut``, naming only levels that can reach here."""
         name = self.features[feature]
+        if isinstance(self.discretizer, ContinuousEncoder):  # a value threshold, in the feature's own unit
+            return f"{name} {'<=' if left else '>'} {self.discretizer.level_text(name, cut)}"
         names = self.discretizer.level_names(name)
-        lo, hi = reachable
-        side = names[lo:cut + 1] if left else names[cut + 1:hi + 1]
-        raw = self.discretizer.cuts_[name][cut]
+        lo, hi, level = reachable[0], reachable[1], int(cut)
+        side = names[lo:level + 1] if left else names[level + 1:hi + 1]
+        raw = self.discretizer.cuts_[name][level]
         values = f"<= {raw:.4g}" if left else f"> {raw:.4g}"
         if len(side) == 1:
             return f"{name} = {side[0]} ({values})"
@@ -217,7 +222,8 @@ class Explanation:
     def _nodes(self) -> dict[str, Any]:
         if getattr(self, "_dict", None) is None:
             t = self.tree.tree_
-            sizes = [self.discretizer.n_levels(f) for f in self.features]
+            continuous = isinstance(self.discretizer, ContinuousEncoder)
+            sizes = [1 if continuous else self.discretizer.n_levels(f) for f in self.features]  # type: ignore[union-attr]
 
             def node(i: int, reachable: list[tuple[int, int]]) -> dict[str, Any]:
                 counts = t.value[i][0] * t.n_node_samples[i]  # sklearn >= 1.4 stores fractions
@@ -226,10 +232,12 @@ class Explanation:
                     return {"range": self.labels[int(self.tree.classes_[k])],
                             "n_vectors": int(t.n_node_samples[i]), "purity": float(counts[k] / counts.sum())}
                 f = int(t.feature[i])
-                cut = int(np.floor(t.threshold[i]))  # levels are ints, sklearn thresholds are j + 0.5
+                # levels are ints, sklearn thresholds are j + 0.5; values keep the threshold
+                cut = float(t.threshold[i]) if continuous else int(np.floor(t.threshold[i]))
                 lo, hi = reachable[f]
                 left_r, right_r = list(reachable), list(reachable)
-                left_r[f], right_r[f] = (lo, cut), (cut + 1, hi)
+                if not continuous:  # the levels each side can still hold
+                    left_r[f], right_r[f] = (lo, int(cut)), (int(cut) + 1, hi)
                 low, high = node(int(t.children_left[i]), left_r), node(int(t.children_right[i]), right_r)
                 if "range" in low and "range" in high and low["range"] == high["range"]:
                     n = low["n_vectors"] + high["n_vectors"]
@@ -243,11 +251,12 @@ class Explanation:
             self._dict = node(0, [(0, s - 1) for s in sizes])
         return self._dict
 
-    def path(self, levels: Mapping[str, int]) -> tuple[list[str], str]:
-        """Conditions met by one level-coded feature vector, and the leaf's range."""
+    def path(self, levels: Mapping[str, float]) -> tuple[list[str], str]:
+        """Conditions met by one level-coded (or encoded, for a continuous model) feature vector,
+        and the leaf's range."""
         node, conds = self._nodes(), []
         while "range" not in node:
-            left = int(levels[node["feature"]]) <= node["cut_level"]
+            left = float(levels[node["feature"]]) <= node["cut_level"]
             conds.append(node["condition_low"] if left else node["condition_high"])
             node = node["low"] if left else node["high"]
         return conds, node["range"]
@@ -297,7 +306,9 @@ class SpeedupRangeModel(Validated):
     cutoffs:
         Increasing speedups splitting the ranges; ``(3,)`` gives "<= 3" / "> 3".
     levels:
-        Levels per feature for the :class:`Discretizer` (2, 3, a dict, or "auto").
+        Levels per feature for the :class:`Discretizer` (2, 3, a dict, or "auto"), or
+        ``"continuous"``: the values themselves, counts as logs
+        (:class:`~starchart.xapp.encoding.ContinuousEncoder`), not the thesis's choice.
     n_trees:
         Trees in the forest (thesis: 1000).
     max_features:
@@ -307,7 +318,8 @@ class SpeedupRangeModel(Validated):
     n_jobs:
         Processes scikit-learn grows trees with; does not change the result.
     features:
-        The feature columns (default the 10 static XAPP features).
+        The feature columns (default the 10 static XAPP features; add ``"host_steps"``,
+        :data:`~starchart.xapp.encoding.EXTENDED_FEATURES`, for the launches around the band).
     """
 
     _parameter_constraints = {"n_trees": (Interval(int, 1, None),), "max_features": (Interval(int, 1, None),),
@@ -323,7 +335,8 @@ class SpeedupRangeModel(Validated):
         self.levels = levels
         self.n_trees, self.max_features, self.n_jobs, self.seed = n_trees, max_features, n_jobs, seed
         self.features = tuple(features)
-        self.discretizer_: Discretizer | None = None
+        #: The fitted encoder: a Discretizer (levels) or a ContinuousEncoder.
+        self.discretizer_: Discretizer | ContinuousEncoder | None = None
         self.forest_: Any = None
         self._train: tuple[pd.DataFrame, np.ndarray] | None = None
         self._explained: dict[tuple, Explanation] = {}
@@ -377,7 +390,7 @@ class SpeedupRangeModel(Validated):
             or fewer than two ranges present among the speedups; a hyperparameter out of range.
         """
         self._validate_params()
-        Discretizer(self.levels, features=self.features)  # the levels, before the features are read
+        make_encoder(self.levels, self.features)  # the levels, before the features are read
         frame = as_feature_frame(features, self.features)
         values = _check_speedups(speedups, frame.index)
         codes = np.searchsorted(np.asarray(self._cutoffs), values, side="left")
@@ -392,7 +405,7 @@ class SpeedupRangeModel(Validated):
 
     def _fit_arrays(self, frame: pd.DataFrame, values: np.ndarray) -> None:
         """Fit without the class-count check (a LOOCV fold may hold one range only)."""
-        disc = Discretizer(self.levels, features=self.features).fit(frame)
+        disc = make_encoder(self.levels, self.features).fit(frame)
         X = disc.transform(frame).to_numpy(np.float32)
         codes = np.searchsorted(np.asarray(self._cutoffs), values, side="left")
         forest = self._new_forest(X.shape[1]).fit(X, codes)
@@ -421,7 +434,7 @@ class SpeedupRangeModel(Validated):
     def vote_share(self, features: Any) -> pd.DataFrame:
         """Share of trees voting for each range, one row per kernel (rows sum to 1)."""
         self._check_fitted()
-        levels = self.discretizer_.transform(features)
+        levels = self._encoder.transform(features)
         votes = self._votes_levels(levels.to_numpy())
         return pd.DataFrame(votes / len(self.forest_.estimators_), index=levels.index, columns=self.labels)
 
@@ -431,7 +444,7 @@ class SpeedupRangeModel(Validated):
     def predict(self, features: Any) -> pd.Series:
         """Predicted range label per kernel (ordered categorical Series, index as the input)."""
         self._check_fitted()
-        levels = self.discretizer_.transform(features)
+        levels = self._encoder.transform(features)
         codes = self._majority(self._votes_levels(levels.to_numpy()))
         return pd.Series(pd.Categorical.from_codes(codes, categories=self.labels, ordered=True),
                          index=levels.index, name="predicted")
@@ -439,7 +452,7 @@ class SpeedupRangeModel(Validated):
     def predict_proba(self, features: Any) -> pd.DataFrame:
         """scikit-learn's forest probabilities (mean of the trees' leaf class shares) per range."""
         self._check_fitted()
-        levels = self.discretizer_.transform(features)
+        levels = self._encoder.transform(features)
         proba = self.forest_.predict_proba(levels.to_numpy(np.float32))
         out = np.zeros((len(levels), len(self.labels)))
         out[:, self.forest_.classes_.astype(int)] = proba
@@ -449,13 +462,13 @@ class SpeedupRangeModel(Validated):
     def training_ranges(self) -> dict[str, list[float]]:
         """``{feature: [min, max]}`` over the training kernels (see :func:`~.align.outside_ranges`)."""
         self._check_fitted()
-        return feature_ranges(self._train[0])
+        return feature_ranges(self._training[0])
 
     @property
     def n_training(self) -> int:
         """How many kernels the model was trained on."""
         self._check_fitted()
-        return len(self._train[1])
+        return len(self._training[1])
 
     # ------------------------------------------------------------------ evaluation
     def loocv(self, features: Any, speedups: Any,
@@ -478,7 +491,7 @@ class SpeedupRangeModel(Validated):
             keep = np.arange(len(frame)) != i
             fold = self._clone()
             fold._fit_arrays(frame.iloc[keep], values[keep])
-            votes = fold._votes_levels(fold.discretizer_.transform(frame.iloc[[i]]).to_numpy())[0]
+            votes = fold._votes_levels(fold._encoder.transform(frame.iloc[[i]]).to_numpy())[0]
             predicted[i] = int(np.argmax(votes))
             share[i] = votes[predicted[i]] / votes.sum()
             if progress is not None:
@@ -506,10 +519,44 @@ class SpeedupRangeModel(Validated):
                                  self.n_jobs, self.features)
 
     # ------------------------------------------------------------------ interpretation
+    @property
+    def _training(self) -> tuple[pd.DataFrame, np.ndarray]:
+        """The training features and speedups; refuses an unfitted model."""
+        if self._train is None:
+            raise NotFittedError("this SpeedupRangeModel has not been fitted",
+                                 hint="call fit(features, speedups) or load a saved model")
+        return self._train
+
+    @property
+    def _encoder(self) -> Discretizer | ContinuousEncoder:
+        """The fitted encoder (levels or values); refuses an unfitted model."""
+        if self.discretizer_ is None:
+            raise NotFittedError("this SpeedupRangeModel has not been fitted",
+                                 hint="call fit(features, speedups) or load a saved model")
+        return self.discretizer_
+
+    @property
+    def continuous(self) -> bool:
+        """Whether the model reads feature values rather than levels."""
+        return isinstance(self.discretizer_, ContinuousEncoder) or self.levels == "continuous"
+
     def level_grid(self) -> pd.DataFrame:
-        """Every combination of feature levels (the discretised "program space")."""
+        """Every combination of feature levels (the discretised "program space").
+
+        For a continuous model: :data:`EXPLAIN_SAMPLES` vectors, each feature drawn
+        independently from its encoded training values (the same "every combination" idea,
+        sampled, since values have no finite product).
+        """
         self._check_fitted()
-        sizes = [self.discretizer_.n_levels(f) for f in self.features]
+        if self.continuous:
+            train = self._encoder.transform(self._training[0]).to_numpy()
+            rng = np.random.default_rng(self.seed)
+            columns = [rng.choice(train[:, j], size=EXPLAIN_SAMPLES) for j in range(train.shape[1])]
+            grid = np.vstack([train, np.column_stack(columns)])
+            return pd.DataFrame(grid, columns=list(self.features))
+        levels = self._encoder
+        assert isinstance(levels, Discretizer)  # continuous models returned above
+        sizes = [levels.n_levels(f) for f in self.features]
         n = int(np.prod(sizes))
         if n > MAX_GRID:
             raise InputError(f"{n} level combinations are too many to enumerate (limit {MAX_GRID})",
@@ -523,6 +570,9 @@ class SpeedupRangeModel(Validated):
         ``DecisionTreeClassifier`` is fitted to reproduce those labels (thesis §6.2.5, after
         its ref. [64]).  Unlimited, the tree reproduces the forest exactly but can be large;
         ``max_depth``/``max_leaf_nodes`` trade fidelity for readability.  Cached per setting.
+        A continuous model is explained over the vectors of :meth:`level_grid` (the
+        training kernels and samples of their values); conditions then read
+        ``parallelism <= 16``.
         """
         self._check_fitted()
         key = (max_depth, max_leaf_nodes)
@@ -532,13 +582,13 @@ class SpeedupRangeModel(Validated):
             target = self._majority(self._votes_levels(grid))
             tree = sk.tree.DecisionTreeClassifier(max_depth=max_depth, max_leaf_nodes=max_leaf_nodes,
                                                   random_state=self.seed).fit(grid, target)
-            train = self.discretizer_.transform(self._train[0]).to_numpy(np.float32)
+            train = self._encoder.transform(self._training[0]).to_numpy(np.float32)
             train_forest = self._majority(self._votes_levels(train))
             self._explained[key] = Explanation(
                 tree=tree, fidelity=float((tree.predict(grid) == target).mean()),
                 training_fidelity=float((tree.predict(train) == train_forest).mean()),
                 n_vectors=len(grid), features=self.features, labels=list(self.labels),
-                discretizer=self.discretizer_)
+                discretizer=self.discretizer_)  # type: ignore[arg-type]
         return self._explained[key]
 
     def explain_path(self, features: Any, max_depth: int | None = None,
@@ -549,12 +599,16 @@ class SpeedupRangeModel(Validated):
         "forest_range"}``; the two ranges differ only where the tree is not faithful.
         """
         expl = self.explain(max_depth, max_leaf_nodes)
-        levels = self.discretizer_.transform(features)
+        levels = self._encoder.transform(features)
         if len(levels) != 1:
             raise InputError(f"explain_path takes one kernel, got {len(levels)} rows", where="features")
         x = levels.to_numpy(np.float32)
         path, tree_range = expl.path(levels.iloc[0].to_dict())
-        return {"levels": {f: self.discretizer_.level_text(f, int(levels.iloc[0][f])) for f in self.features},
+        def text(f: str) -> str:
+            value = levels.iloc[0][f]
+            return self._encoder.level_text(f, value if self.continuous else int(value))
+
+        return {"levels": {f: text(f) for f in self.features},
                 "path": path, "tree_range": tree_range,
                 "forest_range": self.labels[int(self._majority(self._votes_levels(x))[0])]}
 
@@ -568,14 +622,14 @@ class SpeedupRangeModel(Validated):
         # kernel names as JSON can hold them; anything else (timestamps, tuples) as text
         index = [k.item() if isinstance(k, np.generic) else k for k in frame.index]
         index = [k if isinstance(k, str | int | float | bool) else str(k) for k in index]
-        votes = self._votes_levels(self.discretizer_.transform(frame).to_numpy())
+        votes = self._votes_levels(self._encoder.transform(frame).to_numpy())
         params = self._validate_params()  # plain ints (an np.int64 given is no JSON)
         return {"format": _FORMAT, "version": 1, "sklearn": sk.__version__,
                 "params": {"cutoffs": list(self._cutoffs), "levels": levels, "n_trees": params["n_trees"],
                            "max_features": params["max_features"], "seed": params["seed"],
                            "features": list(self.features)},
                 "training": {"index": index, "features": frame.to_numpy().tolist(), "speedups": values.tolist()},
-                "discretizer": self.discretizer_.to_dict(), "training_votes": votes.tolist()}
+                "discretizer": self._encoder.to_dict(), "training_votes": votes.tolist()}
 
     def to_json(self, path: str | Path | None = None) -> str:
         """The model as JSON text; also written to ``path`` when given."""
@@ -616,13 +670,13 @@ class SpeedupRangeModel(Validated):
                         p["features"])
             frame = pd.DataFrame(train["features"], columns=model.features, index=pd.Index(train["index"]))
             model.fit(frame, pd.Series(train["speedups"], index=frame.index))
-            saved_cuts = Discretizer.from_dict(data["discretizer"], where=f"{where}, discretizer").cuts_
+            saved_cuts = encoder_from_dict(data["discretizer"], where=f"{where}, discretizer").cuts_
             saved_votes = np.asarray(data["training_votes"], dtype=np.int64)
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"malformed saved model ({exc!r})", where=where,
                              hint="pass the output of SpeedupRangeModel.to_json()") from None
-        votes = model._votes_levels(model.discretizer_.transform(frame).to_numpy())
-        if saved_cuts != model.discretizer_.cuts_ or votes.shape != saved_votes.shape or (votes != saved_votes).any():
+        votes = model._votes_levels(model._encoder.transform(frame).to_numpy())
+        if saved_cuts != model._encoder.cuts_ or votes.shape != saved_votes.shape or (votes != saved_votes).any():
             saved_with, here = data.get("sklearn"), _sklearn().__version__
             # the same version cannot be the cause: "install that version" sent the user in a circle
             hint = (f"it was saved with scikit-learn {saved_with}, this is {here}; install that version or "
@@ -633,6 +687,6 @@ class SpeedupRangeModel(Validated):
         return model
 
     def __repr__(self) -> str:
-        state = "unfitted" if self.forest_ is None else f"fitted on {len(self._train[1])} kernels"
+        state = "unfitted" if self.forest_ is None else f"fitted on {len(self._training[1])} kernels"
         return (f"SpeedupRangeModel(cutoffs={self.cutoffs}, levels={self.levels!r}, n_trees={self.n_trees}, "
                 f"max_features={self.max_features}, seed={self.seed}; {state})")

@@ -113,10 +113,10 @@ def _is_muldiv_call(callee: str | None) -> bool:
 
 @dataclass
 class LoopInfo:
-    """One loop of the band region: its line, role, depth and the trip count used."""
+    """One loop of the band region or around it: its line, role, depth and the trip count used."""
 
     line: int | None
-    role: str            # "band" or "body"
+    role: str            # "band", "body", or "host" (a loop around the band: each iteration a launch)
     depth: int
     trip: float
     trip_source: str     # parameter | pragma | constant | argument | default | band-default
@@ -158,6 +158,9 @@ class StaticAnalysis:
     coalescing: str
     features: dict[str, float]
     counts: dict[str, float]
+    #: Iterations of the loops around the band in its function: how many times the band
+    #: runs, i.e. the kernel launches of a GPU port (1 when nothing encloses it).
+    host_steps: float = 1.0
     loops: list[LoopInfo] = field(default_factory=list)
     accesses: list[AccessInfo] = field(default_factory=list)
     branches: list[BranchInfo] = field(default_factory=list)
@@ -468,9 +471,34 @@ def analyse(fn: Function, source_text: str, *, where: str, band_line: int | None
     loops = [LoopInfo(line=forest.loops[l].line, role="band" if l in band_set else "body",
                       depth=forest.loops[l].depth - root.depth + 1, trip=trips[l][0],
                       trip_source=trips[l][1]) for l in region]
+    host = _host_loops(forest, band[0], pragmas)
+    host_steps = math.prod(loop.trip for loop in host)
     return StaticAnalysis(path=where, function=fn.name, band_lines=[forest.loops[b].line for b in band],
-                          coalescing=coalescing, features=features, counts=counts, loops=loops,
-                          accesses=accesses, branches=branches)
+                          coalescing=coalescing, features=features, counts=counts, loops=host + loops,
+                          accesses=accesses, branches=branches, host_steps=float(host_steps))
+
+
+def _host_loops(forest: LoopForest, band_root: int, pragmas: list[Pragma]) -> list[LoopInfo]:
+    """The loops enclosing the band in its function, outermost first, with their trip counts.
+
+    A ``trip(N)`` pragma wins over a constant count; a loop with neither counts
+    :data:`DEFAULT_TRIP` (say so with ``trip_source="default"``).
+    """
+    by_line = {p.target_line: p.trip for p in pragmas if p.trip is not None}
+    found = []
+    parent = forest.loops[band_root].parent
+    while parent is not None:
+        loop = forest.loops[parent]
+        if loop.line in by_line:
+            trip, source = float(by_line[loop.line]), "pragma"  # type: ignore[arg-type]
+        elif loop.const_trip is not None:
+            trip, source = float(loop.const_trip), "constant"
+        else:
+            trip, source = DEFAULT_TRIP, "default"
+        found.append(LoopInfo(line=loop.line, role="host", depth=loop.depth - forest.loops[band_root].depth,
+                              trip=trip, trip_source=source))
+        parent = loop.parent
+    return found[::-1]
 
 
 def _base_name(callee: str | None) -> str:

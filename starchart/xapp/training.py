@@ -24,6 +24,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from rich.progress import Progress
@@ -31,15 +32,18 @@ from rich.progress import Progress
 from starchart._util.files import write_json_atomic
 from starchart.errors import InputError, StarchartError
 from starchart.xapp.corpus import Corpus, CorpusKernel
-from starchart.xapp.dynamic.features import dynamic_features
+from starchart.xapp.dynamic.features import measure
+from starchart.xapp.encoding import HOST_FEATURE
 from starchart.xapp.pragmas import scan_pragmas
-from starchart.xapp.static import static_features
+from starchart.xapp.static import static_analysis
 from starchart.xapp.toolchain import clang_command
 
 __all__ = ["CorpusFeatures", "corpus_features", "training_frame", "kernel_band_line", "features_file",
-           "code_sha256"]
+           "code_sha256", "static_row", "dynamic_row"]
 
 KINDS = ("static", "dynamic")
+#: Recorded dynamic rows of an older version are measured again (2: ``host_steps`` added).
+DYNAMIC_VERSION = 2
 _XAPP_PRAGMA = re.compile(r"^\s*#\s*pragma\s+xapp\b")
 _BAND = re.compile(r"\bparallel\b")
 
@@ -113,7 +117,7 @@ def corpus_features(corpus: Corpus, kind: str = "static", *, kernels: Sequence[s
         task = bar.add_task(f"{kind} features", total=len(chosen))
         for kernel in chosen:
             bar.update(task, description=f"{kind} features: {kernel.name}")
-            key = {"code_sha256": code_sha256(kernel.c_path), "args": list(kernel.args)}
+            key = {"code_sha256": code_sha256(kernel.c_path), "args": list(kernel.args), "version": DYNAMIC_VERSION}
             hit = stored.get(kernel.name)
             if kind == "dynamic" and hit is not None and all(hit.get(k) == v for k, v in key.items()):
                 rows[kernel.name] = hit["features"]
@@ -220,17 +224,28 @@ def training_frame(corpus: Corpus, features: CorpusFeatures) -> tuple[pd.DataFra
     return features.frame.loc[common], labelled.loc[common]
 
 
-def _static(kernel: CorpusKernel) -> dict[str, float]:
+def static_row(path: str | Path, band_line: int | None = None, **options: Any) -> dict[str, float]:
+    """The 10 static features of a C file and ``host_steps``, the launches the loops around its band make."""
+    analysis = static_analysis(path, band_line, **options)
+    return {**analysis.features, HOST_FEATURE: analysis.host_steps}
 
-    return static_features(kernel.c_path, kernel_band_line(kernel))
+
+def dynamic_row(path: str | Path, args: Sequence[object], band_line: int | None = None,
+                **options: Any) -> dict[str, float]:
+    """The dynamic features of one run and ``host_steps``, the times the band loop was entered."""
+    run = measure(path, args, band_line, **options)
+    return {**run.features, HOST_FEATURE: float(run.region_entries)}
+
+
+def _static(kernel: CorpusKernel) -> dict[str, float]:
+    return static_row(kernel.c_path, kernel_band_line(kernel))
 
 
 def _dynamic(kernel: CorpusKernel, args: Sequence[int] | None = None) -> dict[str, float]:
-
     # one execution of the region, as the measured time is per repeat (the harness repeats it)
     with _environment(XAPP_REPEATS="1"):
-        return dynamic_features(kernel.c_path, kernel.args if args is None else args, kernel_band_line(kernel),
-                                timeout=3600.0)
+        return dynamic_row(kernel.c_path, kernel.args if args is None else args, kernel_band_line(kernel),
+                           timeout=3600.0)
 
 
 @contextlib.contextmanager

@@ -696,8 +696,8 @@ def test_predict_takes_the_build_options_static_sweep_and_dynamic(tmp_path):
     build = ["-I", root / "include", "-D", "INNER=3"]
     model = _tiny_static_model(tmp_path / "static.json")
     answer = _json(run("xapp", "predict", root / "k.c", "--model", model, *build, "--sweep", "--json"))
-    assert answer["features"] == static_features(root / "k.c", include_dirs=(root / "include",),
-                                                 defines={"INNER": 3})
+    assert answer["features"] == {**static_features(root / "k.c", include_dirs=(root / "include",),
+                                                    defines={"INNER": 3}), "host_steps": 1.0}
     assert sum(answer["sweep"]["counts"].values()) == 20
     rng = np.random.default_rng(1)
     X = pd.DataFrame(rng.uniform(0, 1, (12, len(DYNAMIC_FEATURES))), columns=list(DYNAMIC_FEATURES),
@@ -1002,3 +1002,54 @@ def test_features_say_which_trip_counts_they_assumed(tmp_path) -> None:
     assert "assumed: the body loop at line 4 runs 10 times" in said and "or --trip N" in said
     said = " ".join(CliRunner().invoke(app, ["xapp", "features", str(source), "--trip", "5"]).output.split())
     assert "the body loop" not in said  # given, not assumed
+
+
+# ---------------------------------------------------------------- continuous features, host steps, regression
+def test_continuous_levels_and_host_steps_train_a_model_that_reads_values(tmp_path):
+    corpus = corpus_copy(tmp_path, KERNELS)
+    fast = {"saxpy", "triad", "gemv_t", "col_sums", "matmul", "mandelbrot"}
+    _invented_measurements(corpus, {k: (12.0 if k in fast else 1.5) for k in KERNELS})
+    model = tmp_path / "model.json"
+    trained = run("xapp", "train", corpus, "-o", model, "--trees", "30", "--levels", "continuous", "--host-steps")
+    assert trained.exit_code == 0, trained.output
+    saved = json.loads(model.read_text())
+    assert saved["params"]["levels"] == "continuous" and saved["params"]["features"][-1] == "host_steps"
+    answer = _json(run("xapp", "predict", corpus / "kernels" / "saxpy" / "saxpy.c", "--model", model, "--json"))
+    assert answer["features"]["host_steps"] == 1.0
+    # a value, not a level name: the continuous model's path reads in the feature's own unit
+    assert float(answer["levels"]["parallelism"]) == pytest.approx(answer["features"]["parallelism"], rel=1e-3)
+    bad = run("xapp", "evaluate", corpus, "--levels", "4")
+    assert bad.exit_code == 2 and "continuous" in bad.output
+
+
+def test_regress_trains_evaluates_and_predicts_a_speedup_with_an_interval(tmp_path):
+    corpus = corpus_copy(tmp_path, KERNELS)
+    speedups = {k: 2.0 ** i for i, k in enumerate(KERNELS)}
+    _invented_measurements(corpus, speedups)
+    report = _json(run("xapp", "evaluate", corpus, "--regress", "--trees", "20", "--cutoffs", "8", "--json"))
+    assert report["kernels"] == len(KERNELS) and report["median_error_factor"] >= 1
+    assert report["majority"] == pytest.approx(max(sum(s <= 8 for s in speedups.values()),
+                                                   sum(s > 8 for s in speedups.values())) / len(KERNELS))
+    assert {row["kernel"] for row in report["table"]} == set(KERNELS)
+    model = tmp_path / "regress.json"
+    trained = run("xapp", "train", corpus, "-o", model, "--regress", "--trees", "20")
+    assert trained.exit_code == 0, trained.output
+    assert "one tree for the forest regression" in trained.output
+    said = run("xapp", "predict", corpus / "kernels" / "saxpy" / "saxpy.c", "--model", model)
+    assert said.exit_code == 0, said.output
+    assert "predicted speedup" in said.output and "80% interval" in said.output
+    answer = _json(run("xapp", "predict", corpus / "kernels" / "saxpy" / "saxpy.c", "--model", model, "--json"))
+    assert answer["low"] <= answer["speedup"] <= answer["high"]
+    swept = run("xapp", "predict", corpus / "kernels" / "saxpy" / "saxpy.c", "--model", model, "--sweep")
+    assert swept.exit_code == 2 and "--sweep" in swept.output
+    dynamic = run("xapp", "evaluate", corpus, "--dynamic", "--regress")
+    assert dynamic.exit_code == 2 and "--regress" in dynamic.output
+
+
+def test_cutoffs_moves_the_thesis_cuts_by_the_peak_ratio():
+    answer = _json(run("xapp", "cutoffs", "--gpu-peak", "1111", "--cpu-peak", "11.2", "--json"))
+    assert answer["factor"] == pytest.approx(10.0) and answer["cutoffs"] == pytest.approx([30.0, 200.0])
+    said = run("xapp", "cutoffs", "--gpu-peak", "4800", "--cpu-peak", "20", "--kind", "gbs", "--cutoffs", "3")
+    assert said.exit_code == 0 and said.output.startswith("--cutoffs 230") and "GB/s" in said.output
+    refused = run("xapp", "cutoffs", "--gpu-peak", "4800", "--cpu-peak", "0")
+    assert refused.exit_code == 2 and "--cpu-peak" in refused.output
