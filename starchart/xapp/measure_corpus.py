@@ -65,6 +65,7 @@ from starchart.xapp.corpus import (
     file_sha256,
     read_measurement_file,
 )
+from starchart.xapp.emulator import build_command, rewrite_launches
 
 __all__ = ["gpu_available", "machine_info", "main", "measure", "parse_xapp_line", "run_program"]
 
@@ -241,10 +242,16 @@ def vectorized_loops(output: str, source: Path) -> list[dict[str, Any]]:
     return found
 
 
-def _compile(corpus: Corpus, kernel: CorpusKernel, side: str, build_dir: Path) -> tuple[Path, dict[str, Any]]:
+def _compile(corpus: Corpus, kernel: CorpusKernel, side: str, build_dir: Path,
+             emulate: bool = False) -> tuple[Path, dict[str, Any]]:
     source = kernel.source(side)
     binary = build_dir / f"{kernel.name}-{side}"
-    command = corpus.compile_command(side, source, binary, kernel.c_flags if side == "cpu" else ())
+    if emulate:  # the CUDA program on the CPU emulator: a dry run of the GPU side
+        rewritten = build_dir / f"{kernel.name}-emulated.cpp"
+        rewritten.write_text(rewrite_launches(source))
+        command = build_command(rewritten, binary, corpus.harness_dir / "emulator")
+    else:
+        command = corpus.compile_command(side, source, binary, kernel.c_flags if side == "cpu" else ())
     record: dict[str, Any] = {"compile": shlex.join(command)}
     report = vector_report_flags(command[0]) if side == "cpu" else []
     command = [*command[:1], *report, *command[1:]]
@@ -266,8 +273,10 @@ def _compile(corpus: Corpus, kernel: CorpusKernel, side: str, build_dir: Path) -
 
 
 def _measure_side(corpus: Corpus, kernel: CorpusKernel, side: str, args: Sequence[int], build_dir: Path,
-                  repeats: int, timeout_s: float, pin: list[str]) -> dict[str, Any]:
-    binary, record = _compile(corpus, kernel, side, build_dir)
+                  repeats: int, timeout_s: float, pin: list[str], emulate: bool = False) -> dict[str, Any]:
+    binary, record = _compile(corpus, kernel, side, build_dir, emulate)
+    if emulate:
+        record["emulated"] = True
     record["source_sha256"] = file_sha256(kernel.source(side))
     if record.get("status") != "compile-error":
         env = dict(os.environ, XAPP_REPEATS=str(repeats), OMP_NUM_THREADS="1")
@@ -277,6 +286,13 @@ def _measure_side(corpus: Corpus, kernel: CorpusKernel, side: str, args: Sequenc
         record["run"] = f"XAPP_REPEATS={repeats} {record['run']}"
     record["measured"] = _now()
     return record
+
+
+def _emulator_available() -> tuple[bool, str]:
+    """Whether the CPU emulator can be built here (it needs a C++20 g++)."""
+    if shutil.which("g++") is None:
+        return False, "g++ is not on PATH: the CUDA emulator needs a C++20 compiler"
+    return True, ""
 
 
 def _slug(text: str) -> str:
@@ -369,7 +385,8 @@ def measure(corpus_path: str | Path, sides: Sequence[str] = SIDES, kernels: Sequ
             small: bool = False, out: str | Path | None = None, timeout_s: float | None = None,
             repeats: int | None = None, core: int | None = None, host_kind: str | None = None,
             note: str | None = None, retry_failed: bool = False, progress: bool = True,
-            command: str | None = None, gpu_check: Callable[[], tuple[bool, str]] = gpu_available) -> Path:
+            command: str | None = None, gpu_check: Callable[[], tuple[bool, str]] = gpu_available,
+            emulate: bool = False, unmeasured: str | None = None) -> Path:
     """Measure kernels of the corpus at ``corpus_path``; returns the measurement file written.
 
     Parameters
@@ -388,6 +405,15 @@ def measure(corpus_path: str | Path, sides: Sequence[str] = SIDES, kernels: Sequ
     core:
         CPU core the C side is pinned to (default: the last one this process may use); one
         this process may not use is refused, as are the values above, before anything is measured.
+    emulate:
+        A dry run of the GPU side without a GPU: each CUDA program is built with g++ against
+        the CPU emulator (:mod:`starchart.xapp.emulator`) and run at its ``small_args`` (with
+        the C side too when ``sides`` has both, so the checksums are compared). Its times mean
+        nothing: the file goes to the temporary folder unless ``out`` is given, and its GPU
+        entries say ``"emulated"``.
+    unmeasured:
+        ``"cpu"`` or ``"gpu"``: only the kernels with no successful measurement of that side
+        in the corpus (e.g. the GPU side of kernels added since the last GPU run).
 
     Example
     -------
@@ -398,7 +424,22 @@ def measure(corpus_path: str | Path, sides: Sequence[str] = SIDES, kernels: Sequ
     sides = [s for s in SIDES if s in sides]
     if not sides:
         raise InputError("no side to measure", where="--side", hint="use cpu, gpu or both")
+    if emulate and "gpu" not in sides:
+        raise InputError("the emulator runs the CUDA side", where="--emulate", hint="use it with --side gpu or both")
     chosen = [corpus.kernel(name) for name in kernels] if kernels else list(corpus.kernels)
+    if unmeasured is not None:
+        if unmeasured not in SIDES:
+            raise InputError(f"--unmeasured {unmeasured!r} is not a side", where="--unmeasured", hint="use cpu or gpu")
+        table = corpus.table()
+        chosen = [k for k in chosen if table.loc[k.name].get(f"{unmeasured}_status") != "ok"]
+        if not chosen:
+            raise StarchartError(f"every chosen kernel has a successful {unmeasured} measurement",
+                                 hint="drop --unmeasured to measure them again")
+    if emulate:
+        small = True
+        gpu_check = _emulator_available
+        if out is None:
+            out = Path(tempfile.gettempdir()) / f"xapp-emulated-{_dt.datetime.now(_dt.UTC):%Y%m%dT%H%M%S}.json"
     # checked, not `or`-defaulted: 0 silently meant the default, a negative timeout recorded every kernel
     # as timed out, nan crashed, and a repeat count the harness ignores was written into the file
     if timeout_s is not None and not 0 < timeout_s < math.inf:
@@ -425,11 +466,11 @@ def measure(corpus_path: str | Path, sides: Sequence[str] = SIDES, kernels: Sequ
             if not sides:
                 raise StarchartError("nothing to measure: the GPU side was asked for and there is no GPU here",
                                      hint="run it on a machine with an NVIDIA GPU, or use --side cpu")
-        elif shutil.which(corpus.compile_cuda[0]) is None:
+        elif not emulate and shutil.which(corpus.compile_cuda[0]) is None:
             raise StarchartError(f"a GPU is here but {corpus.compile_cuda[0]!r} is not on PATH",
                                  hint="install the CUDA toolkit or put nvcc on PATH")
     out = Path(out) if out else default_out(corpus, sides, small, host_kind)
-    settings = {"sides": sides, "small": small, "repeats": repeats, "timeout_s": timeout_s,
+    settings = {"sides": sides, "small": small, "repeats": repeats, "timeout_s": timeout_s, "emulated": emulate,
                 "cpu_pinning": shlex.join(pin) if pin else None,
                 "compile": {"c": list(corpus.compile_c), "cuda": list(corpus.compile_cuda)}}
     machine = machine_info(corpus, with_gpu="gpu" in sides)
@@ -454,7 +495,8 @@ def measure(corpus_path: str | Path, sides: Sequence[str] = SIDES, kernels: Sequ
             entry["args"] = args
             for side in todo_sides:
                 bar.describe(f"{kernel.name} ({side})")
-                record = _measure_side(corpus, kernel, side, args, Path(build), repeats, timeout_s, pin)
+                record = _measure_side(corpus, kernel, side, args, Path(build), repeats, timeout_s, pin,
+                                       emulate=emulate and side == "gpu")
                 entry[side] = record
                 failed += record["status"] != "ok"
                 bar.advance(failed)
@@ -512,6 +554,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--note", help="free text stored in the file, e.g. that the machine was shared")
     parser.add_argument("--retry-failed", action="store_true", help="on resume, measure failed kernels again")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--unmeasured", choices=list(SIDES),
+                        help="only kernels with no successful measurement of this side yet")
+    parser.add_argument("--emulate", action="store_true",
+                        help="dry run of --side gpu without a GPU: CUDA programs on the CPU emulator at "
+                             "small_args (times mean nothing; written to the temporary folder)")
     args = parser.parse_args(argv)
     sides = list(SIDES) if args.side == "both" else [args.side]
     names = [n.strip() for n in args.kernels.split(",") if n.strip()] if args.kernels else None
@@ -520,7 +567,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         out = measure(args.corpus, sides=sides, kernels=names, small=args.small, out=args.out,
                       timeout_s=args.timeout, repeats=args.repeats, core=args.core, host_kind=args.host_kind,
-                      note=args.note, retry_failed=args.retry_failed, progress=not args.no_progress, command=command)
+                      note=args.note, retry_failed=args.retry_failed, progress=not args.no_progress, command=command,
+                      emulate=args.emulate, unmeasured=args.unmeasured)
     except StarchartError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

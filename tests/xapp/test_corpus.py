@@ -17,8 +17,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from starchart.errors import InputError
-from starchart.xapp.corpus import Corpus, checksums_match, read_measurement_file
+from starchart.errors import InputError, StarchartError
+from starchart.xapp.corpus import MEASUREMENT_FORMAT, Corpus, checksums_match, read_measurement_file
+from starchart.xapp.emulator import build_command, rewrite_launches
 from starchart.xapp.measure_corpus import main, measure, parse_xapp_line
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
@@ -134,16 +135,8 @@ def test_cuda_side_compiles(nvcc_results: dict[str, subprocess.CompletedProcess]
 
 
 def emulator_source(cu_path: Path) -> str:
-    """A CUDA program rewritten for harness/emulator/cuda_runtime.h: launches become calls and
-    relative includes absolute."""
-    text = cu_path.read_text()
-    text = re.sub(r"(\w+)\s*<<<\s*([^<>]+?)\s*,\s*([^<>]+?)\s*>>>\s*\(", r"xemu_launch(\2, \3, \1, ", text)
-
-    def absolute(match: re.Match) -> str:
-        target = (cu_path.parent / match.group(1)).resolve()
-        return f'#include "{target}"' if target.exists() else match.group(0)
-
-    return re.sub(r'#include "([^"]+)"', absolute, text)
+    """A CUDA program rewritten for harness/emulator/cuda_runtime.h (see starchart.xapp.emulator)."""
+    return rewrite_launches(cu_path)
 
 
 def test_emulator_rewrites_launches(tmp_path: Path) -> None:
@@ -171,8 +164,8 @@ def emulated(corpus: Corpus, tmp_path_factory) -> dict[str, tuple[bool, str]]:
         kernel = corpus.kernel(name)
         source = build / f"{name}.cpp"
         source.write_text(emulator_source(kernel.cuda_path))
-        done = subprocess.run(["g++", "-std=c++20", "-O1", "-pthread", "-w", f"-I{include}", str(source), "-o",
-                               str(build / name), "-lm"], capture_output=True, text=True, timeout=300, check=False)
+        done = subprocess.run(build_command(source, build / name, include), capture_output=True, text=True,
+                              timeout=300, check=False)
         if done.returncode != 0:
             return False, f"emulator build failed:\n{done.stderr[-3000:]}"
         run = subprocess.run([str(build / name), *map(str, kernel.small_args)], capture_output=True, text=True,
@@ -444,3 +437,25 @@ def test_main_skips_the_gpu_side_without_a_gpu(tmp_path: Path, capsys, monkeypat
     assert data["gpu_skipped"] and data["note"] == "shared machine" and data["settings"]["sides"] == ["cpu"]
     assert set(data["kernels"]["saxpy"]) == {"args", "cpu", "checksum_match", "relative_difference"}
     assert main([str(root), "--side", "gpu", "--small", "--out", str(tmp_path / "g.json"), "--no-progress"]) == 2
+
+
+def test_the_gpu_dry_run_emulates_only_the_unmeasured_kernels(tmp_path: Path) -> None:
+    """--emulate --unmeasured gpu: the GPU script's dry run, without a GPU, on kernels with no GPU time."""
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not on PATH: the CUDA emulator needs a C++20 compiler")
+    root = _small_corpus(tmp_path, names=("saxpy", "measured"))
+    gpu = {"status": "ok", "measured": "2026-11-23T00:00:00Z", "time_s": 1e-4, "checksum": 1.0}
+    (root / "measurements").mkdir(exist_ok=True)
+    (root / "measurements" / "gpu.json").write_text(json.dumps(
+        {"format": MEASUREMENT_FORMAT, "machine": {}, "kernels": {"measured": {"args": [16777216], "gpu": gpu}}}))
+    out = measure(root, sides=["cpu", "gpu"], emulate=True, unmeasured="gpu", progress=False, repeats=1,
+                  out=tmp_path / "dry.json", gpu_check=lambda: (False, "must not be asked"))
+    data = json.loads(out.read_text())
+    assert set(data["kernels"]) == {"saxpy"} and data["settings"]["emulated"] and data["settings"]["small"]
+    entry = data["kernels"]["saxpy"]
+    assert entry["gpu"]["emulated"] and entry["gpu"]["compile"].startswith("g++ -std=c++20")
+    assert entry["checksum_match"] is True  # the CUDA program computes what the C side does
+    with pytest.raises(InputError, match="--emulate"):
+        measure(root, sides=["cpu"], emulate=True, out=tmp_path / "x.json", progress=False)
+    with pytest.raises(StarchartError, match="successful gpu measurement"):
+        measure(root, sides=["gpu"], kernels=["measured"], unmeasured="gpu", out=tmp_path / "y.json", progress=False)
