@@ -37,11 +37,19 @@ static inline uint64_t xapp_next(void) {
 /* Uniform double in [0, 1). */
 static inline double xapp_uniform(void) { return (double)(xapp_next() >> 11) * (1.0 / 9007199254740992.0); }
 
+/* The product goes through a volatile so that no compiler fuses it with the sum: the C side is built
+ * -march=native (FMA) and the CUDA side's host code is not, and both must draw identical inputs. */
 static inline void xapp_fill_float(float *a, size_t n, float lo, float hi) {
-    for (size_t i = 0; i < n; i++) a[i] = lo + (hi - lo) * (float)xapp_uniform();
+    for (size_t i = 0; i < n; i++) {
+        volatile float scaled = (hi - lo) * (float)xapp_uniform();
+        a[i] = lo + scaled;
+    }
 }
 static inline void xapp_fill_double(double *a, size_t n, double lo, double hi) {
-    for (size_t i = 0; i < n; i++) a[i] = lo + (hi - lo) * xapp_uniform();
+    for (size_t i = 0; i < n; i++) {
+        volatile double scaled = (hi - lo) * xapp_uniform();
+        a[i] = lo + scaled;
+    }
 }
 /* Integers uniform in [lo, hi). */
 static inline void xapp_fill_int(int *a, size_t n, int lo, int hi) {

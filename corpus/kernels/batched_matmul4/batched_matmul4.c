@@ -2,10 +2,10 @@
  * dense-linear-algebra; tiny fixed-trip inner loops, one matrix per band iteration). */
 #include "../../harness/xapp_harness.h"
 
-void batched_matmul4(long batch, const float *a, const float *b, float *c) {
+void batched_matmul4(long batch, const float *restrict a, const float *restrict b, float *restrict c) {
 #pragma xapp parallel trip(3145728)
     for (long m = 0; m < batch; m++) {
-        const float *am = a + m * 16, *bm = b + m * 16;
+        const float *restrict am = a + m * 16, *restrict bm = b + m * 16;
         for (int r = 0; r < 4; r++) {
             for (int col = 0; col < 4; col++) {
                 float sum = 0.0f;

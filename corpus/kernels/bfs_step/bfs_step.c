@@ -20,7 +20,8 @@ static void make_csr(long n, int avg_deg, int **rowptr_out, int **col_out) {
 }
 
 /* next[v] = level[v] if visited, cur+1 if an in-neighbour is on frontier `cur`, else -1. */
-void bfs_step(long n, const int *rowptr, const int *col, const int *level, int cur, int *next) {
+void bfs_step(long n, const int *restrict rowptr, const int *restrict col, const int *restrict level, int cur,
+              int *restrict next) {
 #pragma xapp parallel trip(4194304)
     for (long v = 0; v < n; v++) {
         int lv = level[v];

@@ -16,7 +16,8 @@ static inline float cnd(float d) {
 }
 
 /* call[i] and put[i] = call[n + i] of option i. */
-void blackscholes(long n, const float *price, const float *strike, const float *years, float *out) {
+void blackscholes(long n, const float *restrict price, const float *restrict strike, const float *restrict years,
+                  float *restrict out) {
 #pragma xapp parallel trip(4194304)
     for (long i = 0; i < n; i++) {
         float s = price[i], x = strike[i], t = years[i];

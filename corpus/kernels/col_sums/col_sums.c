@@ -1,17 +1,20 @@
 /* col_sums: the sum of each column of a row-major float matrix (category: reduction; the band
- * runs over columns, so each thread's loop strides by a row: slow on a CPU, coalesced across
- * GPU threads). */
+ * runs over columns, coalesced across GPU threads; the C side walks the rows in a host loop
+ * around it, so that it reads the matrix contiguously). */
 #include "../../harness/xapp_harness.h"
 
-void col_sums(long rows, long cols, const float *a, float *out) {
-#pragma xapp parallel trip(4096)
-    for (long j = 0; j < cols; j++) {
-        float sum = 0.0f;
+void col_sums(long rows, long cols, const float *restrict a, float *restrict out) {
+    /* Row by row, so the matrix is read contiguously: out[] holds the running column sums
+     * (each column is still summed in row order). The row loop stays on the host; the band
+     * is the column loop inside it. */
+    for (long j = 0; j < cols; j++) out[j] = 0.0f;
 #pragma xapp trip(4096)
-        for (long i = 0; i < rows; i++) {
-            sum += a[i * cols + j];
+    for (long i = 0; i < rows; i++) {
+        const float *restrict row = a + i * cols;
+#pragma xapp parallel trip(4096)
+        for (long j = 0; j < cols; j++) {
+            out[j] += row[j];
         }
-        out[j] = sum;
     }
 }
 

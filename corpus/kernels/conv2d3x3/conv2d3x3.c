@@ -2,7 +2,7 @@
  * (category: stencil; constant-trip inner loops). */
 #include "../../harness/xapp_harness.h"
 
-void conv2d3x3(long height, long width, const float *in, const float *filter, float *out) {
+void conv2d3x3(long height, long width, const float *restrict in, const float *restrict filter, float *restrict out) {
 #pragma xapp parallel(2) trip(8190)
     for (long y = 1; y < height - 1; y++) {
 #pragma xapp trip(8190)

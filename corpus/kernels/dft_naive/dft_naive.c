@@ -3,18 +3,36 @@
  * (category: transcendental). */
 #include "../../harness/xapp_harness.h"
 
-void dft_naive(int n, const float *x, float *power) {
+#define CHUNK 256
+
+void dft_naive(int n, const float *restrict x, float *restrict power) {
     float w = 6.283185307179586f / (float)n;
 #pragma xapp parallel trip(6144)
     for (int k = 0; k < n; k++) {
         float re = 0.0f, im = 0.0f;
         int idx = 0;   /* k * t mod n */
-        for (int t = 0; t < n; t++) {
-            float a = w * (float)idx;
-            re += x[t] * cosf(a);
-            im -= x[t] * sinf(a);
-            idx += k;
-            if (idx >= n) idx -= n;
+        /* In chunks of the signal: first the exact twiddle indices (a serial recurrence), then
+         * the cosines, the sines and the sums, loops without a carried index that the compiler
+         * can vectorise. */
+#pragma xapp trip(24)
+        for (int t0 = 0; t0 < n; t0 += CHUNK) {
+            int len = n - t0 < CHUNK ? n - t0 : CHUNK;
+            float angle[CHUNK], c[CHUNK], s[CHUNK];
+#pragma xapp trip(256)
+            for (int t = 0; t < len; t++) {
+                angle[t] = w * (float)idx;
+                idx += k;
+                if (idx >= n) idx -= n;
+            }
+#pragma xapp trip(256)
+            for (int t = 0; t < len; t++) c[t] = cosf(angle[t]);
+#pragma xapp trip(256)
+            for (int t = 0; t < len; t++) s[t] = sinf(angle[t]);
+#pragma xapp trip(256)
+            for (int t = 0; t < len; t++) {
+                re += x[t0 + t] * c[t];
+                im -= x[t0 + t] * s[t];
+            }
         }
         power[k] = re * re + im * im;
     }

@@ -1,7 +1,7 @@
 /* dot_product: sum of x[i]*y[i] over float vectors, accumulated in double (category: reduction). */
 #include "../../harness/xapp_harness.h"
 
-double dot_product(long n, const float *x, const float *y) {
+double dot_product(long n, const float *restrict x, const float *restrict y) {
     double sum = 0.0;
 #pragma xapp parallel trip(50331648)
     for (long i = 0; i < n; i++) {

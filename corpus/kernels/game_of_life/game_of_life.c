@@ -6,6 +6,7 @@ unsigned char *game_of_life(long n, long generations, const unsigned char *in, u
                             unsigned char *b) {
     const unsigned char *src = in;
     unsigned char *dst = a;
+#pragma xapp trip(10)
     for (long g = 0; g < generations; g++) {
 #pragma xapp parallel(2) trip(4094)
         for (long i = 1; i < n - 1; i++) {

@@ -2,7 +2,8 @@
  * index and weight reads, uncoalesced random reads (category: irregular). */
 #include "../../harness/xapp_harness.h"
 
-void gather_random(long n, const int *idx, const float *src, const float *w, float *out) {
+void gather_random(long n, const int *restrict idx, const float *restrict src, const float *restrict w,
+                   float *restrict out) {
 #pragma xapp parallel trip(16777216)
     for (long i = 0; i < n; i++) {
         out[i] = src[idx[i]] * w[i];

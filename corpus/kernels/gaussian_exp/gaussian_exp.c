@@ -6,7 +6,8 @@
 #define SIGMA 0.1f
 
 /* centre j: x = c[3j], y = c[3j+1], weight = c[3j+2]. */
-void gaussian_exp(long nq, int nc, const float *qx, const float *qy, const float *c, float *out) {
+void gaussian_exp(long nq, int nc, const float *restrict qx, const float *restrict qy, const float *restrict c,
+                  float *restrict out) {
     const float scale = -1.0f / (2.0f * SIGMA * SIGMA);
 #pragma xapp parallel trip(65536)
     for (long i = 0; i < nq; i++) {

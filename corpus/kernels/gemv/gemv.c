@@ -2,7 +2,7 @@
  * dense-linear-algebra; one dot product of a contiguous row per band iteration). */
 #include "../../harness/xapp_harness.h"
 
-void gemv(long rows, long cols, const float *a, const float *x, float *y) {
+void gemv(long rows, long cols, const float *restrict a, const float *restrict x, float *restrict y) {
 #pragma xapp parallel trip(16384)
     for (long i = 0; i < rows; i++) {
         float sum = 0.0f;

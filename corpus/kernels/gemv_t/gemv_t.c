@@ -1,16 +1,21 @@
 /* gemv_t: transposed matrix-vector product y = A^T x with a row-major float matrix (category:
- * dense-linear-algebra; the band runs over columns, so each thread strides down a column). */
+ * dense-linear-algebra; the band runs over columns, coalesced across GPU threads; the C side walks
+ * the rows in a host loop around it, so that it reads the matrix contiguously). */
 #include "../../harness/xapp_harness.h"
 
-void gemv_t(long rows, long cols, const float *a, const float *x, float *y) {
-#pragma xapp parallel trip(4096)
-    for (long j = 0; j < cols; j++) {
-        float sum = 0.0f;
+void gemv_t(long rows, long cols, const float *restrict a, const float *restrict x, float *restrict y) {
+    /* Row by row, so the matrix is read contiguously: y[] holds the running sums (each y[j]
+     * still adds its terms in row order). The row loop stays on the host; the band is the
+     * column loop inside it. */
+    for (long j = 0; j < cols; j++) y[j] = 0.0f;
 #pragma xapp trip(4096)
-        for (long i = 0; i < rows; i++) {
-            sum += a[i * cols + j] * x[i];
+    for (long i = 0; i < rows; i++) {
+        const float *restrict row = a + i * cols;
+        const float xi = x[i];
+#pragma xapp parallel trip(4096)
+        for (long j = 0; j < cols; j++) {
+            y[j] += row[j] * xi;
         }
-        y[j] = sum;
     }
 }
 

@@ -4,7 +4,7 @@
 
 typedef struct { unsigned char r, g, b; } rgb;
 
-void grayscale(long height, long width, const rgb *img, float *gray) {
+void grayscale(long height, long width, const rgb *restrict img, float *restrict gray) {
 #pragma xapp parallel(2) trip(8192)
     for (long y = 0; y < height; y++) {
 #pragma xapp trip(8192)

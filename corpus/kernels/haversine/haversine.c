@@ -4,7 +4,8 @@
 
 #define EARTH_RADIUS_KM 6371.0f
 
-void haversine(long n, const float *lat1, const float *lon1, const float *lat2, const float *lon2, float *dist) {
+void haversine(long n, const float *restrict lat1, const float *restrict lon1, const float *restrict lat2,
+               const float *restrict lon2, float *restrict dist) {
 #pragma xapp parallel trip(4194304)
     for (long i = 0; i < n; i++) {
         float sdlat = sinf(0.5f * (lat2[i] - lat1[i]));

@@ -5,6 +5,7 @@
 double *heat1d(long n, long steps, double r, const double *in, double *a, double *b) {
     const double *u = in;
     double *v = a;
+#pragma xapp trip(20)
     for (long t = 0; t < steps; t++) {
 #pragma xapp parallel trip(4194302)
         for (long i = 1; i < n - 1; i++) {

@@ -8,6 +8,7 @@
 float *jacobi2d(long n, long sweeps, const float *in, float *a, float *b) {
     const float *src = in;
     float *dst = a;
+#pragma xapp trip(20)
     for (long t = 0; t < sweeps; t++) {
 #pragma xapp parallel(2) trip(4094)
         for (long i = 1; i < n - 1; i++) {

@@ -1,7 +1,7 @@
 /* l2norm: Euclidean norm sqrt(sum x[i]^2) of a double vector (category: reduction). */
 #include "../../harness/xapp_harness.h"
 
-double l2norm(long n, const double *x) {
+double l2norm(long n, const double *restrict x) {
     double sum = 0.0;
 #pragma xapp parallel trip(50331648)
     for (long i = 0; i < n; i++) {

@@ -22,10 +22,11 @@ static void make_csr(long n, int avg_deg, int **rowptr_out, int **col_out) {
 
 /* Runs `iters` sweeps from label0 (left unchanged), alternating between buf0 and buf1;
  * returns the buffer holding the last sweep. */
-int *label_propagation(long n, int iters, const int *rowptr, const int *col, const int *label0,
+int *label_propagation(long n, int iters, const int *restrict rowptr, const int *restrict col, const int *label0,
                        int *buf0, int *buf1) {
     const int *src = label0;
     int *dst = buf0;
+#pragma xapp trip(5)
     for (int it = 0; it < iters; it++) {
         dst = (it & 1) ? buf1 : buf0;
 #pragma xapp parallel trip(1048576)

@@ -4,13 +4,33 @@
  * (category: gpu-hostile). On return a holds L (unit diagonal, below) and U (on and above). */
 #include "../../harness/xapp_harness.h"
 
+#ifndef KB
+#define KB 16   /* pivots applied per pass over the trailing rows */
+#endif
+
+/* Step k of the elimination on row i (i > k): l = a[i][k] / a[k][k], a[i][j] -= l a[k][j] for j > k. */
+static inline void eliminate(int n, int k, double *restrict ai, const double *restrict ak) {
+    double l = ai[k] / ak[k];
+    ai[k] = l;
+#pragma xapp trip(512)
+    for (int j = k + 1; j < n; j++) ai[j] -= l * ak[j];
+}
+
+/* Blocked right-looking order: the pivots are taken KB at a time; the block's own rows are
+ * eliminated first, in order (they are the next pivot rows), then every row below applies the
+ * KB pivots in one pass while it sits in L1. Each element receives the same updates, in the
+ * same (ascending k) order, as in the step-by-step algorithm: the result is identical. */
 void lu_decompose(int n, double *a) {
-    for (int k = 0; k < n - 1; k++) {
+#pragma xapp trip(64)
+    for (int kb = 0; kb < n - 1; kb += KB) {
+        int ke = kb + KB < n - 1 ? kb + KB : n - 1;   /* pivots kb .. ke-1 */
+        for (int i = kb + 1; i < ke; i++)              /* the block's rows, serial */
+            for (int k = kb; k < i; k++) eliminate(n, k, a + (long)i * n, a + (long)k * n);
 #pragma xapp parallel trip(512)
-        for (int i = k + 1; i < n; i++) {
-            double l = a[(long)i * n + k] / a[(long)k * n + k];
-            a[(long)i * n + k] = l;
-            for (int j = k + 1; j < n; j++) a[(long)i * n + j] -= l * a[(long)k * n + j];
+        for (int i = ke; i < n; i++) {
+            double *ai = a + (long)i * n;
+#pragma xapp trip(16)
+            for (int k = kb; k < ke; k++) eliminate(n, k, ai, a + (long)k * n);
         }
     }
 }

@@ -3,13 +3,14 @@
  * (category: data-dependent-branches: data-dependent trip count, divergent early exit). */
 #include "../../harness/xapp_harness.h"
 
-void mandelbrot(int w, int h, int maxit, float dx, float dy, int *out) {
+void mandelbrot(int w, int h, int maxit, float dx, float dy, int *restrict out) {
 #pragma xapp parallel(2) trip(1536)
     for (int py = 0; py < h; py++) {
+        float ci = -1.5f + (float)py * dy;   /* constant along the row */
+        int *restrict row = out + (long)py * w;
 #pragma xapp trip(1536)
         for (int px = 0; px < w; px++) {
             float cr = -2.25f + (float)px * dx;
-            float ci = -1.5f + (float)py * dy;
             float zr = 0.0f, zi = 0.0f;
             int it = 0;
 #pragma xapp trip(47)
@@ -21,7 +22,7 @@ void mandelbrot(int w, int h, int maxit, float dx, float dy, int *out) {
                 zr = zr2 - zi2 + cr;
                 it++;
             }
-            out[(long)py * w + px] = it;
+            row[px] = it;
         }
     }
 }

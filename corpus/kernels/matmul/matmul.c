@@ -1,18 +1,22 @@
-/* matmul: square single-precision matrix product C = A B, textbook i-j-k order (category:
- * dense-linear-algebra; B is walked down its columns in the inner loop). */
+/* matmul: square single-precision matrix product C = A B in i-k-j order (category:
+ * dense-linear-algebra): row i of C accumulates a[i][k] * (row k of B), so the inner loop walks
+ * rows of B and C contiguously (and vectorises); every c[i][j] still sums its products in
+ * ascending k, as in the textbook i-j-k order. The band is the row loop. */
 #include "../../harness/xapp_harness.h"
 
-void matmul(long n, const float *a, const float *b, float *c) {
-#pragma xapp parallel(2) trip(512)
+void matmul(long n, const float *restrict a, const float *restrict b, float *restrict c) {
+#pragma xapp parallel trip(512)
     for (long i = 0; i < n; i++) {
+        float *restrict ci = c + i * n;
+        const float *restrict ai = a + i * n;
 #pragma xapp trip(512)
-        for (long j = 0; j < n; j++) {
-            float sum = 0.0f;
+        for (long j = 0; j < n; j++) ci[j] = 0.0f;
 #pragma xapp trip(512)
-            for (long k = 0; k < n; k++) {
-                sum += a[i * n + k] * b[k * n + j];
-            }
-            c[i * n + j] = sum;
+        for (long k = 0; k < n; k++) {
+            float aik = ai[k];
+            const float *restrict bk = b + k * n;
+#pragma xapp trip(512)
+            for (long j = 0; j < n; j++) ci[j] += aik * bk[j];
         }
     }
 }

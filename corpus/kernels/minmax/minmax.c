@@ -1,7 +1,7 @@
 /* minmax: smallest and largest value of a float array (category: reduction; compare-and-select). */
 #include "../../harness/xapp_harness.h"
 
-void minmax(long n, const float *x, float *out) {
+void minmax(long n, const float *restrict x, float *restrict out) {
     float lo = x[0], hi = x[0];
 #pragma xapp parallel trip(33554432)
     for (long i = 0; i < n; i++) {

@@ -5,11 +5,11 @@
 #define SOFTENING2 1.0e-3f
 
 /* body j: x = b[4j], y = b[4j+1], z = b[4j+2], mass = b[4j+3]; acc[i], acc[n+i], acc[2n+i]. */
-void nbody(int n, const float *b, float *acc) {
+void nbody(int n, const float *restrict b, float *restrict acc) {
 #pragma xapp parallel trip(8192)
     for (int i = 0; i < n; i++) {
         float xi = b[4 * i], yi = b[4 * i + 1], zi = b[4 * i + 2];
-        float ax = 0.0f, ay = 0.0f, az = 0.0f;
+        float ax = 0.0f, ay = 0.0f, az = 0.0f;   /* accumulated in registers */
         for (int j = 0; j < n; j++) {
             float dx = b[4 * j] - xi, dy = b[4 * j + 1] - yi, dz = b[4 * j + 2] - zi;
             float r2 = dx * dx + dy * dy + dz * dz + SOFTENING2;

@@ -8,17 +8,38 @@
 #define MISMATCH (-3)
 #define GAP 4
 
-void needleman_wunsch(int n, const int *sa, const int *sb, int *score) {
+#define TILE 64
+
+/* Blocked wavefront: the matrix is cut into TILE x TILE tiles; the tiles of one anti-diagonal of
+ * tiles are independent (the band), and each tile is swept row by row, contiguously. A cell still
+ * gets its value from its three finished neighbours, so the scores are those of the cell-by-cell
+ * wavefront. */
+void needleman_wunsch(int n, const int *restrict sa, const int *restrict sb, int *restrict score) {
     long w = n + 1;
-    for (int d = 2; d <= 2 * n; d++) {   /* anti-diagonal i + j = d */
-        int ilo = d - n > 1 ? d - n : 1, ihi = d - 1 < n ? d - 1 : n;
-#pragma xapp parallel trip(2048.25)
-        for (int i = ilo; i <= ihi; i++) {
-            int j = d - i;
-            int diag = score[(i - 1) * w + j - 1] + (sa[i - 1] == sb[j - 1] ? MATCH : MISMATCH);
-            int up = score[(i - 1) * w + j] - GAP, left = score[i * w + j - 1] - GAP;
-            int m = diag > up ? diag : up;
-            score[i * w + j] = m > left ? m : left;
+    int tiles = (n + TILE - 1) / TILE;
+#pragma xapp trip(127)
+    for (int d = 0; d <= 2 * (tiles - 1); d++) {   /* tile anti-diagonal bi + bj = d */
+        int tlo = d - tiles + 1 > 0 ? d - tiles + 1 : 0, thi = d < tiles - 1 ? d : tiles - 1;
+#pragma xapp parallel trip(32.25)
+        for (int bi = tlo; bi <= thi; bi++) {
+            int bj = d - bi;
+            int i0 = bi * TILE + 1, i1 = i0 + TILE <= n + 1 ? i0 + TILE : n + 1;
+            int j0 = bj * TILE + 1, j1 = j0 + TILE <= n + 1 ? j0 + TILE : n + 1;
+#pragma xapp trip(64)
+            for (int i = i0; i < i1; i++) {
+                int *row = score + i * w;
+                const int *up = row - w;
+                int ai = sa[i - 1];
+                int left = row[j0 - 1];
+#pragma xapp trip(64)
+                for (int j = j0; j < j1; j++) {
+                    int diag = up[j - 1] + (ai == sb[j - 1] ? MATCH : MISMATCH);
+                    int u = up[j] - GAP, l = left - GAP;
+                    int m = diag > u ? diag : u;
+                    left = m > l ? m : l;
+                    row[j] = left;
+                }
+            }
         }
     }
 }

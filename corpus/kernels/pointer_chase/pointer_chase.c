@@ -15,18 +15,29 @@ static void make_cycle(long n, int *next) {
     }
 }
 
-/* out[2w] = walker w's value sum (mod 2^31), out[2w+1] = its final node. */
-void pointer_chase(int nwalk, long steps, const int *next, const int *val, const int *start, int *out) {
-#pragma xapp parallel trip(4)
+/* out[2w] = walker w's value sum (mod 2^31), out[2w+1] = its final node.
+ * The walkers advance in lockstep: the step loop runs on the host around a band over the walkers,
+ * so that their independent loads are in flight together instead of one chain at a time. Each
+ * walker visits the same nodes and sums the same values. */
+void pointer_chase(int nwalk, long steps, const int *restrict next, const int *restrict val, const int *restrict start,
+                   int *restrict out) {
+    int p[nwalk];          /* nwalk is a handful */
+    unsigned sum[nwalk];
     for (int w = 0; w < nwalk; w++) {
-        int p = start[w];
-        unsigned sum = 0;
-        for (long s = 0; s < steps; s++) {
-            p = next[p];
-            sum += (unsigned)val[p];
+        p[w] = start[w];
+        sum[w] = 0;
+    }
+#pragma xapp trip(262144)
+    for (long s = 0; s < steps; s++) {
+#pragma xapp parallel trip(4)
+        for (int w = 0; w < nwalk; w++) {
+            p[w] = next[p[w]];
+            sum[w] += (unsigned)val[p[w]];
         }
-        out[2 * w] = (int)(sum & 0x7fffffffu);
-        out[2 * w + 1] = p;
+    }
+    for (int w = 0; w < nwalk; w++) {
+        out[2 * w] = (int)(sum[w] & 0x7fffffffu);
+        out[2 * w + 1] = p[w];
     }
 }
 

@@ -3,13 +3,25 @@
  * handful of filters (category: gpu-hostile). Signals are interleaved: u[t * nrec + r]. */
 #include "../../harness/xapp_harness.h"
 
-void recurrence_few(int nrec, long len, const float *coef, const float *u, float *y) {
-#pragma xapp parallel trip(8)
+/* The time loop runs on the host around a band over the filters, so that the interleaved signals
+ * are read and written contiguously, one row of nrec values per step (one pass over memory instead
+ * of nrec strided ones); the coefficients and the states x_r sit in small local arrays. Each
+ * filter computes the same values in the same order. */
+void recurrence_few(int nrec, long len, const float *restrict coef, const float *restrict u, float *restrict y) {
+    float a[nrec], b[nrec], x[nrec];   /* nrec is a handful */
     for (int r = 0; r < nrec; r++) {
-        float a = coef[2 * r], b = coef[2 * r + 1], x = 0.0f;
-        for (long t = 0; t < len; t++) {
-            x = a * x + b * u[t * nrec + r];
-            y[t * nrec + r] = x;
+        a[r] = coef[2 * r];
+        b[r] = coef[2 * r + 1];
+        x[r] = 0.0f;
+    }
+#pragma xapp trip(4194304)
+    for (long t = 0; t < len; t++) {
+        const float *ut = u + t * nrec;
+        float *yt = y + t * nrec;
+#pragma xapp parallel trip(8)
+        for (int r = 0; r < nrec; r++) {
+            x[r] = a[r] * x[r] + b[r] * ut[r];
+            yt[r] = x[r];
         }
     }
 }

@@ -1,7 +1,7 @@
 /* saxpy: regular streaming, one multiply-add per element (category: streaming). */
 #include "../../harness/xapp_harness.h"
 
-void saxpy(long n, float a, const float *x, const float *y, float *out) {
+void saxpy(long n, float a, const float *restrict x, const float *restrict y, float *restrict out) {
 #pragma xapp parallel trip(16777216)
     for (long i = 0; i < n; i++) {
         out[i] = a * x[i] + y[i];

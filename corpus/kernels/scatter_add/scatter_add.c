@@ -3,7 +3,7 @@
  * (category: irregular: random read-modify-writes, write conflicts). */
 #include "../../harness/xapp_harness.h"
 
-void scatter_add(long n, long m, const int *idx, const int *val, int *out) {
+void scatter_add(long n, long m, const int *restrict idx, const int *restrict val, int *restrict out) {
     for (long j = 0; j < m; j++) out[j] = 0;  /* reset: the region is re-run from the same inputs */
 #pragma xapp parallel trip(33554432)
     for (long i = 0; i < n; i++) {

@@ -15,19 +15,28 @@ static void make_stochastic(int n, float *m) {
 }
 
 /* Runs `steps` products from p0 (left unchanged), alternating between buf0 and buf1;
- * returns the buffer holding the last product. */
-float *small_matmul(int n, int steps, const float *a, const float *p0, float *buf0, float *buf1) {
+ * returns the buffer holding the last product. Each product runs in i-k-j order: row i of the
+ * result accumulates src[i][k] * (row k of A), so the inner loop walks rows contiguously (and
+ * vectorises); every element still sums its products in ascending k. The band is the row loop. */
+float *small_matmul(int n, int steps, const float *restrict a, const float *restrict p0,
+                    float *restrict buf0, float *restrict buf1) {
     const float *src = p0;
     float *dst = buf0;
+#pragma xapp trip(1000)
     for (int s = 0; s < steps; s++) {
         dst = (s & 1) ? buf1 : buf0;
-#pragma xapp parallel(2) trip(64)
+#pragma xapp parallel trip(64)
         for (int i = 0; i < n; i++) {
+            float *restrict di = dst + (long)i * n;
+            const float *restrict si = src + (long)i * n;
 #pragma xapp trip(64)
-            for (int j = 0; j < n; j++) {
-                float sum = 0.0f;
-                for (int k = 0; k < n; k++) sum += src[i * n + k] * a[k * n + j];
-                dst[i * n + j] = sum;
+            for (int j = 0; j < n; j++) di[j] = 0.0f;
+#pragma xapp trip(64)
+            for (int k = 0; k < n; k++) {
+                float sik = si[k];
+                const float *restrict ak = a + (long)k * n;
+#pragma xapp trip(64)
+                for (int j = 0; j < n; j++) di[j] += sik * ak[j];
             }
         }
         src = dst;

@@ -2,7 +2,7 @@
  * (category: stencil; a square root per pixel). */
 #include "../../harness/xapp_harness.h"
 
-void sobel(long height, long width, const float *in, float *out) {
+void sobel(long height, long width, const float *restrict in, float *restrict out) {
 #pragma xapp parallel(2) trip(6142)
     for (long y = 1; y < height - 1; y++) {
 #pragma xapp trip(6142)

@@ -19,7 +19,8 @@ static void make_csr(long n, int avg_deg, int **rowptr_out, int **col_out) {
     *col_out = col;
 }
 
-void spmv_csr(long n, const int *rowptr, const int *col, const float *val, const float *x, float *y) {
+void spmv_csr(long n, const int *restrict rowptr, const int *restrict col, const float *restrict val,
+              const float *restrict x, float *restrict y) {
 #pragma xapp parallel trip(2097152)
     for (long i = 0; i < n; i++) {
         float sum = 0.0f;

@@ -10,7 +10,9 @@ float *stencil3d7(long n, long sweeps, const float *in, float *a, float *b) {
     const float *src = in;
     float *dst = a;
     long nn = n * n;
+#pragma xapp trip(8)
     for (long t = 0; t < sweeps; t++) {
+#pragma xapp trip(254)
         for (long k = 1; k < n - 1; k++) {
 #pragma xapp parallel(2) trip(254)
             for (long j = 1; j < n - 1; j++) {

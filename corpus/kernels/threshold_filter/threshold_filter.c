@@ -16,7 +16,7 @@ static void make_signal(long n, float *x) {
     }
 }
 
-void threshold_filter(long n, float thr, const float *x, float *out) {
+void threshold_filter(long n, float thr, const float *restrict x, float *restrict out) {
 #pragma xapp parallel trip(33554432)
     for (long i = 0; i < n; i++) {
         float v = x[i];

@@ -1,13 +1,25 @@
 /* transpose: out = in^T for a row-major float matrix (category: dense-linear-algebra; pure data
- * movement, one side of every access is strided). */
+ * movement, one side of every access is strided). The C side works in TILE x TILE tiles (the band
+ * is the grid of tiles, as the GPU's thread blocks), so the lines a tile touches stay in L1. */
 #include "../../harness/xapp_harness.h"
 
-void transpose(long rows, long cols, const float *in, float *out) {
-#pragma xapp parallel(2) trip(4096)
-    for (long i = 0; i < rows; i++) {
-#pragma xapp trip(4096)
-        for (long j = 0; j < cols; j++) {
-            out[j * rows + i] = in[i * cols + j];
+#ifndef TILE
+#define TILE 32
+#endif
+
+void transpose(long rows, long cols, const float *restrict in, float *restrict out) {
+#pragma xapp parallel(2) trip(128)
+    for (long i0 = 0; i0 < rows; i0 += TILE) {
+#pragma xapp trip(128)
+        for (long j0 = 0; j0 < cols; j0 += TILE) {
+            long i1 = i0 + TILE < rows ? i0 + TILE : rows, j1 = j0 + TILE < cols ? j0 + TILE : cols;
+#pragma xapp trip(32)
+            for (long i = i0; i < i1; i++) {
+#pragma xapp trip(32)
+                for (long j = j0; j < j1; j++) {
+                    out[j * rows + i] = in[i * cols + j];
+                }
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 /* triad: STREAM triad a[i] = b[i] + s*c[i] in double precision (category: streaming). */
 #include "../../harness/xapp_harness.h"
 
-void triad(long n, double s, const double *b, const double *c, double *a) {
+void triad(long n, double s, const double *restrict b, const double *restrict c, double *restrict a) {
 #pragma xapp parallel trip(33554432)
     for (long i = 0; i < n; i++) {
         a[i] = b[i] + s * c[i];
