@@ -533,6 +533,8 @@ def _summary(name: str, entry: dict[str, Any], sides: Sequence[str]) -> str:
                      else f"{side} {record['status']}: {record.get('message', '')}")
     if entry.get("checksum_match") is False:
         parts.append(f"CHECKSUM MISMATCH (relative difference {entry['relative_difference']:.3g})")
+    elif entry.get("checksum_match") and entry.get("gpu", {}).get("emulated"):
+        parts.append("checksums agree (emulated: the times mean nothing)")
     elif entry.get("checksum_match"):
         parts.append(f"speedup {entry['cpu']['time_s'] / entry['gpu']['time_s']:.3g}x")
     return f"{name}: " + ", ".join(parts)

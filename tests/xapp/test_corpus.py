@@ -20,7 +20,7 @@ import yaml
 from starchart.errors import InputError, StarchartError
 from starchart.xapp.corpus import MEASUREMENT_FORMAT, Corpus, checksums_match, read_measurement_file
 from starchart.xapp.emulator import build_command, rewrite_launches
-from starchart.xapp.measure_corpus import main, measure, parse_xapp_line
+from starchart.xapp.measure_corpus import _summary, main, measure, parse_xapp_line
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 KERNEL_NAMES = sorted(p.parent.name for p in (CORPUS / "kernels").glob("*/kernel.yaml"))
@@ -455,6 +455,7 @@ def test_the_gpu_dry_run_emulates_only_the_unmeasured_kernels(tmp_path: Path) ->
     entry = data["kernels"]["saxpy"]
     assert entry["gpu"]["emulated"] and entry["gpu"]["compile"].startswith("g++ -std=c++20")
     assert entry["checksum_match"] is True  # the CUDA program computes what the C side does
+    assert "speedup" not in _summary("saxpy", entry, ["cpu", "gpu"])  # emulated times are no speedup
     with pytest.raises(InputError, match="--emulate"):
         measure(root, sides=["cpu"], emulate=True, out=tmp_path / "x.json", progress=False)
     with pytest.raises(StarchartError, match="successful gpu measurement"):
