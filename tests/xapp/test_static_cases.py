@@ -266,7 +266,7 @@ def test_ctrl_c_keeps_the_measured_kernels_and_says_how_to_resume(tmp_path, monk
     root = _saxpy_corpus(tmp_path, ("a_first", "b_second"))
     out = tmp_path / "m.json"
 
-    def fake_side(corpus, kernel, side, *rest):
+    def fake_side(corpus, kernel, side, *rest, **options):
         if kernel.name == "b_second":
             raise KeyboardInterrupt
         return {"status": "ok", "time_s": 1.0, "checksum": 1.0, "source_sha256": None, "measured": "now"}
