@@ -11,7 +11,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-__all__ = ["plot_explanation"]
+__all__ = ["plot_explanation", "plot_predicted_speedups"]
 
 
 def plot_explanation(model: Any, path: str | Path | None = None, top: int = 10) -> Figure:
@@ -29,4 +29,44 @@ def plot_explanation(model: Any, path: str | Path | None = None, top: int = 10) 
     fig.tight_layout()
     if path is not None:
         fig.savefig(path)
+    return fig
+
+
+def plot_predicted_speedups(table: Any, path: str | Path | None = None, title: str | None = None) -> Figure:
+    """Predicted against measured speedup, log-log, each kernel with its interval; the 2x band shaded.
+
+    ``table`` is :attr:`RegressionLoocv.table <starchart.xapp.log_speedup.RegressionLoocv>`
+    (columns ``speedup``, ``predicted``, ``low``, ``high``, ``error_factor``, one row per kernel).
+    Kernels outside the 2x band are named. Saved to ``path`` when given.
+    """
+    import numpy as np
+
+    fig = Figure(figsize=(6.4, 5.6))
+    ax = fig.add_subplot()
+    lo = float(min(table["speedup"].min(), table["low"].min())) / 2
+    hi = float(max(table["speedup"].max(), table["high"].max())) * 2
+    line = np.geomspace(lo, hi, 50)
+    ax.fill_between(line, line / 2, line * 2, color="#dddddd", label="within 2x")
+    ax.plot(line, line, color="#888888", linewidth=0.8)
+    inside = (table["speedup"] >= table["low"]) & (table["speedup"] <= table["high"])
+    for flag, colour, label in ((True, "#4c72b0", "measured inside the interval"),
+                                (False, "#c44e52", "measured outside the interval")):
+        part = table[inside == flag]
+        ax.errorbar(part["speedup"], part["predicted"],
+                    yerr=[part["predicted"] - part["low"], part["high"] - part["predicted"]],
+                    fmt="o", markersize=4, color=colour, ecolor=colour, elinewidth=0.7, alpha=0.85, label=label)
+    for name, row in table[table["error_factor"] > 2].iterrows():
+        ax.annotate(str(name), (row["speedup"], row["predicted"]), fontsize=7, xytext=(3, 3),
+                    textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_xlabel("measured speedup (CPU s / GPU s)")
+    ax.set_ylabel("predicted speedup, leave-one-out")
+    ax.set_title(title or "Predicted against measured speedup", loc="left")
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
     return fig
