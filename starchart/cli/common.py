@@ -64,8 +64,18 @@ def metric_columns(metrics: Optional[str]) -> list[str] | None:
 
     >>> metric_columns("time, power"), metric_columns(None)
     (['time', 'power'], None)
+    >>> metric_columns(",")
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: --metrics: ',' names no column (hint: e.g. --metrics time,power, or leave it out)
     """
-    return [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    if metrics is None:
+        return None
+    names = [m.strip() for m in metrics.split(",") if m.strip()]
+    if not names:  # "" and "," were taken as "not given": every numeric column became a metric, unsaid
+        raise InputError(f"{metrics!r} names no column", where="--metrics",
+                         hint="e.g. --metrics time,power, or leave it out")
+    return names
 
 
 def load_data(path: Path, metrics: Optional[str]) -> Any:

@@ -20,7 +20,7 @@ from starchart._util.plugins import load_reference
 from starchart._util.units import is_never_negative, unit_of
 from starchart._util.validation import Instances, check
 from starchart.dataset import Dataset
-from starchart.errors import InputError
+from starchart.errors import InputError, arg
 from starchart.io.formats import Format, get_format, readable
 
 #: The class that reads a starchart store (an SQLite file of the study layer, above this one).
@@ -80,10 +80,33 @@ def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset
         raise InputError(f"option(s) {unknown} do not apply to the {name} format", where=path,
                          hint=f"options for {name}: {accepted}")
     assert reader.read is not None  # readable() holds only formats with a reader
-    dataset = reader.read(path, text, **options)
+    dataset = reader.read(path, text, **_checked_options(options, path))
     _warn_if_nothing_to_model(dataset, path)
     _warn_if_negative(dataset, path)
     return dataset
+
+
+def _checked_options(options: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The reader options checked for type: ``metrics=5`` raised a bare TypeError inside the reader, and
+    ``sep=""`` or ``metrics=[]`` were accepted and read the file as something else."""
+    out = dict(options)
+    for name in ("metrics", "params"):
+        value = out.get(name)
+        if isinstance(value, str):  # one column named as a string, not a list of its letters
+            value = out[name] = [value]
+        if value is None:
+            continue
+        if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+            raise InputError(f"{arg(name, repr(value))} must be a list of column names", where=path,
+                             hint=f"e.g. {name}=['time']" if name == 'metrics' else "e.g. params=['block_size_x']")
+        if not value:
+            raise InputError(f"{arg(name, '[]')} names no column", where=path,
+                             hint=f"name at least one column, or leave {name} out")
+    sep = out.get("sep")
+    if "sep" in out and sep is not None and (not isinstance(sep, str) or not sep):
+        raise InputError(f"{arg('sep', repr(sep))} must be a non-empty string", where=path,
+                         hint="e.g. sep=';' (or leave it out to detect it)")
+    return out
 
 
 class NothingToModelWarning(UserWarning):

@@ -99,3 +99,25 @@ def test_a_store_loads_by_its_header_whatever_its_name(tmp_path):
     assert sorted(ds.y().tolist()) == [1, 2, 2, 3, 4, 4, 6, 8]
     with pytest.raises(InputError, match="takes no format"):
         load(store, format="csv")
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"metrics": 5}, "metrics=5 must be a list of column names"),
+    ({"metrics": []}, "metrics=[] names no column"),
+    ({"params": ["a", 2]}, "must be a list of column names"),
+    ({"sep": 5}, "sep=5 must be a non-empty string"),
+    ({"sep": ""}, "sep='' must be a non-empty string"),
+], ids=["metrics-int", "metrics-empty", "params-not-names", "sep-int", "sep-empty"])
+def test_reader_options_of_the_wrong_type_are_named(tmp_path, options, message):
+    """They raised a bare TypeError inside the reader, or were accepted and read the file as something else."""
+    path = tmp_path / "d.csv"
+    path.write_text("a,time\n1,0.5\n2,0.7\n")
+    with pytest.raises(InputError, match=message.replace("[", r"\[").replace("]", r"\]")) as info:
+        load(path, **options)
+    assert str(path) in str(info.value)
+
+
+def test_one_metric_may_be_named_as_a_string(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a,b,time\n1,3,0.5\n2,4,0.7\n")
+    assert load(path, metrics="time").metrics == ["time"]
