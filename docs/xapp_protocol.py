@@ -166,7 +166,8 @@ def accuracy_section(features: pd.DataFrame, speedups: pd.Series, cuts: dict[str
     from starchart.xapp.model import SpeedupRangeModel
 
     accuracy, regression = evaluation(features, speedups, cuts)
-    lines = ["## Accuracy on the relabelled corpus", "",
+    lines = targets_section(accuracy, regression)
+    lines += ["## Accuracy on the relabelled corpus", "",
              f"{len(speedups)} kernels, speedups {speedups.min():.2g}× to {speedups.max():.0f}× "
              f"(median {speedups.median():.0f}×). Accuracy is the LOOCV share of kernels put in their measured "
              f"range: mean over seeds {', '.join(map(str, SEEDS))} [lowest – highest], beside the two baselines "
@@ -217,6 +218,48 @@ def accuracy_section(features: pd.DataFrame, speedups: pd.Series, cuts: dict[str
               "One tree standing in for it (depth 3):", "", "```",
               regressor.fit(headline, speedups).explain(max_depth=3), "```", ""]
     return lines
+
+
+def targets_section(accuracy: pd.DataFrame, regression: pd.DataFrame) -> list[str]:
+    """The issue's three figures against what the protocol measured, said plainly."""
+    def best(cut: str, kind: str | None = None) -> pd.Series:
+        part = accuracy[accuracy["cuts"] == cut]
+        if kind == "headline":
+            part = part[part["variant"] == HEADLINE_CLASSIFIER]
+        return part.loc[part["mean"].idxmax()]
+
+    median, terciles = best("median (2 ranges)"), best("terciles (3 ranges)")
+    head_median = best("median (2 ranges)", "headline")
+    head_terciles = best("terciles (3 ranges)", "headline")
+    over_majority = (accuracy["mean"] - accuracy["majority"]).groupby(accuracy["cuts"]).max()
+    over_both = (accuracy["mean"] - accuracy[["majority", "one_feature"]].max(axis=1)).groupby(accuracy["cuts"]).max()
+    short = [f"{cut} ({100 * value:+.1f} points)" for cut, value in over_majority.items() if value < 0.10]
+    behind = [f"{cut} ({round(100 * value, 1) + 0.0:+.1f})" for cut, value in over_both.items() if value <= 0]
+    forest = regression.set_index("variant").loc[HEADLINE_REGRESSOR]
+    reached = "reached" if forest["median_error_factor"] <= 2 else "not reached"
+    return [
+        "## Against the targets", "",
+        "The targets set before this work, on the relabelled 42 kernels under the protocol above:", "",
+        f"- **At least 85 % at the median cut: not reached.** The headline classifier gets "
+        f"{head_median['mean']:.1%}; the best variant tried, *{median['variant']}*, {median['mean']:.1%} "
+        f"(majority {median['majority']:.1%}, parallelism alone {median['one_feature']:.1%}).",
+        f"- **At least 70 % at the terciles: not reached.** Headline {head_terciles['mean']:.1%}; best, "
+        f"*{terciles['variant']}*, {terciles['mean']:.1%} (majority {terciles['majority']:.1%}, parallelism "
+        f"alone {terciles['one_feature']:.1%}).",
+        "- **A lead of at least 10 points over the majority at every reported cut: "
+        + ("reached.**" if not short else "not reached** at " + ", ".join(short) + " (the best variant's lead).")
+        + (" Parallelism alone, the other baseline, is not beaten by any variant at " + ", ".join(behind) + "."
+           if behind else ""),
+        f"- **Log-speedup regression within 2× median error: {reached}.** The forest's LOOCV median error is "
+        f"{forest['median_error_factor']:.2f}× ({forest['error_low']:.2f}–{forest['error_high']:.2f} over "
+        f"seeds), {forest['within_2x']:.0%} of kernels within 2×, {forest['coverage']:.0%} inside their 80 % "
+        "interval; the thesis's dynamic ensemble, on this corpus, is below.", "",
+        "What was tried is every row of the tables below; nothing was tuned to these figures after the protocol "
+        "was written. What the relabelling did: the rewritten C side is faster by very different factors "
+        "(table above), which moved the labels towards the GPU-side's own spread, and 42 kernels leave about 14 "
+        "per tercile to learn from. The held-out set (60 kernels, below) is the next step once its GPU side is "
+        "measured.", "",
+    ]
 
 
 def thesis_levels_note(features: pd.DataFrame, speedups: pd.Series) -> list[str]:

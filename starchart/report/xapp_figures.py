@@ -37,7 +37,7 @@ def plot_predicted_speedups(table: Any, path: str | Path | None = None, title: s
 
     ``table`` is :attr:`RegressionLoocv.table <starchart.xapp.log_speedup.RegressionLoocv>`
     (columns ``speedup``, ``predicted``, ``low``, ``high``, ``error_factor``, one row per kernel).
-    Kernels outside the 2x band are named. Saved to ``path`` when given.
+    Kernels whose measured speedup lies outside their interval are named. Saved to ``path`` when given.
     """
     import numpy as np
 
@@ -55,7 +55,7 @@ def plot_predicted_speedups(table: Any, path: str | Path | None = None, title: s
         ax.errorbar(part["speedup"], part["predicted"],
                     yerr=[part["predicted"] - part["low"], part["high"] - part["predicted"]],
                     fmt="o", markersize=4, color=colour, ecolor=colour, elinewidth=0.7, alpha=0.85, label=label)
-    for name, row in table[table["error_factor"] > 2].iterrows():
+    for name, row in table[~inside].iterrows():
         ax.annotate(str(name), (row["speedup"], row["predicted"]), fontsize=7, xytext=(3, 3),
                     textcoords="offset points")
     ax.set_xscale("log")

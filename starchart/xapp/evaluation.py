@@ -18,8 +18,8 @@ Examples
 --------
 >>> majority_share([1, 2, 30, 40, 50], (10,))
 0.6
->>> [round(c) for c in quantile_cutoffs([1, 10, 100, 1000], 2)]
-[55]
+>>> [round(c) for c in quantile_cutoffs([1, 10, 100, 1000], 2)]  # the geometric middle
+[32]
 >>> scaled_cutoffs((3, 20), 60.0)
 (180.0, 1200.0)
 """

@@ -16,9 +16,9 @@ def test_each_kernel_is_a_point_with_its_interval_and_the_misses_are_named(tmp_p
     fig = plot_predicted_speedups(table, path, title="test")
     ax = fig.axes[0]
     assert path.stat().st_size > 0 and ax.get_xscale() == "log" and ax.get_yscale() == "log"
-    # b was predicted 4x off, outside the 2x band: only it is named
+    # b's measured 10 lies outside its interval [20, 80]: only it is named
     assert [t.get_text() for t in ax.texts] == ["b"]
-    # b's measured 10 lies outside its interval [20, 80]: one red point, two blue
+    # one red point, two blue
     labels = [text.get_text() for text in ax.get_legend().get_texts()]
     assert labels == ["within 2x", "measured inside the interval", "measured outside the interval"]
     inside, outside = [c for c in ax.containers]
