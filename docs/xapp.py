@@ -197,11 +197,12 @@ def dynamic_accuracy_section(dynamic: pd.DataFrame, table: pd.DataFrame) -> list
     factor = np.maximum(per["predicted_speedup"] / per["actual_speedup"], per["actual_speedup"] / per["predicted_speedup"])
     forest = SpeedupRegressor(features=tuple(D.columns)).loocv(D, actual)
     return ["## Dynamic XAPP", "",
-            f"### The thesis's ensemble (GPU time per instruction): cross-validated mean relative error "
-            f"{cv.mean_relative_error:.1%} (thesis 26.9 %), median error factor {float(factor.median()):.2f}×; "
-            f"predicting every kernel's speedup as the median of the others: {constant:.1%}", "",
-            f"### A log-speedup forest on the same dynamic features (with host_steps, the band's entries): "
-            f"{forest.summary()}", "",
+            "### The thesis's ensemble (GPU time per instruction)", "",
+            f"Cross-validated mean relative error {cv.mean_relative_error:.1%} (thesis 26.9 %), median error "
+            f"factor {float(factor.median()):.2f}×; predicting every kernel's speedup as the median of the others: "
+            f"{constant:.1%}.", "",
+            "### A log-speedup forest on the same dynamic features", "",
+            f"With host_steps (the band's entries): {forest.summary()}.", "",
             "Per kernel (leave-one-out, the thesis's ensemble):", "",
             _md(per[["actual_speedup", "predicted_speedup", "relative_error"]], ".3g"), ""]
 

@@ -200,7 +200,8 @@ def accuracy_section(features: pd.DataFrame, speedups: pd.Series, cuts: dict[str
     median_cut = cuts["median (2 ranges)"]
     classifier = SpeedupRangeModel(cutoffs=median_cut, levels=CONTINUOUS, features=EXTENDED_FEATURES, n_trees=N_TREES)
     result = classifier.loocv(headline, speedups)
-    lines += [f"### The headline classifier at the median cut, seed 0: LOOCV {result.accuracy:.1%}", "",
+    lines += ["### The headline classifier at the median cut", "",
+              f"Seed 0: LOOCV accuracy {result.accuracy:.1%}.", "",
               md(result.confusion), "",
               "One tree standing in for it (depth 3), fitted on all kernels:", "", "```",
               classifier.fit(headline, speedups).explain(max_depth=3).text(), "```", ""]
@@ -212,7 +213,7 @@ def accuracy_section(features: pd.DataFrame, speedups: pd.Series, cuts: dict[str
 
     plot_predicted_speedups(loo.table, ROOT / "docs" / "figures" / "xapp_regression_loocv.png",
                             title=f"Log-speedup forest, leave-one-out over {len(loo.table)} kernels")
-    lines += [f"### The headline regression per kernel, seed 0: {loo.summary()}", "",
+    lines += ["### The headline regression per kernel", "", f"Seed 0: {loo.summary()}.", "",
               "![predicted against measured speedup](figures/xapp_regression_loocv.png)", "",
               md(per_kernel.sort_values("error_factor")), "",
               "One tree standing in for it (depth 3):", "", "```",
