@@ -495,7 +495,8 @@ def _host_loops(forest: LoopForest, band_root: int, pragmas: list[Pragma]) -> li
             trip, source = float(loop.const_trip), "constant"
         else:
             trip, source = DEFAULT_TRIP, "default"
-        found.append(LoopInfo(line=loop.line, role="host", depth=loop.depth - forest.loops[band_root].depth,
+        # the band's own depth is 1 (as for the region's loops): the loop just around it is 0, then -1, ...
+        found.append(LoopInfo(line=loop.line, role="host", depth=loop.depth - forest.loops[band_root].depth + 1,
                               trip=trip, trip_source=source))
         parent = loop.parent
     return found[::-1]

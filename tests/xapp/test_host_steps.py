@@ -39,7 +39,7 @@ def test_loops_around_the_band_count_launches(tmp_path: Path, header: str, want:
     analysis = static_analysis(path)
     assert analysis.host_steps == want
     host = [loop for loop in analysis.loops if loop.role == "host"]
-    assert [(loop.trip, loop.trip_source) for loop in host] == [(want, source)]
+    assert [(loop.trip, loop.trip_source, loop.depth) for loop in host] == [(want, source, 0)]
     # the thesis's 10 features do not see the host loop: the band is the same either way
     assert analysis.features["parallelism"] == 1000.0
 
