@@ -185,7 +185,7 @@ def dynamic_accuracy_section(dynamic: pd.DataFrame, table: pd.DataFrame) -> list
     D = dynamic.loc[dynamic.index.intersection(labelled.index)]
     if len(D) < 5:
         return []
-    from starchart.xapp.log_speedup import SpeedupRegressor
+    from starchart.xapp.log_speedup import SpeedupRegressor, error_factor
     from starchart.xapp.regression import SpeedupRegressionEnsemble
 
     cv = SpeedupRegressionEnsemble().cross_validate(D, labelled.loc[D.index, "gpu_seconds"],
@@ -194,7 +194,7 @@ def dynamic_accuracy_section(dynamic: pd.DataFrame, table: pd.DataFrame) -> list
     # leave-one-out constant predictor: the median speedup of the other kernels
     constant = np.mean([abs(actual[k] - actual.drop(k).median()) / actual[k] for k in actual.index])
     per = cv.per_kernel
-    factor = np.maximum(per["predicted_speedup"] / per["actual_speedup"], per["actual_speedup"] / per["predicted_speedup"])
+    factor = pd.Series(error_factor(per["predicted_speedup"], per["actual_speedup"]))
     forest = SpeedupRegressor(features=tuple(D.columns)).loocv(D, actual)
     return ["## Dynamic XAPP", "",
             "### The thesis's ensemble (GPU time per instruction)", "",

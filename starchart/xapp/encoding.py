@@ -117,6 +117,24 @@ class ContinuousEncoder:
         return f"ContinuousEncoder(features={self.features!r})"
 
 
+#: Vectors sampled (besides the training kernels) to explain a model on continuous features.
+EXPLAIN_SAMPLES = 20_000
+
+
+def explanation_vectors(encoded: np.ndarray, seed: int, n: int = EXPLAIN_SAMPLES) -> np.ndarray:
+    """The training rows and ``n`` more, each feature drawn independently from its training values.
+
+    Values have no finite product of levels to enumerate, so a one-tree explanation of a
+    continuous model is fitted over this sample of the same "every combination" idea.
+
+    >>> explanation_vectors(np.array([[1.0, 5.0], [2.0, 6.0]]), seed=0, n=3).shape
+    (5, 2)
+    """
+    rng = np.random.default_rng(seed)
+    samples = np.column_stack([rng.choice(encoded[:, j], size=n) for j in range(encoded.shape[1])])
+    return np.vstack([encoded, samples])
+
+
 def make_encoder(levels: Any, features: Sequence[str]) -> Discretizer | ContinuousEncoder:
     """The encoder a model's ``levels`` asks for: ``"continuous"``, or a :class:`Discretizer`.
 

@@ -52,7 +52,7 @@ from .._util.validation import SEED, Interval, Options, Validated
 from ..errors import InputError, NotFittedError, StarchartError
 from .align import aligned_positive, feature_ranges
 from .discretize import as_feature_frame
-from .encoding import EXTENDED_FEATURES, ContinuousEncoder
+from .encoding import EXTENDED_FEATURES, ContinuousEncoder, explanation_vectors
 
 METHODS = ("forest", "stepwise")
 _FORMAT = "starchart.xapp.SpeedupRegressor"
@@ -247,10 +247,7 @@ class SpeedupRegressor(Validated):
         from sklearn.tree import DecisionTreeRegressor
 
         self._check_fitted()
-        train = self.encoder_.transform(self._train[0]).to_numpy()  # type: ignore[union-attr]
-        rng = np.random.default_rng(self.seed)
-        samples = np.column_stack([rng.choice(train[:, j], size=20_000) for j in range(train.shape[1])])
-        grid = np.vstack([train, samples])
+        grid = explanation_vectors(self.encoder_.transform(self._train[0]).to_numpy(), self.seed)  # type: ignore[union-attr]
         frame = pd.DataFrame(grid, columns=list(self.features))
         target = np.log10(self._predict_encoded(frame))
         tree = DecisionTreeRegressor(max_depth=max_depth, random_state=self.seed).fit(grid, target)

@@ -57,13 +57,11 @@ from .._util.validation import SEED, Interval, Validated
 from ..errors import InputError, NotFittedError, StarchartError, say
 from .align import aligned_positive, feature_ranges
 from .discretize import FEATURES, Discretizer, as_feature_frame
-from .encoding import ContinuousEncoder, encoder_from_dict, make_encoder
+from .encoding import ContinuousEncoder, encoder_from_dict, explanation_vectors, make_encoder
 
 _FORMAT = "starchart.xapp.SpeedupRangeModel"
 #: ``explain`` enumerates every level combination; above this many it refuses.
 MAX_GRID = 3 ** 10
-#: Vectors sampled (besides the training kernels) to explain a continuous model.
-EXPLAIN_SAMPLES = 20_000
 
 
 def _sklearn():
@@ -543,16 +541,13 @@ class SpeedupRangeModel(Validated):
     def level_grid(self) -> pd.DataFrame:
         """Every combination of feature levels (the discretised "program space").
 
-        For a continuous model: :data:`EXPLAIN_SAMPLES` vectors, each feature drawn
+        For a continuous model: :data:`~starchart.xapp.encoding.EXPLAIN_SAMPLES` vectors, each feature drawn
         independently from its encoded training values (the same "every combination" idea,
         sampled, since values have no finite product).
         """
         self._check_fitted()
         if self.continuous:
-            train = self._encoder.transform(self._training[0]).to_numpy()
-            rng = np.random.default_rng(self.seed)
-            columns = [rng.choice(train[:, j], size=EXPLAIN_SAMPLES) for j in range(train.shape[1])]
-            grid = np.vstack([train, np.column_stack(columns)])
+            grid = explanation_vectors(self._encoder.transform(self._training[0]).to_numpy(), self.seed)
             return pd.DataFrame(grid, columns=list(self.features))
         levels = self._encoder
         assert isinstance(levels, Discretizer)  # continuous models returned above
