@@ -33,7 +33,8 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -46,13 +47,14 @@ from matplotlib.figure import Figure
 from starchart import __version__
 from starchart._util.direction import direction_word, lower_is_better
 from starchart._util.files import folder_problem
+from starchart._util.forked import in_processes
 from starchart._util.text import shorten
 from starchart._util.units import unit_of
 from starchart.errors import InputError, StarchartError
 from starchart.report.plots import (
     PAGE_INCHES,
     failure_counts,
-    figures,
+    figure_makers,
     metric_label,
     splits_that_matter,
 )
@@ -64,7 +66,7 @@ if TYPE_CHECKING:
     from starchart.space import Space
     from starchart.tree import StarchartTree
 
-__all__ = ["Captioned", "figure_svg", "write_html_report"]
+__all__ = ["Captioned", "Rendered", "figure_svg", "render_sections", "write_html_report"]
 
 
 class Captioned(NamedTuple):
@@ -73,6 +75,18 @@ class Captioned(NamedTuple):
 
     content: Any
     note: str
+
+
+#: Extra sections of a report: ``{heading: content}`` or ``[(heading, content), ...]``.
+Sections = Mapping[str, Any] | Sequence[tuple[str, Any]]
+
+
+class Rendered(NamedTuple):
+    """An extra section's content already turned into HTML (:func:`render_sections`): ``svg`` is its
+    figure's, saved beside the report, or None. Plain strings, so another process can make it."""
+
+    html: str
+    svg: str | None = None
 
 #: Figures written beside the report (``<report stem>-<name>.svg``), in the order they appear.
 FIGURE_NAMES: tuple[str, ...] = ("tree", "importance", "leaves", "measurements")
@@ -130,6 +144,12 @@ def figure_svg(fig: Figure, salt: str = "starchart", text_as_paths: bool = True)
         fig.savefig(buffer, format="svg")
     text = buffer.getvalue()
     return text[text.index("<svg"):]
+
+
+def _draw(make: Callable[[], Figure], name: str) -> tuple[str, float]:
+    """The figure ``make`` draws, as SVG with ids salted by ``name``, and its width in inches."""
+    fig = make()
+    return figure_svg(fig, salt=name), float(fig.get_figwidth())
 
 
 def _num(value: Any, digits: int = 4) -> str:
@@ -364,31 +384,48 @@ def _leaves(tree: StarchartTree, minimize: bool) -> str:
     return f'<p class="note">{escape(note)}</p><div class="scroll">{_table(frame, highlight=highlight)}</div>'
 
 
-def _extra(sections: Mapping[str, Any] | Sequence[tuple[str, Any]]) -> list[tuple[str, str, str, str | None]]:
-    """``(anchor, heading, html, svg)`` of each extra section (``svg``: its figure, if it is one)."""
+def render_sections(sections: Sections) -> list[tuple[str, Rendered]]:
+    """Each extra section's content as :class:`Rendered` HTML, in order, as the report shows it
+    (a figure's SVG ids are salted by its place, so the result is the same wherever it is made).
+
+    >>> import pandas as pd
+    >>> [(heading, rendered.html) for heading, rendered in render_sections({"Table": pd.DataFrame()})]
+    [('Table', '<p class="note">None: no row to show here.</p>')]
+    """
     items = sections.items() if isinstance(sections, Mapping) else sections
+    return [(str(heading), _render(heading, content, i)) for i, (heading, content) in enumerate(items)]
+
+
+def _render(heading: Any, content: Any, index: int) -> Rendered:
+    if isinstance(content, Rendered):
+        return content
+    note = None
+    if isinstance(content, Captioned):
+        content, note = content
+    svg = None
+    if isinstance(content, Figure):
+        svg = figure_svg(content, salt=f"extra{index}")
+        body = _figure(svg)
+    elif isinstance(content, pd.DataFrame) and content.empty:
+        # A header row alone reads as a broken table: say that nothing qualified.
+        body = '<p class="note">None: no row to show here.</p>'
+    elif isinstance(content, pd.DataFrame):
+        body = _table(content)
+    elif isinstance(content, str):
+        body = content  # an HTML fragment made by the caller
+    else:
+        raise InputError(f"extra section {heading!r} is a {type(content).__name__}",
+                         hint="pass an HTML string, a pandas DataFrame or a matplotlib Figure")
+    if note:
+        body += f'<p class="caution">{escape(note)}</p>'
+    return Rendered(body, svg)
+
+
+def _extra(sections: Sections) -> list[tuple[str, str, str, str | None]]:
+    """``(anchor, heading, html, svg)`` of each extra section (``svg``: its figure, if it is one)."""
     out = []
-    for i, (heading, content) in enumerate(items):
-        note = None
-        if isinstance(content, Captioned):
-            content, note = content
-        svg = None
-        if isinstance(content, Figure):
-            svg = figure_svg(content, salt=f"extra{i}")
-            body = _figure(svg)
-        elif isinstance(content, pd.DataFrame) and content.empty:
-            # A header row alone reads as a broken table: say that nothing qualified.
-            body = '<p class="note">None: no row to show here.</p>'
-        elif isinstance(content, pd.DataFrame):
-            body = _table(content)
-        elif isinstance(content, str):
-            body = content  # an HTML fragment made by the caller
-        else:
-            raise InputError(f"extra section {heading!r} is a {type(content).__name__}",
-                             hint="pass an HTML string, a pandas DataFrame or a matplotlib Figure")
-        if note:
-            body += f'<p class="caution">{escape(note)}</p>'
-        out.append((f"extra-{i}", str(heading), _section(f"extra-{i}", str(heading), body), svg))
+    for i, (heading, (body, svg)) in enumerate(render_sections(sections)):
+        out.append((f"extra-{i}", heading, _section(f"extra-{i}", heading, body), svg))
     return out
 
 
@@ -431,7 +468,7 @@ def _check_tree_metric(tree: StarchartTree, dataset: Dataset, metric: str) -> No
 # ------------------------------------------------------------------------ the report
 def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree, metric: str | None = None,
                       title: str = "Starchart report", space: Space | None = None,
-                      extra_sections: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
+                      extra_sections: Sections | Callable[[], Sections] | None = None,
                       minimize: bool | None = None, save_figures: bool = True,
                       tree_max_depth: int | None | Literal["auto"] = "auto", caution: str | None = None,
                       accuracy: str | None = None, legend: str | None = None) -> Path:
@@ -463,7 +500,9 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         ``{heading: content}`` or ``[(heading, content), ...]`` after the measurements (before the text tree);
         content is a matplotlib Figure, a DataFrame, or an HTML string inserted as
         it is (escape any text in it yourself), or any of these with a note as
-        :class:`Captioned`; headings are escaped.
+        :class:`Captioned`, or :class:`Rendered`; headings are escaped. A function returning them is
+        called after the report's own figures are drawn, so that they can be made meanwhile elsewhere
+        (:func:`starchart.report.study.write_study_report` makes them in a second process).
     minimize:
         Whether lower values are better; default: as the dataset records it, else by the
         metric's name (:func:`starchart._util.direction.lower_is_better`: GFLOP/s is maximised).
@@ -509,9 +548,14 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
     tree_options: dict[str, Any] = {"max_depth": tree_max_depth} if tree_max_depth is not None else {}
     if expand is not None:
         tree_options["expand"] = expand
-    figs = figures(tree, dataset, metric, minimize=minimize, unit=unit_of(metric, dataset.meta) or "",
-                   tree_options=tree_options or None)
-    svgs = {name: figure_svg(fig, salt=name) for name, fig in figs.items()}
+    makers = figure_makers(tree, dataset, metric, minimize=minimize, unit=unit_of(metric, dataset.meta) or "",
+                           tree_options=tree_options or None)
+    # drawn side by side on several cores when it is safe (see starchart._util.forked): the slow part
+    drawn = in_processes([partial(_draw, make, name) for name, make in makers.items()])
+    svgs = {name: svg for name, (svg, _) in zip(makers, drawn)}
+    tree_inches = dict(zip(makers, drawn))["tree"][1]
+    if callable(extra_sections):
+        extra_sections = extra_sections()
     extras = _extra(extra_sections) if extra_sections else []
     if save_figures:
         header = '<?xml version="1.0" encoding="utf-8" standalone="no"?>\n'
@@ -531,7 +575,7 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
                          "and starred. Scroll sideways for wide trees."
                          + (" Wider than the page, the tree is drawn from the left: each split sits above "
                             "its left branch, its right branch runs off to the right."
-                            if figs["tree"].get_figwidth() > PAGE_INCHES else "")
+                            if tree_inches > PAGE_INCHES else "")
                          + (f" Drawn down to depth {tree_max_depth} of {tree.depth_}; boxes marked … "
                             "have more splits below (see the text tree)."
                             if tree_max_depth is not None and tree_max_depth < tree.depth_ else "")

@@ -29,7 +29,8 @@ Examples
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -688,13 +689,21 @@ def figures(tree: StarchartTree, dataset: Dataset, metric: str | None = None, *,
 
     ``tree_options`` are keyword arguments of :func:`plot_tree` (e.g. ``{"max_depth": 3}``).
     """
+    return {name: draw() for name, draw in figure_makers(tree, dataset, metric, minimize=minimize, unit=unit,
+                                                          tree_options=tree_options).items()}
+
+
+def figure_makers(tree: StarchartTree, dataset: Dataset, metric: str | None = None, *,
+                  minimize: bool = True, unit: str | None = None,
+                  tree_options: Mapping[str, Any] | None = None) -> dict[str, Callable[[], Figure]]:
+    """What :func:`figures` draws, one function per figure, to draw each where it suits (another process)."""
     metric = dataset.default_metric if metric is None else metric
     if metric not in dataset.metrics:
         raise InputError(f"no metric named {metric!r}", where=dataset.meta.get("source"),
                          hint=f"the metrics are: {', '.join(dataset.metrics)}")
     return {
-        "tree": plot_tree(tree, metric=metric, unit=unit, minimize=minimize, **dict(tree_options or {})),
-        "importance": plot_importance(tree),
-        "leaves": plot_leaf_distributions(tree, dataset, metric, unit=unit, minimize=minimize),
-        "measurements": plot_measurements(dataset, metric, unit=unit, minimize=minimize),
+        "tree": partial(plot_tree, tree, metric=metric, unit=unit, minimize=minimize, **dict(tree_options or {})),
+        "importance": partial(plot_importance, tree),
+        "leaves": partial(plot_leaf_distributions, tree, dataset, metric, unit=unit, minimize=minimize),
+        "measurements": partial(plot_measurements, dataset, metric, unit=unit, minimize=minimize),
     }

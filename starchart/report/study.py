@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from starchart._util.direction import lower_is_better
+from starchart._util.forked import Job
 from starchart._util.text import shorten
 from starchart.analyses.platforms import compare_platforms, load_platforms, split_label
 from starchart.analyses.sample_size import choose_sample_size
@@ -39,7 +40,7 @@ from starchart.dataset import Dataset
 from starchart.errors import InputError, StarchartError
 from starchart.io.load import is_store, load
 from starchart.measure.replay import ReplayEvaluator
-from starchart.report.html import Captioned, check_writable, write_html_report
+from starchart.report.html import Captioned, Rendered, check_writable, render_sections, write_html_report
 from starchart.report.plots import plot_progress
 from starchart.space import Space
 from starchart.strategies.neighbourhood import best_neighbourhood
@@ -196,17 +197,23 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
         output = output.with_name(output.name + ".html")
 
     check_writable(output)  # before the tree and the sections: minutes on a large study
-    tree, accuracy, _ = fit_stated_tree(ok.X[finite], y[finite], prune=prune, metric=metric,  # type: ignore[arg-type]
-                                        max_depth=max_depth, min_samples_split=min_samples_split)
 
-    sections = study_sections(dataset, metric, order=measured_order(study.results, metric), minimize=minimize,
-                              search=study.search, traded=traded, limits=limits, sample_size=study.sample_size,
-                              space=study.space)
-    return write_html_report(output, dataset=dataset, tree=tree, metric=metric,
-                             title=title or f"starchart report: {name}", extra_sections=sections,
-                             minimize=minimize, space=study.space,
-                             caution=SEARCH_CAUTION_SHORT if study.search else None,
-                             accuracy=accuracy)
+    def sections() -> list[list[Any]]:
+        rendered = render_sections(study_sections(
+            dataset, metric, order=measured_order(study.results, metric), minimize=minimize, search=study.search,
+            traded=traded, limits=limits, sample_size=study.sample_size, space=study.space))
+        return [[heading, *content] for heading, content in rendered]
+
+    # the sections (an accuracy replay of a thousand trees, figures) on a second core while the tree grows
+    # and its figures are drawn
+    with Job(sections) as extras:
+        tree, accuracy, _ = fit_stated_tree(ok.X[finite], y[finite], prune=prune, metric=metric,  # type: ignore[arg-type]
+                                            max_depth=max_depth, min_samples_split=min_samples_split)
+        return write_html_report(
+            output, dataset=dataset, tree=tree, metric=metric, title=title or f"starchart report: {name}",
+            extra_sections=lambda: [(heading, Rendered(body, svg)) for heading, body, svg in extras.result()],
+            minimize=minimize, space=study.space, caution=SEARCH_CAUTION_SHORT if study.search else None,
+            accuracy=accuracy)
 
 
 def too_few_valid(dataset: Dataset, metric: str, valid: int, source: str | Path) -> InputError:

@@ -559,3 +559,22 @@ def test_report_of_an_unfinished_cache_says_so(tmp_path):
     with pytest.warns(UserWarning, match="unfinished"):
         assert invoke("report", path, "-o", tmp_path / "r.html").exit_code == 0
     assert "the tuning run did not complete" in _text(tmp_path / "r.html")
+
+
+def test_a_report_made_on_several_cores_is_the_one_made_on_one(tmp_path, monkeypatch):
+    """The figures and the sections drawn in forked children (starchart._util.forked) are byte for byte
+    those drawn in one process, figure files included."""
+    from starchart import datasets
+    from starchart._util import forked
+
+    def undated(text: str) -> str:  # the time the page and each figure were made
+        return re.sub(r"<footer>.*</footer>|<dc:date>[^<]*</dc:date>", "", text, flags=re.S)
+
+    pages = {}
+    for enabled in (True, False):
+        monkeypatch.setattr(forked, "ENABLED", enabled)
+        out = write_study_report(datasets.data_path("kmeans"), tmp_path / str(enabled) / "k.html", metric="runtime")
+        pages[enabled] = (undated(out.read_text(encoding="utf-8")),
+                          {f.name: undated(f.read_text(encoding="utf-8")) for f in sorted(out.parent.glob("*.svg"))})
+    assert "Accuracy vs training samples" in pages[True][0] and len(pages[True][1]) == 6
+    assert pages[True] == pages[False]
