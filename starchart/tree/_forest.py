@@ -54,6 +54,7 @@ from starchart._util.validation import SEED, Interval, Options, Validated
 from starchart.errors import InputError, NotFittedError
 from starchart.tree._growth import TreeArrays, grow_tree, set_right_low
 from starchart.tree._tree import NUMPY_SEEDS, TREE_CONSTRAINTS, TREE_HINTS, StarchartTree, _encode, _validate_xy
+from starchart.tree._walk import walk_packed
 
 Target = Literal["auto", "log", "identity"]
 
@@ -355,20 +356,5 @@ def _pack(trees: list[StarchartTree]) -> _Packed:
 
 def _walk(packed: _Packed, positions: np.ndarray) -> np.ndarray:
     """Leaf values of every (tree, row) pair, shape (n_trees, n_rows)."""
-    n = len(positions)
-    at = np.repeat(packed.roots, n)
-    active = np.arange(at.size)
-    while active.size:
-        node = at[active]
-        feature = packed.feature[node]
-        inner = feature >= 0
-        active, node, feature = active[inner], node[inner], feature[inner]
-        value = positions[active % n, feature]
-        with np.errstate(invalid="ignore"):
-            go_left = value <= packed.threshold[node]
-        row = packed.cat_row[node]
-        cat = row >= 0
-        if cat.any():
-            go_left[cat] = packed.cat_left[row[cat], value[cat].astype(np.int64) + 1]
-        at[active] = np.where(go_left, packed.left[node], packed.right[node])
-    return packed.value[at].reshape(len(packed.roots), n)
+    return packed.value[walk_packed(packed.roots, packed.feature, packed.threshold, packed.left, packed.right,
+                                    packed.cat_row, packed.cat_left, positions)]

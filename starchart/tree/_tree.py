@@ -45,6 +45,7 @@ from starchart.errors import InputError, NotFittedError
 from starchart.tree._graphviz import tree_to_dot
 from starchart.tree._growth import TreeArrays, grow_tree
 from starchart.tree._text import format_value, tree_to_text
+from starchart.tree._walk import BY_POSITION, CATEGORICAL, ORDERED, walk
 
 ParamKind = Literal["ordered", "categorical"]
 
@@ -386,33 +387,22 @@ class StarchartTree(Validated):
     def apply(self, X: pd.DataFrame) -> np.ndarray:
         """Return the id of the leaf each row of ``X`` falls into."""
         self._check_fitted()
-        t = self.tree_
-        positions = self._positions(self._check_columns(X))
-        thresholds = self._thresholds()
-        by_position = self._ordered_by_position()
-        categorical_node = self._left_keys()[0]
-        at = np.zeros(len(positions), dtype=np.int64)
-        rows = np.arange(len(positions))
-        while rows.size:
-            node = at[rows]
-            feature = t.feature[node]
-            inner = feature >= 0
-            rows, node, feature = rows[inner], node[inner], feature[inner]
-            value = positions[rows, feature]
-            with np.errstate(invalid="ignore"):  # categorical splits have no threshold (NaN)
-                go_left = value <= thresholds[node]
-            categorical = categorical_node[node]
-            if categorical.any():
-                go_left[categorical] = self._categorical_left(node[categorical],
-                                                              value[categorical].astype(np.int64))
-            # A value an ordered non-numeric parameter (an ordered categorical) never took in
-            # training has no place in its order: like an unseen category, it follows the majority.
-            unseen = (value < 0) & by_position[feature]
-            if unseen.any():
-                majority = t.n_samples[t.left[node[unseen]]] >= t.n_samples[t.right[node[unseen]]]
-                go_left[unseen] = majority
-            at[rows] = np.where(go_left, t.left[node], t.right[node])
-        return at
+        return walk(self._routing(), self._positions(self._check_columns(X)))
+
+    def _routing(self) -> tuple[Any, ...]:
+        """The arrays :func:`starchart.tree._walk.walk` routes rows with."""
+        def build() -> tuple[Any, ...]:
+            t = self.tree_
+            categorical_node, keys, width = self._left_keys()
+            inner = t.feature >= 0
+            majority_left = np.zeros(t.node_count, dtype=bool)
+            majority_left[inner] = t.n_samples[t.left[inner]] >= t.n_samples[t.right[inner]]
+            kind = np.full(t.node_count, ORDERED, dtype=np.int8)
+            kind[inner & self._ordered_by_position()[np.maximum(t.feature, 0)]] = BY_POSITION
+            kind[categorical_node] = CATEGORICAL
+            return (t.feature.astype(np.int64), self._thresholds().astype(np.float64), t.left.astype(np.int64),
+                    t.right.astype(np.int64), kind, keys.astype(np.int64), int(width), majority_left)
+        return self._cached("routing", build)
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """Predict each row of ``X`` as the mean response of its leaf."""
@@ -474,44 +464,37 @@ class StarchartTree(Validated):
             return categorical_node, np.sort(np.concatenate(keys)), width
         return self._cached("left_keys", build)
 
-    def _categorical_left(self, nodes: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        """Whether level ``codes[i]`` goes left at categorical split ``nodes[i]``.
-
-        ``tree_.left_levels`` already places the levels seen in training, those absent from a
-        node's samples included (they follow its majority); a level never seen in training
-        (code −1) follows the majority of the node's training samples too.
-        """
-        t = self.tree_
-        _, keys, width = self._left_keys()
-        wanted = nodes * width + codes
-        at = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
-        go_left = keys[at] == wanted if len(keys) else np.zeros(len(codes), dtype=bool)
-        unseen = codes < 0
-        if unseen.any():
-            go_left[unseen] = t.n_samples[t.left[nodes[unseen]]] >= t.n_samples[t.right[nodes[unseen]]]
-        return go_left
-
     def _positions(self, X: pd.DataFrame) -> np.ndarray:
         """A float matrix that compares with the thresholds: raw values of numeric
         parameters, level positions of the others (−1 where unseen)."""
-        out = np.empty((len(X), len(self.feature_names_in_)))
-        for j, name in enumerate(self.feature_names_in_):
-            column = X[name]
-            if column.isna().to_numpy().any():  # fit() refuses them too; NaN would go right at every split
-                bad = int(np.flatnonzero(column.isna().to_numpy())[0])
-                raise InputError(f"parameter column {name!r} has a missing value (row {bad})", where="X",
-                                 hint="fill or drop the rows with missing parameter values")
-            numeric = _is_numeric_levels(self.values_[name])
-            if self.param_kinds_[name] == "ordered" and numeric:
-                try:
-                    out[:, j] = column.to_numpy(dtype=np.float64)
-                except (TypeError, ValueError) as exc:
-                    raise InputError(f"parameter {name!r} must be numeric ({exc})", where=name,
-                                     hint="pass the kind of values the tree was fitted on") from exc
-            else:
+        names = self.feature_names_in_
+        for name in names:  # fit() refuses missing values too; NaN would go right at every split
+            if X[name].hasnans:  # known at once for an integer column
+                raise InputError(f"parameter column {name!r} has a missing value "
+                                 f"(row {int(np.argmax(X[name].isna().to_numpy()))})",
+                                 where="X", hint="fill or drop the rows with missing parameter values")
+        numeric = [self.param_kinds_[name] == "ordered" and _is_numeric_levels(self.values_[name]) for name in names]
+        if all(numeric):  # one conversion, no copy: a third of a prediction's time when done column by column
+            try:
+                return X[names].to_numpy(dtype=np.float64)
+            except (TypeError, ValueError):  # a column that is no number: found and named below
+                pass
+        out = np.empty((len(X), len(names)))
+        for j in (j for j, is_numeric in enumerate(numeric) if is_numeric):
+            out[:, j] = self._numeric_column(X[names[j]], names[j])
+        for j, name in enumerate(names):
+            if not numeric[j]:
                 levels = pd.Index([str(v) for v in self.values_[name]])
-                out[:, j] = levels.get_indexer(column.astype(str))
+                out[:, j] = levels.get_indexer(X[name].astype(str))
         return out
+
+    @staticmethod
+    def _numeric_column(column: pd.Series, name: str) -> np.ndarray:
+        try:
+            return column.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"parameter {name!r} must be numeric ({exc})", where=name,
+                             hint="pass the kind of values the tree was fitted on") from exc
 
     def _check_columns(self, X: Any) -> pd.DataFrame:
         names = self.feature_names_in_
