@@ -18,6 +18,7 @@ Both walks follow the same rules:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -91,7 +92,8 @@ def walk(arrays: tuple[Any, ...], positions: np.ndarray, root: int = 0) -> np.nd
     positions = np.asarray(positions, dtype=np.float64)  # either layout: a frame's values come column-major
     compiled = (len(positions) >= COMPILED_ROWS or _walk_compiled.signatures
                 or _growth._grow_kernel.signatures)
-    (_walk_compiled if compiled else _walk_numpy)(*arrays, positions, root, out)
+    kernel: Callable[..., None] = _walk_compiled if compiled else _walk_numpy
+    kernel(*arrays, positions, root, out)
     return out
 
 
@@ -145,6 +147,6 @@ def walk_packed(roots: np.ndarray, feature: np.ndarray, threshold: np.ndarray, l
     out = np.empty((len(roots), len(positions)), dtype=np.int64)
     compiled = (out.size >= COMPILED_ROWS or _walk_packed_compiled.signatures
                 or _growth._grow_kernel.signatures)
-    (_walk_packed_compiled if compiled else _walk_packed_numpy)(roots, feature, threshold, left, right, cat_row,
-                                                                cat_left, positions, out)
+    kernel: Callable[..., None] = _walk_packed_compiled if compiled else _walk_packed_numpy
+    kernel(roots, feature, threshold, left, right, cat_row, cat_left, positions, out)
     return out
