@@ -163,7 +163,24 @@ def _largest(x: Any) -> float:
 
 
 def _is_int(x: Any) -> bool:
-    return np.asarray(x).dtype.kind in "iu"
+    """An integer array or number, a Python int beyond int64 included (numpy holds that one as an object)."""
+    return (isinstance(x, int) and not isinstance(x, bool)) or np.asarray(x).dtype.kind in "iu"
+
+
+def _is_big_int(x: Any) -> bool:
+    """A Python int that numpy cannot take as int64 (``2**70`` folded from a constant): ``np.add(2**70, 2)``
+    raises OverflowError."""
+    return isinstance(x, int) and not isinstance(x, bool) and not -(2**63) <= x < 2**63
+
+
+def _as_float(x: Any) -> Any:
+    """``x`` as float64, an integer beyond the float range as ±inf (as the float it would round to)."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        try:
+            return np.float64(float(x))
+        except OverflowError:
+            return np.float64(math.copysign(math.inf, x))
+    return np.asarray(x, dtype=np.float64)
 
 
 def _exact(ufunc: np.ufunc, bound: Callable[[float, float], float],
@@ -172,6 +189,8 @@ def _exact(ufunc: np.ufunc, bound: Callable[[float, float], float],
     is 0), use Python ints (object arrays), or floats when even a bound on the result overflows a float."""
     def apply(a: Any, b: Any) -> Any:
         if not (_is_int(a) and _is_int(b)):
+            if _is_big_int(a) or _is_big_int(b):  # with a float: Python computes it in floats too
+                return ufunc(_as_float(a), _as_float(b))
             return ufunc(a, b)
         try:
             limit = bound(_largest(a), _largest(b))
@@ -180,7 +199,7 @@ def _exact(ufunc: np.ufunc, bound: Callable[[float, float], float],
         if limit < _INT64_SAFE:
             return ufunc(a, b)
         if math.isinf(limit):  # beyond any float: exact integers could be too large to compute
-            return approximate(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+            return approximate(_as_float(a), _as_float(b))
         return ufunc(np.asarray(a).astype(object), np.asarray(b).astype(object))
     return apply
 

@@ -51,7 +51,7 @@ import yaml
 
 from starchart._util.files import as_path, nested_too_deep, parse_json, read_json, read_text
 from starchart._util.text import shorten
-from starchart._util.validation import Interval, check, random_generator
+from starchart._util.validation import Interval, check, check_seed, is_whole, random_generator
 from starchart.constraints import (
     Restriction,
     as_restriction,
@@ -493,13 +493,16 @@ class Space:
         >>> Space({"x": range(100)}, ["x % 3 == 0"]).size_estimate()
         SizeEstimate(estimate=34, low=34, high=34, exact=True, confidence=1.0, samples=0, hits=0)
         """
+        # checked whatever the path: an exact count used none of them, and accepted n=0 or seed='x'
+        n = _check_count(n, "n", minimum=1)
+        if not isinstance(seed, np.random.Generator):
+            check_seed(seed)
+        confidence = check("confidence", confidence, Interval(float, 0, 1, closed="neither"), hint="e.g. 0.95",
+                           error=SpaceError)
         known = self._size if self._size is not None else self._cheap_size()
         if known is not None:
             self._size = known
             return SizeEstimate(known, known, known, exact=True)
-        if not 0 < confidence < 1:
-            raise SpaceError(f"confidence must be between 0 and 1, got {confidence!r}", hint="e.g. 0.95")
-        n = _check_count(n, "n", minimum=1)
         rng = random_generator(seed)
         hits = 0
         for start in range(0, n, self.block_size):
@@ -529,7 +532,10 @@ class Space:
         >>> [len(chunk) for chunk in Space({"x": range(10)}, "x != 3").enumerate(chunk_size=4)]
         [4, 4, 1]
         """
-        chunk_size = _check_count(chunk_size, "chunk_size", minimum=1)
+        # checked on the call, not at the first next() of a generator
+        return self._chunks(_check_count(chunk_size, "chunk_size", minimum=1))
+
+    def _chunks(self, chunk_size: int) -> Iterator[pd.DataFrame]:
         pending: list[np.ndarray] = []
         pending_rows = start = 0
         for keys in self._valid_keys_iter():
@@ -548,6 +554,7 @@ class Space:
 
     def to_frame(self, limit: int = 10**7) -> pd.DataFrame:
         """All valid configurations as one DataFrame; raises if there are more than ``limit``."""
+        limit = _check_count(limit, "limit")
         if self._valid is None and self.cartesian_size > self.enumerate_limit:
             known = self._count_by_elimination()
             if known is not None and known > limit:
@@ -657,7 +664,7 @@ class Space:
         inside = np.ones(len(frame), dtype=bool)
         digits = []
         for parameter in self._parameters:
-            code = parameter.index.get_indexer(pd.Index(frame[parameter.name], tupleize_cols=False))
+            code = _codes(parameter, pd.Index(frame[parameter.name], tupleize_cols=False))
             inside &= code >= 0
             digits.append(np.maximum(code, 0).astype(np.int64))
         rows = np.flatnonzero(inside)
@@ -811,6 +818,11 @@ class Space:
             if not isinstance(entry, Mapping) or not isinstance(entry.get("Name"), str) or "Values" not in entry:
                 raise InputError("a tuning parameter needs 'Name' and 'Values'", where=where)
             where = f"{where} ({entry['Name']})"
+            if entry["Name"] in tune_params:  # a dict would keep the second silently
+                first = next(j for j, e in enumerate(config_space["TuningParameters"]) if e.get("Name") == entry["Name"])
+                raise InputError(f"the parameter name {entry['Name']!r} is given twice (first in "
+                                 f"TuningParameters[{first}])", where=where,
+                                 hint="give each tuning parameter its own name, or remove one of them")
             tune_params[entry["Name"]] = _t1_values(entry["Values"], entry.get("Type", "int"), where)
         restrictions = _t1_restrictions(config_space, path)
         located = [(text, f"{path}, ConfigurationSpace.{place}") for text, place in restrictions]
@@ -881,7 +893,7 @@ class Space:
                              hint="give every parameter column its own name")
         frame = frame.set_axis(names, axis=1)
         lists = [name for name in names if frame[name].dtype.kind == "O"
-                 and frame[name].map(lambda v: isinstance(v, (list, dict, set))).any()]
+                 and not frame[name].map(_hashable).all()]
         if lists:  # unhashable: they cannot be the values of a parameter
             raise SpaceError(f"the column {lists[0]!r} holds lists or mappings, not values", where="dataset",
                              hint="a parameter's values are numbers, booleans or text")
@@ -899,6 +911,13 @@ class Space:
         if bad:
             raise SpaceError(f"row {bad[0]} is not a list of {width} values", where=f"row {bad[0]}",
                              hint=f"write each row as [{', '.join(self._names)}]")
+        for i, row in enumerate(rows):
+            for name, value in zip(self._names, row):
+                if not _is_value(value):  # a nested list: looking it up among the values raised TypeError
+                    raise SpaceError(f"{name}={shorten(repr(value), 60)} is a {type(value).__name__}, not a value",
+                                     where=f"row {i}",
+                                     hint=f"write each row as [{', '.join(self._names)}], one number, boolean or "
+                                          "text per parameter")
         self._set_allowed_frame(pd.DataFrame(rows, columns=list(self._names), dtype=object))
 
     def _set_allowed_frame(self, frame: pd.DataFrame) -> None:
@@ -906,7 +925,7 @@ class Space:
         digits = []
         for parameter in self._parameters:
             column = pd.Index(frame[parameter.name], tupleize_cols=False)
-            code = parameter.index.get_indexer(column)
+            code = _codes(parameter, column)
             if (code < 0).any():
                 row = int(np.flatnonzero(code < 0)[0])
                 raise SpaceError(f"row {row} has {parameter.name}={column[row]!r}, not one of its values",
@@ -1179,6 +1198,37 @@ def _located(build: Callable[[], Any], where: str) -> Any:
         raise SpaceError(exc.message, where=f"{where}{inner}", hint=exc.hint) from exc
 
 
+def _hashable(value: Any) -> bool:
+    """Whether ``value`` can be looked up in a hash table (a list, a dict, an array, a tuple of lists cannot).
+
+    >>> _hashable(1), _hashable("a"), _hashable([1]), _hashable((1, [2]))
+    (True, True, False, False)
+    """
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _is_value(value: Any) -> bool:
+    """Whether ``value`` can be a parameter's value: a number, a boolean, a string or None (as
+    :meth:`Parameter.from_values` accepts them)."""
+    return value is None or (isinstance(value, (str, bool, numbers.Real, np.generic)) and _hashable(value))
+
+
+def _codes(parameter: Parameter, column: pd.Index) -> np.ndarray:
+    """The positions of ``column``'s entries among ``parameter``'s values, -1 for an entry that is none of
+    them: also a list or a mapping, which a hash table look-up refuses with TypeError."""
+    try:
+        return parameter.index.get_indexer(column)
+    except TypeError:
+        keep = np.fromiter((_hashable(v) for v in column), dtype=bool, count=len(column))
+        code = np.full(len(column), -1, dtype=np.intp)
+        code[keep] = parameter.index.get_indexer(column[keep])
+        return code
+
+
 def _distinct_values(column: pd.Series, name: str) -> list[Any]:
     if column.isna().any():
         raise SpaceError(f"column {name!r} has missing values", where="dataset",
@@ -1279,25 +1329,58 @@ _T1_CASTS: dict[str, Callable[[Any], Any]] = {"float": _t1_float, "string": str,
 def _t1_values(raw: Any, type_name: Any, where: str) -> list[Any]:
     values = raw if isinstance(raw, list) else _parse_value_list(raw, where) if isinstance(raw, str) else None
     if values is None:
-        raise InputError(f"'Values' must be a string such as \"[1, 2, 4]\", got {raw!r}", where=where)
+        raise InputError(f"'Values' must be a string such as \"[1, 2, 4]\", got {shorten(repr(raw), 80)}",
+                         where=where)
+    if not isinstance(type_name, str):  # a list or a number was looked up among the type names: TypeError
+        raise InputError(f"'Type' must be a type name, got {shorten(repr(type_name), 60)}", where=where,
+                         hint='write one of "int", "uint", "float", "bool" or "string"')
+    _check_t1_finite(values, where)
     if type_name in ("int", "uint"):
-        if not all(isinstance(v, numbers.Real) and float(v).is_integer() for v in values):
-            raise InputError(f"Type is {type_name} but the values {values!r} are not all integers", where=where,
+        wrong = next((v for v in values if not is_whole(v)), _NONE)
+        if wrong is not _NONE:
+            raise InputError(f"Type is {type_name} but the values {shorten(repr(values), 80)} are not all integers "
+                             f"({shorten(repr(wrong), 40)} is not)", where=where,
                              hint="fix Values, or declare the Type as float or string")
         if type_name == "uint" and any(v < 0 for v in values):
-            raise InputError(f"Type is uint but the values {values!r} include negative numbers", where=where,
-                             hint="fix Values, or declare the Type as int")
+            raise InputError(f"Type is uint but the values {shorten(repr(values), 80)} include negative numbers",
+                             where=where, hint="fix Values, or declare the Type as int")
         return [int(v) for v in values]
     if type_name not in _T1_CASTS:
-        raise InputError(f"unknown Type {type_name!r}", where=where, hint="use int, uint, float, bool or string")
+        raise InputError(f"unknown Type {shorten(repr(type_name), 60)}", where=where,
+                         hint="use int, uint, float, bool or string")
     cast: list[Any] = []
     for value in values:
         try:
             cast.append(_T1_CASTS[type_name](value))
         except (TypeError, ValueError, OverflowError) as exc:  # e.g. float("a"): say which value, not a traceback
-            raise InputError(f"Type is {type_name} but the value {value!r} is not a {type_name}", where=where,
-                             hint="fix Values, or declare the Type as string") from exc
+            raise InputError(f"Type is {type_name} but the value {shorten(repr(value), 60)} is not a {type_name}",
+                             where=where, hint="fix Values, or declare the Type as string") from exc
+    _check_t1_finite(cast, where)  # float("inf") of the string "inf"
     return cast
+
+
+#: No value (``None`` is one a list may hold).
+_NONE = object()
+
+
+def _check_t1_finite(values: list[Any], where: str) -> None:
+    """Refuse infinite and NaN numbers among a T1 parameter's values: they come from numbers beyond the float
+    range (``[2**i for i in range(2000)]`` is evaluated in floats past 2**1023, ``1e999`` reads as inf), and
+    printing the whole list of them read as a crash.
+
+    >>> _check_t1_finite([1, 2.5, "inf"], "x")
+    >>> _check_t1_finite([1.0, 2.0, float("inf"), float("inf")], "x")
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: x: 2 of the 4 values are not finite numbers, the first at position 2 (inf) \
+(hint: a value beyond the float range (about 1.8e308) becomes inf: list values a tuning parameter can take)
+    """
+    bad = [i for i, v in enumerate(values) if isinstance(v, float) and not math.isfinite(v)]
+    if bad:
+        raise InputError(f"{len(bad):,} of the {len(values):,} values are not finite numbers, the first at "
+                         f"position {bad[0]} ({values[bad[0]]!r})", where=where,
+                         hint="a value beyond the float range (about 1.8e308) becomes inf: list values a tuning "
+                              "parameter can take")
 
 
 def _t1_restrictions(config_space: Mapping[str, Any], path: Any) -> list[tuple[str, str]]:
@@ -1335,17 +1418,19 @@ def _parse_value_list(text: str, where: str) -> list[Any]:
         try:
             value = _evaluate_values(ast.parse(text.strip(), mode="eval").body, text)
         except SyntaxError as exc:
-            raise InputError(f"the values {text!r} are not a Python expression ({exc.msg})", where=where) from exc
+            raise InputError(f"the values {shorten(text, 80)!r} are not a Python expression ({exc.msg})",
+                             where=where) from exc
         except (RecursionError, MemoryError):  # thousands of nested operators: Python's parser gives up
             raise InputError(f"the values {shorten(text, 80)!r} are nested too deeply to read", where=where,
                              hint="write a literal list such as [1, 2, 4], a range(...), or a comprehension") from None
         except SpaceError as exc:
-            raise InputError(f"cannot evaluate the values {text!r}: {exc.message}", where=where,
+            raise InputError(f"cannot evaluate the values {shorten(text, 80)!r}: {exc.message}", where=where,
                              hint="write a literal list such as [1, 2, 4], a range(...), or a comprehension "
                                   "[f(i) for i in range(...)]") from exc
     if isinstance(value, (list, tuple, range)):
         return list(value)
-    raise InputError(f"the values {text!r} are not a list", where=where, hint="write e.g. \"[1, 2, 4]\"")
+    raise InputError(f"the values {shorten(text, 80)!r} are not a list", where=where,
+                     hint="write e.g. \"[1, 2, 4]\"")
 
 
 def _evaluate_values(node: ast.AST, text: str) -> Any:

@@ -202,3 +202,19 @@ def test_restrictions_pickle_with_their_convention():
     space = Space({"x": [1, 2, 3], "y": [1, 2]}, ["x > y", "x != 3"])
     again = pickle.loads(pickle.dumps(space))
     assert again.size() == space.size() == 1 and [r.source for r in again.restrictions] == ["x > y", "x != 3"]
+
+
+@pytest.mark.parametrize("expression", [
+    "x + 2**70 > 2**70 + 1", "x - 2**70 < 0", "x * 2**70 > 2**71", "2**70 + x > 0", "x < 2**70 + 1",
+    "y * 1.5 + 2**70 > 0", "x + 10**400 > 0", "(2**70 + y) % 3 == 0",
+], ids=["add", "subtract", "multiply", "constant-left", "compare", "float", "beyond-float", "modulo"])
+def test_integer_constants_beyond_64_bits_are_computed_as_python_does(expression: str) -> None:
+    """Before: numpy took a Python int such as 2**70 as a C long: OverflowError, reported as "a string parameter
+    in arithmetic?" (and a T1 value list ``list(range(2**70, 2**70 + 2))`` crashed with a traceback)."""
+    restriction = compile_restriction(expression, NAMES)
+    assert restriction(COLUMNS, size=len(GRID)).tolist() == python_verdicts(expression)
+
+
+def test_an_expression_of_integers_beyond_64_bits_is_exact() -> None:
+    value, bad = compile_expression("2**70 + 2", []).evaluate({})
+    assert value == 2**70 + 2 and not np.any(bad)

@@ -586,3 +586,101 @@ def test_narrowing_keeps_what_the_space_was_and_refuses_what_is_no_region():
     with pytest.raises(InputError, match="a region is a leaf of a tree") as caught:
         rows.within("x > 1")
     assert caught.value.param == "region"
+
+
+# ------------------------------------------------- malformed input (issue 42): every one a clear error
+def _t1_file(tmp_path: Path, *parameters: dict[str, Any]) -> Path:
+    path = tmp_path / "t1.json"
+    path.write_text(json.dumps({"ConfigurationSpace": {"TuningParameters": list(parameters)}}))
+    return path
+
+
+def test_a_t1_parameter_given_twice_is_refused_naming_both(tmp_path: Path) -> None:
+    """Before: the second "bx" silently replaced the first (a dict keeps the last)."""
+    path = _t1_file(tmp_path, {"Name": "bx", "Type": "int", "Values": "[1, 2]"},
+                    {"Name": "tile", "Type": "int", "Values": "[1]"},
+                    {"Name": "bx", "Type": "int", "Values": "[4, 8]"})
+    with pytest.raises(InputError, match=r"given twice \(first in TuningParameters\[0\]\)") as caught:
+        Space.from_t1(path)
+    assert str(path) in str(caught.value) and "TuningParameters[2] (bx)" in str(caught.value)
+
+
+@pytest.mark.parametrize("type_name", [["int"], 5, {"int": 1}, None], ids=["list", "number", "mapping", "null"])
+def test_a_t1_type_that_is_no_type_name_is_refused(tmp_path: Path, type_name: Any) -> None:
+    """Before: a list or mapping as Type was looked up among the type names: TypeError (unhashable)."""
+    path = _t1_file(tmp_path, {"Name": "bx", "Type": type_name, "Values": "[1, 2]"})
+    with pytest.raises(InputError, match="'Type' must be a type name") as caught:
+        Space.from_t1(path)
+    assert str(path) in str(caught.value) and "(bx)" in str(caught.value)
+
+
+@pytest.mark.parametrize("type_name, values, first", [
+    ("int", "[2**i for i in range(2000)]", "position 1024"),
+    ("float", "[2.0**i for i in range(1020, 1030)]", "position 4"),
+    ("float", "[1e999, 2]", "position 0"),
+    ("float", "['inf']", "position 0"),
+], ids=["int-overflows-float", "float-comprehension", "float-literal", "inf-string"])
+def test_t1_values_beyond_the_float_range_are_one_short_error(tmp_path: Path, type_name: str, values: str,
+                                                              first: str) -> None:
+    """Before: "Type is int but the values [1.0, 2.0, …, inf, inf, …]" listed 2,000 values (it read as a crash),
+    and a float parameter took inf as a value."""
+    path = _t1_file(tmp_path, {"Name": "bx", "Type": type_name, "Values": values})
+    with pytest.raises(InputError, match="not finite numbers") as caught:
+        Space.from_t1(path)
+    text = str(caught.value)
+    assert "(bx)" in text and first in text and "float range" in text and len(text) < 400
+
+
+def test_t1_errors_quote_long_value_lists_shortened(tmp_path: Path) -> None:
+    path = _t1_file(tmp_path, {"Name": "bx", "Type": "int", "Values": str([i + 0.5 for i in range(1000)])})
+    with pytest.raises(InputError, match=r"are not all integers \(0\.5 is not\)") as caught:
+        Space.from_t1(path)
+    assert len(str(caught.value)) < 400
+
+
+@pytest.mark.parametrize("values", ["list(range(2**70, 2**70 + 2))", [10**400]], ids=["range-of-big-ints", "raw-big-int"])
+def test_t1_integers_beyond_64_bits_are_refused_not_crashed_on(tmp_path: Path, values: Any) -> None:
+    """Before: numpy took 2**70 as a C long (OverflowError), and float() of a 400-digit JSON integer overflowed."""
+    path = _t1_file(tmp_path, {"Name": "x", "Type": "int", "Values": values})
+    with pytest.raises(SpaceError, match="does not fit in 64 bits"):
+        Space.from_t1(path)
+
+
+@pytest.mark.parametrize("allowed, shown", [
+    ("[[[1], 1]]", "bx=[1] is a list"), ("[[{a: 1}, 2]]", "bx={'a': 1} is a dict"), ("[[1, [2]]]", "by=[2] is a list"),
+], ids=["nested-list", "mapping", "second-column"])
+def test_allowed_rows_holding_lists_are_refused_naming_the_row_and_parameter(tmp_path: Path, allowed: str,
+                                                                             shown: str) -> None:
+    """Before: the row's list was looked up among the values: TypeError: unhashable type: 'list'."""
+    path = tmp_path / "space.yaml"
+    path.write_text(f"parameters: {{bx: [1, 2], by: [1, 2]}}\nallowed: {allowed}\n")
+    with pytest.raises(SpaceError, match="not a value") as caught:
+        Space.from_file(path)
+    assert f"{path}, allowed, row 0" in str(caught.value) and shown in str(caught.value)
+
+
+def test_unhashable_values_are_in_no_space_and_no_dataset() -> None:
+    space = Space({"x": [1, 2]})
+    assert space.contains([{"x": [1]}, {"x": {1: 2}}, {"x": 2}]).tolist() == [False, False, True]
+    assert not space.is_valid({"x": [1]})
+    with pytest.raises(SpaceError, match="holds lists or mappings"):  # a tuple holding a list cannot be hashed
+        Space.from_dataset(pd.DataFrame({"x": [(1, [2]), 3]}))
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"n": 0}, "n"), ({"n": -1}, "n"), ({"seed": "x"}, "seed"), ({"seed": -1}, "seed"), ({"confidence": 1.5}, "confidence"),
+], ids=["n-zero", "n-negative", "seed-text", "seed-negative", "confidence"])
+def test_size_estimate_checks_its_arguments_also_when_the_count_is_exact(kwargs: dict[str, Any], name: str) -> None:
+    """Before: a space small enough to count exactly ignored n, seed and confidence, whatever they were."""
+    with pytest.raises((InputError, SpaceError)) as caught:
+        Space({"x": range(10)}).size_estimate(**kwargs)
+    assert caught.value.param == name
+
+
+def test_enumerate_and_to_frame_check_their_arguments_when_called() -> None:
+    space = Space({"x": range(10)})
+    with pytest.raises(SpaceError, match="chunk_size"):  # not only at the first next() of a generator
+        space.enumerate(chunk_size=0)
+    with pytest.raises(SpaceError, match="limit"):  # was TypeError: '>' between int and str
+        space.to_frame(limit="x")
+    assert space.size_estimate(seed=np.random.default_rng(0)).exact

@@ -42,7 +42,7 @@ Examples
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from typing import TYPE_CHECKING, Any, Literal
@@ -53,7 +53,7 @@ import pandas as pd
 from starchart._compat import moved_name
 from starchart._util.direction import resolve_directions
 from starchart._util.plugins import load_reference
-from starchart._util.validation import Instances, Interval, check
+from starchart._util.validation import Instances, Interval, Options, check
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.tree import StarchartTree, check_tree_options
@@ -101,13 +101,34 @@ def _meets(value: float, limit: float, minimize: bool) -> bool:
     return bool(value <= limit) if minimize else bool(value >= limit)
 
 
-def _check_stat(stat: Any) -> None:
-    if stat in ("mean", "worst"):
-        return
-    if isinstance(stat, (float, int)) and not isinstance(stat, bool) and 0 < stat <= 1:
-        return
-    raise InputError(f"unknown stat {stat!r}", where="stat",
-                     hint="use 'mean', 'worst' or a share such as 0.9 (90 % of a node's designs must meet it)")
+def _check_stat(stat: Any) -> Stat:
+    """``stat`` if it is one a node can be judged by: ``"mean"``, ``"worst"`` or a share in (0, 1].
+
+    >>> _check_stat("worst"), _check_stat(1)
+    ('worst', 1.0)
+    >>> _check_stat("median")
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: stat: must be 'mean' or 'worst' or a number in (0, 1], got 'median' \
+(hint: use 'mean', 'worst' or a share such as 0.9 (90 % of a node's designs must meet it))
+    """
+    return check("stat", stat, Options("mean", "worst"), Interval(float, 0, 1, closed="right"),
+                 hint="use 'mean', 'worst' or a share such as 0.9 (90 % of a node's designs must meet it)")
+
+
+def _check_level(level: Any) -> Level:
+    """``level`` if it says which nodes may be chosen: ``"topmost"``, ``"leaves"`` or a depth ≥ 0.
+
+    >>> _check_level("leaves"), _check_level(2)
+    ('leaves', 2)
+    >>> _check_level("junk")
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: level: must be 'topmost' or 'leaves' or an integer ≥ 0, got 'junk' \
+(hint: a depth (0 is the root), 'topmost' (the largest subspaces that meet the targets) or 'leaves')
+    """
+    return check("level", level, Options("topmost", "leaves"), Interval(int, 0, None),
+                 hint="a depth (0 is the root), 'topmost' (the largest subspaces that meet the targets) or 'leaves'")
 
 
 def node_stats(tree: StarchartTree, stat: Stat, *, minimize: bool = True, X: pd.DataFrame | None = None,
@@ -126,7 +147,7 @@ def node_stats(tree: StarchartTree, stat: Stat, *, minimize: bool = True, X: pd.
     >>> node_stats(tree, "worst")[:3].tolist(), node_stats(tree, 0.5, X=X, y=[1, 1, 2, 2, 5, 5, 9, 9])[:3].tolist()
     ([9.0, 2.0, 9.0], [3.5, 1.5, 7.0])
     """
-    _check_stat(stat)
+    stat = _check_stat(stat)
     t = tree.tree_
     if X is None or y is None:
         if stat == "mean":
@@ -180,18 +201,16 @@ def select_nodes(tree: StarchartTree, limit: float, *, minimize: bool = True, st
     ([1], [3], [1, 5])
     """
     tree._check_fitted()
+    level = _check_level(level)
     t = tree.tree_
     values = node_stats(tree, stat, minimize=minimize, X=X, y=y)
     ok = [_meets(values[i], limit, minimize) for i in range(t.node_count)]
     is_leaf = t.feature < 0
     if level == "leaves":
         return [int(i) for i in tree._leaf_order() if ok[i]]
-    if isinstance(level, (int, np.integer)) and not isinstance(level, bool):
-        level = check("level", level, Interval(int, 0, None), hint="a depth: 0 is the root; 'leaves' or 'topmost' also work")
+    if isinstance(level, int):
         frontier = [i for i in _preorder(tree) if t.depth[i] == level or (is_leaf[i] and t.depth[i] < level)]
         return [i for i in frontier if ok[i]]
-    if level != "topmost":
-        raise InputError(f"unknown level {level!r}", where="level", hint="use 'topmost', 'leaves' or a depth")
     chosen, stack = [], [0]
     while stack:
         node = stack.pop()
@@ -525,14 +544,28 @@ def tradeoff(dataset: Dataset, metrics: Sequence[str] = ("time", "power"), limit
         Already fitted trees by metric (fitted on the same rows), instead of fitting.
     """
     check("dataset", dataset, Instances(Dataset, "a starchart Dataset"), hint="e.g. starchart.load('cache.json')")
+    check("metrics", metrics, Instances((str, Iterable), "metric names"), hint="e.g. metrics=('time', 'power')")
     metrics = [metrics] if isinstance(metrics, str) else [str(m) for m in metrics]
-    if len(metrics) < 1 or len(set(metrics)) != len(metrics):
+    if len(set(metrics)) != len(metrics):
         raise InputError(f"metrics must name distinct metrics, got {metrics}", where="metrics",
                          hint="e.g. metrics=('time', 'power')")
+    if len(metrics) < 2:  # one tree's nodes meeting one target: no trade-off, no Pareto front, no savings
+        raise InputError(f"a trade-off needs two metrics or more, got {metrics}", where="metrics",
+                         hint=f"name a second metric to trade against, e.g. metrics=('time', 'power') "
+                              f"(the metrics are: {', '.join(map(str, dataset.metrics))})")
+    # checked here, not only where a node is judged: without a target no node is, and they went unchecked
+    stat, level = _check_stat(stat), _check_level(level)
+    minimize = _check_minimize(minimize)
+    check("log", log, Instances((bool, str, Iterable), "True, False or metric names"),
+          hint="e.g. log=True, or log=['time']")
+    check("trees", trees, None, Instances(Mapping, "a mapping {metric: fitted StarchartTree}"),
+          hint="e.g. trees={'time': tree_of_time, 'power': tree_of_power}")
     missing = [m for m in metrics if m not in dataset.metrics]
     if missing:
         raise InputError(f"no metric named {missing[0]!r}", where=dataset.meta.get("source") or "dataset",
                          hint=f"the metrics are: {', '.join(dataset.metrics)}")
+    check("limits", limits, None, Instances(Mapping, "a mapping {metric: target}"),
+          hint="e.g. limits={'time': 0.002, 'power': 150}")
     limits = _numeric_limits(limits or {}, "limits")
     stray = [m for m in limits if m not in metrics]
     if stray:
@@ -565,7 +598,27 @@ def tradeoff(dataset: Dataset, metrics: Sequence[str] = ("time", "power"), limit
         absent = [m for m in metrics if m not in trees]
         if absent:
             raise InputError(f"no tree given for metric(s) {absent}", where="trees")
+        for m in metrics:
+            check("trees", trees[m], Instances(StarchartTree, f"a fitted StarchartTree for {m!r}"),
+                  hint="fit one per metric on the same rows, e.g. StarchartTree().fit(ds.X, ds.y('time'))")
     return _analyse(data, trees, metrics, limits, directions, stat, level, int(min_samples))
+
+
+def _check_minimize(minimize: Any) -> Mapping[str, bool] | bool | None:
+    """``minimize`` as :func:`tradeoff` takes it (None, a bool, or ``{metric: bool}``); "yes" or 1 is refused
+    rather than read as truthy (and a numpy bool taken as the bool it is).
+
+    >>> _check_minimize(None), _check_minimize(np.bool_(False)), _check_minimize({"time": True})
+    (None, False, {'time': True})
+    """
+    minimize = check("minimize", minimize, None, Instances((bool, np.bool_), "True or False"),
+                     Instances(Mapping, "a mapping {metric: True or False}"),
+                     hint="e.g. minimize={'time': True, 'GFLOP/s': False}, or leave it out to judge by the names")
+    if isinstance(minimize, Mapping):
+        return {m: bool(check("minimize", value, Instances((bool, np.bool_), "True or False"),
+                              hint=f"e.g. minimize={{{str(m)!r}: True}}"))
+                for m, value in minimize.items()}
+    return None if minimize is None else bool(minimize)
 
 
 def _cells(data: Dataset, trees: Mapping[str, StarchartTree], metrics: Sequence[str],

@@ -29,6 +29,7 @@ from starchart.cli.common import (
     MetricsOption,
     load_data,
     metric_columns,
+    metric_name,
     minimize_for,
     option_names,
     parse_limits,
@@ -56,11 +57,12 @@ def platforms_command(
 ) -> None:
     """Compare platforms: each one's own best against one general setting, and what is good everywhere."""
     default = parse_config(baseline, "--baseline") if baseline is not None else None
+    metric = metric_name(metric)
     if plot is not None:
         check_figure_path(plot, "--plot")
     with option_names({"sources": "[LABEL=]DATA", "data": "[LABEL=]DATA"}):
         merged = load_platforms(sources, metrics=metric_columns(metrics))
-        metric = metric or merged.default_metric
+        metric = merged.default_metric if metric is None else metric
         if metric not in merged.metrics:
             raise InputError(f"no metric named {metric!r} in every file", where="--metric",
                              hint=f"the metrics they share: {', '.join(merged.metrics)}")
@@ -105,8 +107,9 @@ def compare_command(
     plot: Optional[Path] = PlotOption,
 ) -> None:
     """The tree against stepwise linear regression and a forest on unseen designs (the paper's Fig. 5)."""
+    metric = metric_name(metric)
     data = _data_to_plot(source, metrics, plot)
-    metric = metric or data.default_metric
+    metric = data.default_metric if metric is None else metric
     with option_names({"metric": "--metric", "train": "--train", "validation": "--validation", "seeds": "--seeds",
                        "log_response": "--log"}):
         with err.status(f"fitting three models {seeds} times"):
@@ -251,13 +254,14 @@ def inputs_command(
     plot: Optional[Path] = PlotOption,
 ) -> None:
     """Input sensitivity: how much the input matters, which parameters' effect depends on it, how bests transfer."""
+    metric = metric_name(metric)
     data = _data_to_plot(source, metrics, plot)
     direction = None if maximize is None else not maximize
     with option_names({"inputs": "--input", "work": "--work", "size": "--size", "time": "--metric"}):
         if work is None:
             result = input_sensitivity(data, inputs=input_, metric=metric, size=size, minimize=direction)
         else:  # --metric names the time the throughput comes from
-            result = input_sensitivity(data, inputs=input_, work=work, size=size, time=metric or "time",
+            result = input_sensitivity(data, inputs=input_, work=work, size=size, time="time" if metric is None else metric,
                                        minimize=direction)
     out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
     named = ", ".join(result.inputs)

@@ -56,7 +56,8 @@ def parse_limits(given: list[str], option: str = "--limit") -> dict[str, float]:
 
 
 MetricsOption = typer.Option(None, "--metrics",
-                             help="CSV only: comma-separated response columns (the rest are parameters).")
+                             help="Comma-separated metrics: a CSV's measured columns (the rest are parameters), "
+                                  "or the fields of a Kernel Tuner cache to keep.")
 
 
 def metric_columns(metrics: Optional[str]) -> list[str] | None:
@@ -76,6 +77,23 @@ def metric_columns(metrics: Optional[str]) -> list[str] | None:
         raise InputError(f"{metrics!r} names no column", where="--metrics",
                          hint="e.g. --metrics time,power, or leave it out")
     return names
+
+
+def metric_name(metric: Optional[str], option: str = "--metric") -> Optional[str]:
+    """``--metric M`` as given: ``None`` when it is left out (the data's objective), an empty name refused.
+
+    >>> metric_name(None), metric_name("time")
+    (None, 'time')
+    >>> metric_name(" ")
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: --metric: ' ' is an empty metric name (hint: name one of the data's metrics, \
+or leave out --metric for its objective)
+    """
+    if metric is not None and not metric.strip():  # "" was taken as "not given": the objective, unsaid
+        raise InputError(f"{metric!r} is an empty metric name", where=option,
+                         hint=f"name one of the data's metrics, or leave out {option} for its objective")
+    return metric
 
 
 def load_data(path: Path, metrics: Optional[str]) -> Any:

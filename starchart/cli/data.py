@@ -34,6 +34,7 @@ from starchart.cli.common import (
     MetricsOption,
     check_output_folder,
     load_data,
+    metric_name,
     minimize_for,
     option_names,
     print_failure_reasons,
@@ -185,6 +186,7 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
          ) -> None:
     """Fit a Starchart tree to measured configurations and show it."""
     _check_seed(seed, sample)
+    metric = metric_name(metric)
     if forest is not None and fmt is not TreeFormat.text:
         raise InputError("a forest is summarised in text only (it cannot be drawn as one tree)", where="--forest",
                          hint="leave out --format, or leave out --forest to export the single tree")
@@ -193,7 +195,7 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
         _refuse_overwriting(output, data, "tree.txt")
     loaded = load_data(data, metrics)
     ds = loaded.ok()
-    metric = metric or ds.default_metric
+    metric = ds.default_metric if metric is None else metric
     if metric not in ds.metrics:
         raise InputError(f"no metric {metric!r}", where=str(data),
                          hint=f"choose --metric from: {', '.join(ds.metrics)}")

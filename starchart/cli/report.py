@@ -17,6 +17,7 @@ from starchart.cli.common import (
     LimitOption,
     MetricsOption,
     metric_columns,
+    metric_name,
     option_names,
     parse_limits,
 )
@@ -49,7 +50,7 @@ def report_command(
     """
     source = sources[0] if len(sources) == 1 else [str(s) for s in sources]
     with option_names({"prune": "--prune", "max_depth": "--max-depth", "min_samples_split": "--min-split"}):
-        path = write_study_report(source, output, metric=metric,
+        path = write_study_report(source, output, metric=metric_name(metric),
                                   minimize=None if maximize is None else not maximize,
                                   metrics=metric_columns(metrics), limits=parse_limits(limit), prune=prune,
                                   max_depth=max_depth, min_samples_split=min_split)

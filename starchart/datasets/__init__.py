@@ -39,8 +39,9 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._util.validation import Instances, check
 from ..dataset import Dataset
-from ..errors import InputError
+from ..errors import InputError, arg
 from ..io.load import load
 
 __all__ = ["DATASETS", "DatasetRecord", "data_path", "describe", "fetch_dedispersion", "fetch_gemm",
@@ -111,6 +112,8 @@ CONVOLUTION_GPUS = ("A100", "A4000", "A6000")
 
 
 def _record(name: str) -> DatasetRecord:
+    # a list or dict looked up among the names raised TypeError: unhashable type
+    check("name", name, Instances(str, "a dataset's name"), hint=f"choose one of {', '.join(DATASETS)}")
     try:
         return DATASETS[name]
     except KeyError:
@@ -132,7 +135,21 @@ def describe(name: str) -> str:
 
 def get_data_home(data_home: str | Path | None = None) -> Path:
     """The folder fetched datasets are cached in: ``data_home``, else ``$STARCHART_DATA``, else
-    ``~/.cache/starchart`` (as :func:`sklearn.datasets.get_data_home`)."""
+    ``~/.cache/starchart`` (as :func:`sklearn.datasets.get_data_home`).
+
+    >>> get_data_home("~/data").name
+    'data'
+    >>> get_data_home(5)
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: data_home: must be None or a folder's path, got 5 \
+(hint: e.g. data_home='~/starchart_data', or leave it out for ~/.cache/starchart)
+    """
+    hint = f"e.g. {arg('data_home', repr('~/starchart_data'))}, or leave it out for ~/.cache/starchart"
+    # an int or bytes reached Path() (TypeError); "" was taken as "not given"
+    check("data_home", data_home, None, Instances((str, os.PathLike), "a folder's path"), hint=hint)
+    if data_home is not None and not str(data_home).strip():
+        raise InputError("an empty folder name", where="data_home", hint=hint)
     folder = data_home or os.environ.get("STARCHART_DATA") or Path.home() / ".cache" / "starchart"
     return Path(folder).expanduser()
 
@@ -157,9 +174,11 @@ def data_path(name: str, *, data_home: str | Path | None = None, download: bool 
         where to put the file by hand).
     """
     record = _record(name)
+    check("download", download, Instances(bool, "True or False"), hint=f"{arg('download', 'False')} only looks in the cache")
+    folder = get_data_home(data_home)  # checked for a bundled set too: the argument is wrong either way
     if record.bundled:
         return BUNDLED / record.file
-    target = get_data_home(data_home) / record.file
+    target = folder / record.file
     if not target.exists():
         if not download:
             raise InputError(f"dataset {name!r} is not downloaded yet", where=target,

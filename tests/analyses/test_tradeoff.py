@@ -190,7 +190,7 @@ def test_bad_requests_are_clear_errors(kmeans):
     with pytest.raises(InputError, match="no metric named 'power'"):
         tradeoff(kmeans, metrics=("runtime", "power"))
     with pytest.raises(InputError, match="not among the metrics"):
-        tradeoff(kmeans, metrics=("runtime",), limits={"wattage": 200})
+        tradeoff(kmeans, metrics=("runtime", "wattage"), limits={"energy": 200})
     with pytest.raises(InputError, match="stat"):
         tradeoff(kmeans, metrics=("runtime", "wattage"), limits={"runtime": 1}, stat="median")
     frame = pd.DataFrame({"a": [1, 2, 3], "time": [1.0, -1.0, 2.0], "power": [1.0, 2.0, 3.0]})
@@ -261,8 +261,8 @@ def test_rates_and_efficiencies_are_maximised_unless_told_and_savings_refuses_th
 
 
 def test_tradeoff_bad_requests_are_clear_errors(kmeans):
-    result = tradeoff(kmeans, "runtime", {"runtime": 0.2})  # one metric given as a string
-    assert result.metrics == ["runtime"]
+    with pytest.raises(InputError, match=r"needs two metrics or more, got \['runtime'\]"):  # not its letters
+        tradeoff(kmeans, "runtime", {"runtime": 0.2})  # one metric given as a string
     with pytest.raises(InputError, match="target for 'runtime' must be a number"):
         tradeoff(kmeans, ("runtime", "wattage"), {"runtime": "fast"})
     full = tradeoff(kmeans, ("runtime", "wattage"), {"runtime": 0.2})
@@ -278,3 +278,33 @@ def test_tradeoff_bad_requests_are_clear_errors(kmeans):
         power_savings(kmeans.frame, time="runtime", power="wattage", max_slowdown=-1)
     with pytest.raises(InputError, match="unknown tree option"):
         tradeoff(kmeans, ("runtime", "wattage"), tree_options={"max_deph": 3})
+
+
+def _small() -> Dataset:
+    X = pd.MultiIndex.from_product([[1, 2, 3], [1, 2, 4, 8]], names=["clock", "tile"]).to_frame(index=False)
+    return Dataset.from_frame(X.assign(time=12 / X.clock + 2 * (X.tile == 1), power=20 * X.clock + 5 * (X.tile == 8)),
+                              metrics=["time", "power"])
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"stat": "banana"}, "stat"), ({"stat": 2}, "stat"), ({"stat": True}, "stat"), ({"stat": float("nan")}, "stat"),
+    ({"level": "junk"}, "level"), ({"level": -1}, "level"), ({"level": True}, "level"),
+    ({"metrics": ("time",)}, "metrics"), ({"metrics": "time"}, "metrics"), ({"metrics": 5}, "metrics"),
+    ({"minimize": "yes"}, "minimize"), ({"minimize": {"time": "yes"}}, "minimize"), ({"log": 5}, "log"),
+    ({"limits": 5}, "limits"), ({"trees": 5}, "trees"), ({"trees": {"time": 1, "power": 2}}, "trees"),
+], ids=["stat-word", "stat-above-1", "stat-bool", "stat-nan", "level-word", "level-negative", "level-bool",
+        "one-metric", "one-metric-string", "metrics-number", "minimize-word", "minimize-value", "log-number",
+        "limits-number", "trees-number", "trees-not-trees"])
+def test_every_argument_is_checked_even_where_no_node_is_judged(kwargs, name):
+    """Before: without targets no node is judged, so stat='banana' and level='junk' went unchecked; one metric
+    gave a "trade-off" of one tree; minimize='yes' and metrics=5 raised ValueError/TypeError."""
+    with pytest.raises(InputError) as caught:
+        tradeoff(_small(), **{"metrics": ("time", "power"), **kwargs})
+    assert caught.value.param == name
+
+
+def test_stat_and_level_accept_what_they_document():
+    result = tradeoff(_small(), ("time", "power"), {"time": 8.5, "power": 50}, stat=np.float64(1.0),
+                      level=np.int64(1), minimize=np.bool_(True))
+    assert result.stat == 1.0 and result.level == 1 and result.minimize == {"time": True, "power": True}
+    assert tradeoff(_small(), ("time", "power"), {"time": 8.5}, stat="mean", level="leaves").stat == "mean"

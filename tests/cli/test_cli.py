@@ -305,3 +305,16 @@ def test_running_out_of_memory_is_one_line_not_a_traceback(capsys):
     with pytest.raises(typer.Exit) as caught:
         friendly(greedy)()
     assert caught.value.exit_code == 2 and "ran out of memory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["tree"], ["report", "-o", "{out}"]], ids=["tree", "report"])
+@pytest.mark.parametrize("metric", ["", "  "], ids=["empty", "blank"])
+def test_an_empty_metric_name_is_refused_not_taken_for_the_objective(tmp_path, command, metric):
+    """Before: `--metric ''` modelled the default metric, as if the option had been left out."""
+    data = tmp_path / "d.csv"
+    data.write_text("a,time\n" + "".join(f"{i},{i + 1.0}\n" for i in range(12)))
+    args = [a.replace("{out}", str(tmp_path / "r.html")) for a in command]
+    result = run(args[0], data, *args[1:], "--metric", metric)
+    assert result.exit_code == 2, result.output
+    assert f"--metric: {metric!r} is an empty metric name" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "r.html").exists()

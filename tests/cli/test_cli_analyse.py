@@ -261,3 +261,12 @@ def test_a_target_that_is_no_finite_number_is_refused():
     result = run("tradeoff", datasets.data_path("kmeans"), "--limit", "runtime=inf", "--limit", "wattage=220")
     assert result.exit_code == 2 and "'runtime=inf' is not METRIC=NUMBER (a finite number)" in result.output
 
+
+
+def test_an_empty_metric_name_is_refused_by_every_analysing_command(tmp_path):
+    """Before: `--metric ''` fell back to the objective (platforms, compare) or to "time" (inputs)."""
+    data = _csv(tmp_path / "gpu.csv", [3, 2, 1, 2, 3, 4])
+    for args in (["platforms", f"a={data}", f"b={data}"], ["compare", data], ["inputs", data, "--input", "bx"]):
+        result = run(*args, "--metric", "")
+        assert result.exit_code == 2, result.output
+        assert "--metric: '' is an empty metric name" in result.output, args

@@ -92,3 +92,21 @@ def test_every_command_prints_user_text_as_written_by_default(tmp_path):
     # styled lines still style: the error label is read as markup, the quoted text is not
     result = invoke("info", tmp_path / "missing[red].csv")
     assert result.exit_code != 0 and "[bold red]" not in result.output and "missing[red].csv" in result.output
+
+
+@pytest.mark.parametrize("name", ["[bold red]x", "[red]bx[/]", "b[/]"], ids=["open-tag", "closed-tag", "stray-close"])
+def test_tree_info_and_space_print_a_column_named_like_markup_as_written(tmp_path, name):
+    """A CSV column "[red]bx[/]" is a parameter name: the tree's splits, `info`'s table and the space's summary
+    show it whole (read as markup it would print "bx", red, or crash on a stray closing tag)."""
+    path = tmp_path / "d.csv"
+    pd.DataFrame({name: [x for x in (1, 2, 4, 8) for _ in range(6)], "r": list(range(6)) * 4,
+                  "time": [float(x) for x in (1, 2, 4, 8) for _ in range(6)]}).to_csv(path, index=False)
+    result = invoke("tree", path)
+    assert result.exit_code == 0, result.output
+    assert f"{name} ≤ " in result.output and f"importance (share of SSE explained): {name} " in result.output
+    result = invoke("info", path)
+    assert result.exit_code == 0, result.output
+    assert name in result.output
+    result = invoke("space", path)
+    assert result.exit_code == 0, result.output
+    assert f"  {name}  numeric" in result.output

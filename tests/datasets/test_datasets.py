@@ -95,3 +95,19 @@ def test_fetched_records_match_the_shared_copies(name: str, shared_dataset) -> N
     data = shared_dataset(FETCHED_COPIES[name]).read_bytes()
     record = datasets.DATASETS[name]
     assert (hashlib.sha256(data).hexdigest(), len(data)) == (record.sha256, record.size)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: datasets.load_named("gemm", data_home=5), "data_home"),
+    (lambda: datasets.fetch_gemm(data_home=b"cache"), "data_home"),
+    (lambda: datasets.data_path("kmeans", data_home=5), "data_home"),
+    (lambda: datasets.get_data_home(""), "data_home"),
+    (lambda: datasets.data_path("gemm", download="no"), "download"),
+    (lambda: datasets.load_named(["gemm"]), "name"),
+    (lambda: datasets.describe({"gemm": 1}), "name"),
+], ids=["load_named-int", "fetch-bytes", "bundled-int", "empty", "download-text", "name-list", "describe-dict"])
+def test_arguments_of_the_wrong_kind_are_refused_naming_them(call, name) -> None:
+    """Before: Path(5) raised TypeError, a list as name "unhashable type", and download='no' downloaded."""
+    with pytest.raises(InputError) as caught:
+        call()
+    assert caught.value.param == name
