@@ -176,6 +176,10 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
         default_output = Path("platforms-report") / "report.html"
         name = " · ".join(study.dataset.meta["platforms"])
     dataset = study.dataset
+    if metric is not None and not str(metric).strip():  # "" is no "not given": it would model the objective
+        raise InputError(f"{metric!r} is an empty metric name", where="metric",
+                         hint=f"name one of the data's metrics ({', '.join(dataset.metrics)}), or leave it out "
+                              "for the data's objective")
     metric = metric or dataset.default_metric
     if metric not in dataset.metrics:
         raise InputError(f"no metric named {metric!r}", where=source,

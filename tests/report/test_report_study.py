@@ -578,3 +578,12 @@ def test_a_report_made_on_several_cores_is_the_one_made_on_one(tmp_path, monkeyp
                           {f.name: undated(f.read_text(encoding="utf-8")) for f in sorted(out.parent.glob("*.svg"))})
     assert "Accuracy vs training samples" in pages[True][0] and len(pages[True][1]) == 6
     assert pages[True] == pages[False]
+
+
+def test_an_empty_metric_name_is_refused_by_the_library_too(tmp_path):
+    from starchart import datasets
+    from starchart.errors import InputError
+
+    with pytest.raises(InputError, match="empty metric name"):
+        write_study_report(datasets.data_path("kmeans"), tmp_path / "k.html", metric=" ")
+    assert not (tmp_path / "k.html").exists()
