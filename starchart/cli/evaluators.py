@@ -40,6 +40,7 @@ from starchart.space import (
     Space,
     _parse_yaml,  # the same YAML reader the space uses
 )
+from starchart.study.runner import check_metric_names
 from starchart.study.store import Store
 
 RayOption = typer.Option(None, "--ray", metavar="[ADDRESS]",
@@ -127,6 +128,10 @@ def _space_and_evaluator(space_file: Optional[Path], command: Optional[str], c_s
         raise _as_option_error(exc, options) from None
     if space is not None:
         _check_placeholders(evaluator, space, source)
+        try:  # a metric named like a parameter: measured, the study could not be read back
+            check_metric_names(space, evaluator, where=source)
+        except InputError as exc:
+            raise _as_option_error(exc, options) from None
     # (a Python function's objective may be learnt from its first result: its direction follows it)
     if maximize is not None or ("minimize" not in description and description.get("kind") != "python"):
         data = getattr(evaluator, "dataset", None)

@@ -67,8 +67,14 @@ def run_command(
     chosen = read_configs(configs, space) if configs is not None else None
     if chosen is None and samples is None and not store.exists():
         raise InputError("how many configurations to measure is not known", hint="pass --samples N (or --configs)")
-    _measure(lambda: run(space, evaluator, samples=samples, store=store, seed=seed, configs=chosen,
-                         workers=workers, ray=ray), store)
+    with option_names(_RUN_OPTIONS):  # run()'s refusals (--samples with --configs) in the command line's words
+        _measure(lambda: run(space, evaluator, samples=samples, store=store, seed=seed, configs=chosen,
+                             workers=workers, ray=ray), store)
+
+
+#: The options of ``starchart run`` by the argument of :func:`starchart.study.runner.run` each sets.
+_RUN_OPTIONS = {"samples": "--samples", "configs": "--configs", "seed": "--seed", "workers": "--workers",
+                "ray": "--ray", "store": "--store"}
 
 
 @app.command("resume")

@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from starchart._util.direction import lower_is_better
-from starchart.dataset import STATUSES
+from starchart.dataset import BOOKKEEPING_COLUMNS, REPEATS_PREFIX, STATUSES
 from starchart.errors import InputError, UnknownOptionsError
 from starchart.space import Space
 
@@ -301,8 +301,9 @@ def unknown_options(names: Sequence[str], accepted: Sequence[str], kind: str, wh
                                hint=f"{guess}a {kind!r} evaluator accepts: {', '.join(accepted)}")
 
 
-def check_metrics(metrics: str | Sequence[str], where: str) -> tuple[str, ...]:
-    """Normalise a metric name or list of names, rejecting empty ones.
+def check_metrics(metrics: str | Sequence[str], where: str, label: str = "metrics") -> tuple[str, ...]:
+    """Normalise a metric name or list of names, rejecting empty ones and the names of a dataset's own
+    columns (:func:`check_metric_name`); ``label`` names the option in the error (``where, label``).
 
     >>> check_metrics("time", "CommandEvaluator")
     ('time',)
@@ -314,6 +315,45 @@ def check_metrics(metrics: str | Sequence[str], where: str) -> tuple[str, ...]:
     else:
         names = ()
     if not names or any(not isinstance(n, str) or not n.strip() for n in names):
-        raise InputError(f"metric names must be non-empty strings, got {metrics!r}", where=where,
+        raise InputError(f"metric names must be non-empty strings, got {metrics!r}", where=f"{where}, {label}",
                          hint="e.g. metric='time'")
+    for name in names:
+        check_metric_name(name, f"{where}, {label}")
     return names
+
+
+def check_metric(metric: Any, where: str, label: str = "metric") -> str:
+    """The one metric an evaluator that measures one objective is given (a command's, a C program's).
+
+    A list is refused, not cut to its first name: the others would be dropped without a word.
+
+    >>> check_metric("gflops", "CommandEvaluator")
+    'gflops'
+    >>> check_metric(["a", "b"], "CommandEvaluator")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: CommandEvaluator, metric: takes one metric name, got the list ['a', 'b'] (hint: ...
+    """
+    if isinstance(metric, (list, tuple)):
+        first = metric[0] if metric and isinstance(metric[0], str) else "time"
+        raise InputError(f"takes one metric name, got the list {list(metric)!r}", where=f"{where}, {label}",
+                         hint=f"name the objective alone, e.g. {label}: {first} (a command with json_lines keeps "
+                              "every number it prints as JSON, whichever metric is the objective; the python and "
+                              "replay kinds take several names as a list under metrics)")
+    return check_metrics(metric, where, label)[0]
+
+
+def check_metric_name(name: str, where: str) -> str:
+    """Refuse a metric named like a column every dataset holds (``status``, ``reason``, ``repeats_…``): it
+    could be measured, but not read back (two ``status`` columns), so it is said before measuring.
+
+    >>> check_metric_name("status", "ev.yaml, metric")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: ev.yaml, metric: metric 'status' has the name of a column every dataset holds ...
+    """
+    if name in BOOKKEEPING_COLUMNS or name.startswith(REPEATS_PREFIX):
+        raise InputError(f"metric {name!r} has the name of a column every dataset holds "
+                         f"({', '.join(BOOKKEEPING_COLUMNS)}, {REPEATS_PREFIX}…)", where=where,
+                         hint=f"name the metric otherwise, e.g. {name}_")
+    return name

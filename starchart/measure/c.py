@@ -68,7 +68,7 @@ from starchart.measure.base import (
     Evaluator,
     FreshLockOnUnpickle,
     Measurement,
-    check_metrics,
+    check_metric,
 )
 from starchart.measure.command import (
     check_bool,
@@ -239,7 +239,7 @@ class CEvaluator(FreshLockOnUnpickle, Evaluator):
         self.compiler = compiler
         self.flags = _check_strings(flags, "flags", where, split=True)
         self.defines = _check_defines(defines, where)
-        self.metric = check_metrics(metric, where)[0]
+        self.metric = check_metric(metric, where)
         self.metrics = (self.metric,)
         self.minimize = self._direction(minimize)
         self.pattern = check_regex(pattern, "pattern", where)

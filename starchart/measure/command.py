@@ -36,7 +36,7 @@ import numpy as np
 import regex
 
 from starchart.errors import InputError, arg
-from starchart.measure.base import Evaluator, Measurement, check_metrics, unknown_options
+from starchart.measure.base import Evaluator, Measurement, check_metric, unknown_options
 from starchart.measure.process import (
     check_fields,
     check_repeats,
@@ -132,7 +132,7 @@ class CommandEvaluator(Evaluator):
         self.timeout = check_timeout(timeout, "timeout", where)
         self.pattern = check_regex(pattern, "pattern", where)
         self.json_lines = check_bool(json_lines, "json_lines", where)
-        self.metric = check_metrics(metric, where)[0]
+        self.metric = check_metric(metric, where)
         self.metrics = (self.metric,)
         self.minimize = self._direction(minimize)
         self.repeats, self.warmup = check_repeats(repeats, warmup, where)
@@ -330,6 +330,8 @@ def description_options(description: Mapping[str, Any], cls: type[Evaluator],
         raise InputError(f"description is of kind {kind!r}, not {cls.kind!r}", where=where,
                          hint="use starchart.measure.evaluator_from_dict to pick the evaluator by kind")
     accepted = set(inspect.signature(cls.__init__).parameters) - {"self"}
+    if "metrics" not in accepted and "metric" in accepted and "metrics" in description:
+        _check_one_metric(description, cls, where)
     # "metrics" and "minimize" come from Evaluator.describe(); they are options only where accepted
     dropped = {"kind", *informational, *({"metrics", "minimize"} - accepted)}
     options = {k: v for k, v in description.items() if k not in dropped}
@@ -337,3 +339,17 @@ def description_options(description: Mapping[str, Any], cls: type[Evaluator],
     if unknown:
         raise unknown_options(unknown, sorted(accepted), cls.kind, where)
     return options
+
+
+def _check_one_metric(description: Mapping[str, Any], cls: type[Evaluator], where: str) -> None:
+    """Refuse ``metrics`` given to a kind that measures one ``metric``, unless it is what :meth:`describe`
+    writes (``[metric]``): dropped, ``metrics: [a, b]`` measured the wall time as ``time`` without a word."""
+    default = inspect.signature(cls.__init__).parameters["metric"].default
+    metrics, metric = description["metrics"], description.get("metric", default)
+    if isinstance(metrics, (list, tuple)) and list(metrics) == [metric]:
+        return
+    first = metrics[0] if isinstance(metrics, (list, tuple)) and metrics and isinstance(metrics[0], str) else metric
+    raise InputError(f"a {cls.kind!r} evaluator measures one metric, named by metric, not metrics "
+                     f"(got metrics={metrics!r})", where=f"{where}, metrics",
+                     hint=f"write metric: {first} (a command with json_lines keeps every number it prints as JSON, "
+                          "whichever metric is the objective)")

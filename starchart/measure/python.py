@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 import numbers
 import os
@@ -13,7 +14,7 @@ from typing import Any
 
 from starchart._util.validation import Interval, check
 from starchart.errors import InputError, arg
-from starchart.measure.base import Evaluator, Measurement, check_metrics, unknown_options
+from starchart.measure.base import Evaluator, Measurement, check_metric_name, check_metrics, unknown_options
 from starchart.measure.command import check_bool, check_timeout
 from starchart.measure.deadline import CallTimedOut, call_with_timeout
 from starchart.measure.process import MAX_REPEATS
@@ -25,7 +26,15 @@ class PythonEvaluator(Evaluator):
     ``fn`` returns the objective as a number, a list of numbers (repeats), a dict
     ``{metric: number or list}``, or a full :class:`Measurement`. An exception,
     a non-numeric or a NaN result is recorded as a ``runtime`` failure with its
-    reason; the run goes on.
+    reason; the run goes on, also after ``sys.exit()`` in the function.
+
+    The function runs in this process (on its thread, or a Ray worker's), not in a
+    child: what ends the process ends the run. ``os._exit()``, a crash in native
+    code (a segfault) or running out of memory kill the whole run, not one
+    configuration, and only the results stored before it are kept (``starchart
+    resume`` continues from them). A function that may do so is better measured in
+    a process of its own: a :class:`~starchart.measure.CommandEvaluator` running a
+    script records each of these as a failure of its configuration.
 
     Parameters
     ----------
@@ -125,7 +134,8 @@ class PythonEvaluator(Evaluator):
         if isinstance(result, Mapping):
             if not result:
                 raise ValueError("the function returned an empty dict; return {metric: value}, e.g. {'time': 1.5}")
-            values = {str(k): _numbers(v, str(k)) for k, v in result.items()}
+            values = {check_metric_name(str(k), "the function's result"): _numbers(v, str(k))
+                      for k, v in result.items()}
             if not self._named:  # learn the metric names from the first dict (and so the objective's direction)
                 self.metrics = tuple(values)
                 self._named = True
@@ -233,16 +243,30 @@ def _import(module_name: str, path: str | None) -> Any:
             return importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
             if exc.name not in (top, module_name):  # the module itself imports something missing
-                raise InputError(f"importing {module_name!r} failed: {exc}", where=where,
+                raise InputError(f"importing {module_name!r}{_file_of(module_name)} failed: {exc}", where=where,
                                  hint="install what it needs") from None
+        except SystemExit as exc:  # sys.exit() at import (a script's guard): it ended the command without a word
+            raise InputError(f"importing {module_name!r}{_file_of(module_name)} raised SystemExit({exc.code!r})",
+                             where=where, hint="a module measured from must not exit when imported: move the "
+                                               "script's code under if __name__ == '__main__':") from None
         except Exception as exc:  # noqa: BLE001 - the user's module failed while importing
-            raise InputError(f"importing {module_name!r} failed: {type(exc).__name__}: {exc}", where=where,
-                             hint="fix the module") from None
+            raise InputError(f"importing {module_name!r}{_file_of(module_name)} failed: {type(exc).__name__}: "
+                             f"{exc}", where=where, hint="fix the module") from None
         if added:
             sys.path.remove(folder)
     looked = ", ".join(folders)
     raise InputError(f"cannot import {module_name!r}: no such module (also looked in {looked})", where=where,
                      hint=hint)
+
+
+def _file_of(module_name: str) -> str:
+    """`` (its file)`` of a module that failed while importing, for the error (empty if it cannot be found)."""
+    try:
+        spec = importlib.util.find_spec(module_name)
+    except (ImportError, ValueError):  # a parent package that fails, or a half-imported module
+        return ""
+    origin = getattr(spec, "origin", None)
+    return f" ({origin})" if origin and origin not in ("built-in", "frozen") else ""
 
 
 def _numbers(value: Any, metric: str) -> list[float]:

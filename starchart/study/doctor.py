@@ -54,9 +54,13 @@ class Examination:
     study_lost:
         Study keys whose value could not be read, with why.
     results:
-        The result rows read whole, in stored order (column → value).
+        The result rows read whole, in stored order (column → value, and its ``id``).
     results_lost:
         Ids of the result rows that could not be read whole.
+    repeated:
+        The configurations stored more than once (their key → the ids of their results), which every
+        reader takes as their first result: not damage to the file, but seldom meant (an edit by hand,
+        or two runs whose claims lapsed). Empty for an MSP study, which stores each evaluation by design.
     """
 
     path: Path
@@ -65,6 +69,9 @@ class Examination:
     study_lost: dict[str, str] = field(default_factory=dict)
     results: list[dict[str, object]] = field(default_factory=list)
     results_lost: list[int] = field(default_factory=list)
+    repeated: dict[str, list[int]] = field(default_factory=dict)
+    #: how each repeated configuration reads (``x=3``), for the summary
+    _shown: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def sound(self) -> bool:
@@ -75,7 +82,7 @@ class Examination:
         read = f"{len(self.study)} study record{'s' * (len(self.study) != 1)} and {len(self.results)} " \
                f"result{'s' * (len(self.results) != 1)} read whole"
         if self.sound:
-            return f"sound: SQLite's integrity check passes; {read}"
+            return f"sound: SQLite's integrity check passes; {read}{self._repeated_line()}"
         lines = [f"damaged: {read}"]
         if self.integrity != ["ok"]:
             said = "; ".join(line.strip() for text in self.integrity[:3] for line in text.splitlines() if line.strip())
@@ -87,7 +94,17 @@ class Examination:
             lost = self.results_lost
             shown = ", ".join(map(str, lost[:8])) + (f" … (+{len(lost) - 8})" if len(lost) > 8 else "")
             lines.append(f"  {len(lost)} result row{'s' * (len(lost) != 1)} lost (ids {shown})")
-        return "\n".join(lines)
+        return "\n".join(lines) + self._repeated_line()
+
+    def _repeated_line(self) -> str:
+        """A line naming the configurations stored more than once (the first few), or nothing."""
+        if not self.repeated:
+            return ""
+        n = len(self.repeated)
+        shown = "; ".join(f"result ids {', '.join(map(str, ids))} for {self._shown.get(key, key)}"
+                          for key, ids in list(self.repeated.items())[:3]) + (" …" if n > 3 else "")
+        return (f"\n  {n} configuration{'s are' if n > 1 else ' is'} stored more than once ({shown}); every reader "
+                "takes the first result of each: delete the others (by id, e.g. with sqlite3) to keep another")
 
 
 def examine(path: str | Path) -> Examination:
@@ -103,6 +120,7 @@ def examine(path: str | Path) -> Examination:
         found = Examination(path, _integrity(db))
         _read_study(db, found)
         _read_results(db, found)
+        _find_repeated(found)
         return found
     finally:
         db.close()
@@ -166,7 +184,25 @@ def _read_results(db: sqlite3.Connection, found: Examination) -> None:
         except (sqlite3.DatabaseError, ValueError, TypeError):
             found.results_lost.append(row_id)
             continue
+        record["id"] = row_id
         found.results.append(record)
+
+
+def _find_repeated(found: Examination) -> None:
+    """Note the configurations that more than one result read whole holds (not in an MSP study's store)."""
+    sessions = found.study.get("sessions")
+    if isinstance(sessions, list) and any(isinstance(s, dict) and s.get("msp") for s in sessions):
+        return  # it stores every evaluation, the same configuration again by design
+    ids: dict[str, list[int]] = {}
+    for record in found.results:
+        ids.setdefault(str(record["config_key"]), []).append(int(str(record["id"])))
+    for record in found.results:
+        key = str(record["config_key"])
+        if len(ids[key]) > 1 and key not in found.repeated:
+            found.repeated[key] = ids[key]
+            config = json.loads(str(record["config"]))
+            found._shown[key] = (", ".join(f"{k}={v}" for k, v in config.items()) if isinstance(config, dict)
+                                 else key)
 
 
 def _last_id(db: sqlite3.Connection) -> int:

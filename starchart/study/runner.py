@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from rich.markup import (
     escape,  # the bar reads its fields as markup: a metric "t[/ms]" would crash it
 )
@@ -38,6 +39,7 @@ from starchart._util.text import shorten
 from starchart._util.validation import Instances, Interval, check, check_seed
 from starchart.dataset import BOOKKEEPING_COLUMNS, REPEATS_PREFIX, Dataset
 from starchart.errors import InputError, SpaceError, arg
+from starchart.io.load import _warn_if_negative  # load()'s own check, in its words
 from starchart.measure import Evaluator, Measurement, evaluator_from_dict
 from starchart.measure.environment import environment
 from starchart.measure.process import kill_running
@@ -82,10 +84,11 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
         resumed run draws the same sample.
     configs:
         Measure these configurations instead of a uniform sample (e.g. a strategy's
-        proposals); already stored ones are skipped.
+        proposals); already stored ones are skipped. Each must be a configuration of
+        ``space`` (the first that is not is refused, saying why); not with ``samples``.
     workers:
-        Evaluations at a time. Local workers are threads (evaluators spend their
-        time in subprocesses or native code); with ``ray`` one actor per worker.
+        Evaluations at a time (a whole number ≥ 1). Local workers are threads (evaluators
+        spend their time in subprocesses or native code); with ``ray`` one actor per worker.
     ray:
         Run evaluations on Ray: ``True``/``"local"`` starts a local instance,
         ``"auto"`` or ``"ray://host:10001"`` joins a cluster. The driver alone
@@ -96,7 +99,9 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
     Returns
     -------
     Dataset
-        Everything the study holds (not only this call's measurements).
+        Everything the study holds (not only this call's measurements). A negative duration, energy or
+        power of a valid configuration (an error code read as a value) is warned of, as
+        :func:`starchart.load` does (:class:`~starchart.io.load.NothingToModelWarning`).
 
     Examples
     --------
@@ -107,11 +112,19 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
     >>> len(ds), bool(ds.frame["status"].eq("ok").all())
     (12, True)
     """
+    workers = check("workers", workers, WORKERS, hint=f"evaluations at a time, e.g. {arg('workers', '4')}")
+    if samples is not None and configs is not None:  # the configurations are the plan: samples was ignored
+        raise InputError(f"{arg('samples', str(samples))} and {arg('configs', '')} cannot be given together: the "
+                         "configurations are what is measured", where="configs",
+                         hint=f"leave out {arg('samples')} to measure the configurations, or {arg('configs')} "
+                              "to measure a uniform sample")
     if ray:  # before the store records a session that cannot run
 
         require_ray()
     if isinstance(space, Space):  # before the store records it
         check_parameter_names(space)
+    if isinstance(space, Space) and isinstance(evaluator, Evaluator):
+        check_metric_names(space, evaluator)
     with _sigterm_stops_programs():
         with opened_store(store) as db:
             space = study_space(db, space)
@@ -133,7 +146,10 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
                     close = getattr(results, "close", None)
                     if close is not None:
                         close()
-            return db.to_dataset()
+            dataset = db.to_dataset()
+            # in load()'s words: a run reported "best time: -5 ms" of a program's error code without a word
+            _warn_if_negative(dataset, db.path or Path("the store"))
+            return dataset
 
 
 def check_parameter_names(space: Space) -> None:
@@ -144,6 +160,19 @@ def check_parameter_names(space: Space) -> None:
             raise InputError(f"parameter {name!r} has the name of a column every dataset holds "
                              f"({', '.join(BOOKKEEPING_COLUMNS)}, {REPEATS_PREFIX}…)", where=f"space, parameter {name!r}",
                              hint=f"rename the parameter, e.g. to {name + '_'!r}")
+
+
+def check_metric_names(space: Space, evaluator: Evaluator, where: str = "evaluator") -> None:
+    """Refuse a metric named like a parameter of ``space``: the study could be measured, but not read back
+    (two ``x`` columns), so say it before measuring. Metrics a Python function's results will name are
+    checked as they come (their names are not known yet). ``where``: where the evaluator came from."""
+    if evaluator.describe().get("learn_metrics"):
+        return
+    clash = [name for name in evaluator.metrics if name in space.names]
+    if clash:
+        raise InputError(f"metric {clash[0]!r} is also a parameter of the space: the study could not be read "
+                         "back", where=f"{where}, metric",
+                         hint=f"name the metric otherwise (e.g. {clash[0]}_time), or rename the parameter")
 
 
 def plan_run(store: Store, space: Space, *, samples: int | None = None, seed: int | None = None,
@@ -175,10 +204,7 @@ def _plan(store: Store, space: Space, *, samples: int | None, seed: int | None,
             raise InputError("must be a list of configurations, each {parameter: value}", where="configs",
                              hint="e.g. [{'bx': 16, 'by': 2}, {'bx': 32, 'by': 1}]")
         wanted = [plain_config(c) for c in listed]
-        unknown = [c for c in wanted if not set(space.names) <= set(c)]
-        if unknown:
-            raise InputError(f"configuration {unknown[0]} lacks parameter(s) "
-                             f"{sorted(set(space.names) - set(unknown[0]))}", where="configs")
+        _check_configs(wanted, space)
         todo, seen = [], set(done)
         for c in wanted:
             key = config_key(c)
@@ -218,6 +244,37 @@ def _plan(store: Store, space: Space, *, samples: int | None, seed: int | None,
     return RunPlan(todo, len(done), len(done) + len(todo))
 
 
+def _check_configs(configs: list[dict[str, Any]], space: Space) -> None:
+    """Refuse no configurations, and name the first one outside ``space`` and why (a parameter missing or
+    unknown, a value the parameter does not take, a restriction broken): measured, it was stored as part
+    of a study of that space."""
+    if not configs:
+        raise InputError("no configuration to measure", where="configs",
+                         hint="give at least one, e.g. [{'bx': 16, 'by': 2}]")
+    names = set(space.names)
+    for config in configs:
+        if not names <= set(config):
+            raise InputError(f"configuration {config} lacks parameter(s) {sorted(names - set(config))}",
+                             where="configs", hint=f"give a value of each of: {', '.join(space.names)}")
+        if not set(config) <= names:
+            raise InputError(f"configuration {config} has parameter(s) {sorted(set(config) - names)} the space "
+                             "does not have", where="configs", hint=f"the space's parameters are {list(space.names)}")
+    inside = space.contains(configs)
+    if inside.all():
+        return
+    config = configs[int(inside.argmin())]
+    for parameter in space.parameters:
+        value = config[parameter.name]
+        if parameter.index.get_indexer(pd.Index([value], tupleize_cols=False))[0] < 0:  # as contains() looks
+            raise InputError(f"configuration {config}: {parameter.name} = {value!r} is not one of "
+                             "its values", where="configs",
+                             hint=f"{parameter.name} takes {shorten(', '.join(map(str, parameter.values)), 120)}")
+    labels = "; ".join(r.label for r in space.restrictions)
+    why = f"it breaks a restriction: {shorten(labels, 120)}" if labels else "not one of its allowed configurations"
+    raise InputError(f"configuration {config} is not in the space ({why})", where="configs",
+                     hint="give only configurations of the space (Space.contains tells which are)")
+
+
 # ---------------------------------------------------------------------- study set-up
 def stored_study(path: str | Path, key: str, what: str) -> tuple[dict[str, Any], Space, Evaluator]:
     """What a search or a sample-size study recorded under ``key`` in the store at ``path``, with the
@@ -234,6 +291,8 @@ def stored_study(path: str | Path, key: str, what: str) -> tuple[dict[str, Any],
 A_SPACE = Instances(Space, "a starchart Space")
 SPACE_HINT = "build one with Space(tune_params, restrictions) or Space.from_dataset(ds)"
 AN_EVALUATOR = Instances(Evaluator, "a starchart evaluator")
+#: What ``workers`` accepts: evaluations at a time.
+WORKERS = Interval(int, 1, None)
 EVALUATOR_HINT = "e.g. PythonEvaluator(f) or ReplayEvaluator(dataset)"
 
 
@@ -450,8 +509,7 @@ def evaluate_all(evaluator: Evaluator, todo: Iterable[dict[str, Any]], *, worker
                  ray: str | bool | None = None) -> Iterator[Measurement]:
     """Measure ``todo`` with ``workers`` at a time (threads, or Ray actors with ``ray``); results in the order
     they finish, each configuration's in its :attr:`Measurement.config`."""
-    if int(workers) < 1:
-        raise InputError(f"workers must be at least 1, got {workers}", where="workers")
+    workers = check("workers", workers, WORKERS, hint=f"evaluations at a time, e.g. {arg('workers', '4')}")
     if ray:
 
         return ray_evaluate(evaluator, todo, workers=int(workers), address=ray)

@@ -451,17 +451,23 @@ class Store:
 
     @_reads_damage
     def outcomes(self) -> Iterator[tuple[bool, dict[str, float]]]:
-        """Whether each stored measurement succeeded, with its mean of each metric, in the order stored
-        (duplicates included): what a best-so-far needs, read from the stored summaries without decoding
-        every repeat (200,000 results: 0.3 s, against 1.3 s for :meth:`measurements`).
+        """Whether each stored configuration succeeded, with its mean of each metric, in the order stored: what
+        a best-so-far needs, read from the stored summaries without decoding every repeat (200,000 results:
+        0.3 s, against 1.3 s for :meth:`measurements`). A configuration stored more than once is its first
+        result, as in :meth:`to_dataset`: a resumed run's bar and its summary name the same best.
 
         >>> with Store.open(":memory:") as store:
         ...     _ = store.add(Measurement({"x": 1}, values={"time": [1.0, 2.0]}))
         ...     _ = store.add(Measurement.failure({"x": 2}, "compile", "no"))
+        ...     _ = store.add(Measurement({"x": 1}, values={"time": [0.5]}))  # x=1 again: its first result counts
         ...     list(store.outcomes())
         [(True, {'time': 1.5}), (False, {})]
         """
-        rows = self._db.execute("SELECT status, summary FROM results ORDER BY id").fetchall()
+        rows = self._db.execute("SELECT status, summary, config_key FROM results ORDER BY id").fetchall()
+        first: dict[str, tuple[str, str]] = {}  # each configuration's first result (dicts keep the order)
+        for row in rows:
+            first.setdefault(row[2], row[:2])
+        rows = list(first.values())
         for at in range(0, len(rows), _CHUNK):
             chunk = rows[at:at + _CHUNK]
             for row, summary in zip(chunk, _decoded([row[1] for row in chunk])):
@@ -486,8 +492,12 @@ class Store:
     def to_dataset(self) -> Dataset:
         """The study as a :class:`~starchart.Dataset`: one row per configuration.
 
-        A configuration stored more than once (e.g. by two processes) appears with
-        its first measurement; ``meta["duplicates"]`` counts the others. ``meta["search"]``
+        A configuration stored more than once appears with its first measurement, as everywhere the
+        store is read (:meth:`outcomes`, so a resumed run's progress bar); ``meta["duplicates"]`` counts
+        the others, and a warning says so, except in an MSP study, which stores each evaluation, the same
+        configuration again by design. The store has no unique key on the configuration (an MSP study needs
+        none): elsewhere, a configuration stored twice comes of an edit by hand, a store copied into another,
+        or two runs of the study at once whose claims lapsed (a host suspended past the lease). ``meta["search"]``
         holds the settings a search recorded (budget, seed, ...), else ``None``;
         ``meta["sample_size"]`` those of a sample-size study. Metric
         columns are the mean over repeats; ``repeats_<metric>`` keep every repeat.
@@ -529,10 +539,12 @@ class Store:
             keys = (config_key(config, params) for config in configs)
         table: list[list[Any]] = []
         seen: set[str] = set()
+        repeated: set[str] = set()
         nan = float("nan")
         failed = [nan] * len(metrics)  # a failure has no summary: NaN for every metric
         for key, row, config, repeats in zip(keys, rows, configs, values):
             if key in seen:
+                repeated.add(key)
                 continue
             seen.add(key)
             line = list(map(config.get, params))
@@ -547,8 +559,20 @@ class Store:
         frame = pd.DataFrame(table, columns=columns)
         meta = self._dataset_meta(evaluator, space, metrics, duplicates=len(rows) - len(table))
         dataset = Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta)
+        if meta["duplicates"] and not self._evaluates_again():
+            twice = len(repeated)
+            warnings.warn(f"{self.path or 'the store'}: {twice} configuration{'s are' if twice > 1 else ' is'} stored "
+                          f"more than once ({meta['duplicates']} result{'s' * (meta['duplicates'] > 1)} more than "
+                          "configurations); each is read as its first result. If the store was not edited by hand, "
+                          f"check it with: starchart doctor {self.path or 'STORE'}", UserWarning, stacklevel=3)
         self._dataset = (state, dataset)
         return _copy(dataset)
+
+    def _evaluates_again(self) -> bool:
+        """Whether the study stores a configuration once per evaluation, again and again by design: an MSP
+        study, whose sessions say so (as :mod:`starchart.study.kinds`, which imports this module, tells it)."""
+        sessions = self.get("sessions", [], copy=False)
+        return isinstance(sessions, list) and any(isinstance(s, dict) and s.get("msp") for s in sessions)
 
     def _dataset_meta(self, evaluator: dict[str, Any], space: dict[str, Any], metrics: list[str],
                       duplicates: int) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import sys
 
@@ -11,6 +12,10 @@ from typer.testing import CliRunner
 
 import starchart
 from starchart.cli import app, expand_optional_values
+from starchart.io.load import NothingToModelWarning
+from starchart.measure import CommandEvaluator, Measurement
+from starchart.space import Space
+from starchart.study.runner import Progress, RunPlan, run
 from starchart.study.store import Store
 
 runner = CliRunner()
@@ -545,3 +550,95 @@ def test_ctrl_c_while_the_program_loads_stops_without_a_traceback():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env(), timeout=600)
     assert done.returncode == 130, done.stderr
     assert "Traceback" not in done.stderr and "stopped" in done.stderr
+
+
+# ---------------------------------------------------------------------- malformed input, one clear error each
+SMALL_SPACE = "parameters: {bx: [16, 32], by: {range: [1, 8]}}\nrestrictions: [bx * by <= 128]\n"
+
+
+@pytest.fixture()
+def small_space(tmp_path):
+    path = tmp_path / "space.yaml"
+    path.write_text(SMALL_SPACE)
+    return path
+
+
+def test_an_evaluator_file_with_a_list_as_its_metric_is_refused_naming_the_file_and_key(small_space, tmp_path):
+    """Before: ``metric: [a, b]`` ran and printed "best a: 16", b dropped without a word."""
+    evaluator = tmp_path / "ev.json"
+    evaluator.write_text('{"kind": "command", "argv": ["echo", "time: {bx}"], "pattern": "time: (\\\\S+)", '
+                         '"metric": ["a", "b"]}')
+    result = invoke("run", small_space, "--evaluator", evaluator, "--store", tmp_path / "s.db", "-n", "2")
+    assert result.exit_code == 2, result.output
+    assert f"{evaluator}, metric: takes one metric name, got the list ['a', 'b']" in result.output
+    assert "under metrics" in result.output and not (tmp_path / "s.db").exists()
+
+
+def test_a_python_module_that_exits_on_import_is_a_clear_error(small_space, tmp_path):
+    """Before: ``raise SystemExit(7)`` at the module's top ended ``starchart run`` with status 7 and no message."""
+    (tmp_path / "exits_on_import_cli.py").write_text("raise SystemExit(7)\n")
+    evaluator = tmp_path / "ev.json"
+    evaluator.write_text('{"kind": "python", "function": "exits_on_import_cli:f"}')
+    result = invoke("run", small_space, "--evaluator", evaluator, "--store", tmp_path / "s.db", "-n", "2")
+    assert result.exit_code == 2, result.output
+    assert "importing 'exits_on_import_cli'" in result.output and "raised SystemExit(7)" in result.output
+
+
+@pytest.mark.parametrize("metric, said", [("status", "metric 'status' has the name of a column every dataset holds"),
+                                          ("bx", "metric 'bx' is also a parameter of the space")],
+                         ids=["reserved", "parameter"])
+def test_a_metric_the_study_could_not_be_read_back_with_is_refused_naming_the_option(small_space, tmp_path, metric,
+                                                                                     said):
+    """Before: ``--metric status`` measured into a store that ``info`` and ``resume`` could not read."""
+    store = tmp_path / "s.db"
+    result = invoke("run", small_space, "--command", "echo time: {bx}", "--pattern", r"time: (\S+)",
+                    "--metric", metric, "--store", store, "-n", "2")
+    assert result.exit_code == 2, result.output
+    assert f"--metric: {said}" in result.output and not store.exists()
+
+
+def test_run_refuses_samples_beside_configs_naming_both_options(small_space, tmp_path):
+    """Before: ``run --configs FILE -n 2`` measured the file's configurations and ignored -n."""
+    configs = tmp_path / "configs.csv"
+    configs.write_text("bx,by\n16,1\n32,2\n16,3\n")
+    result = invoke("run", small_space, "--command", "echo time: {bx}", "--pattern", r"time: (\S+)",
+                    "--configs", configs, "-n", "2", "--store", tmp_path / "s.db")
+    assert result.exit_code == 2, result.output
+    assert "--samples 2 and --configs cannot be given together" in result.output
+    assert "leave out --samples" in result.output and not (tmp_path / "s.db").exists()
+
+
+def test_resume_export_and_info_read_a_configuration_stored_twice_alike(small_space, tmp_path):
+    """Before: resume's bar said "best 1" (the later row) while its summary said "best time: 16 ms", and
+    info and export dropped the later row without a word."""
+    path = tmp_path / "s.db"
+    evaluator = CommandEvaluator(["echo", "time: {bx}"], pattern=r"time: (\S+)")
+    run(Space.from_file(small_space), evaluator, configs=[{"bx": 16, "by": 8}, {"bx": 32, "by": 2}], store=path,
+        progress=False)
+    with Store.open(path) as db:  # bx=16, by=8 again, with another value: a hand edit, say
+        db.add(Measurement({"bx": 16, "by": 8}, values={"time": [1.0]}))
+    with pytest.warns(UserWarning, match="1 configuration is stored more than once"):
+        result = invoke("resume", path)
+    assert result.exit_code == 0, result.output
+    assert "best time: 16 ms" in result.output
+    with Store.open(path, read_only=True) as db:  # the bar of that resume started from this best
+        bar = Progress(RunPlan([], 2, 3), evaluator, db, enabled=True)
+    assert bar.best == 16.0
+    with pytest.warns(UserWarning, match="stored more than once"):
+        result = invoke("export", path, "-o", tmp_path / "x.csv")
+    assert result.exit_code == 0 and re.search(r"^16,8,16\.0,ok", (tmp_path / "x.csv").read_text(), re.M)
+    with pytest.warns(UserWarning, match="stored more than once"):
+        assert invoke("info", path).exit_code == 0
+
+
+def test_run_and_resume_warn_of_negative_times_in_load_s_words(small_space, tmp_path):
+    """Before: "best time: -5 ms" was printed without a word; ``starchart info`` of such a CSV warns."""
+    (tmp_path / "negative_times_cli.py").write_text("def f(config):\n    return -5.0\n")
+    evaluator = tmp_path / "ev.json"
+    evaluator.write_text('{"kind": "python", "function": "negative_times_cli:f"}')
+    store = tmp_path / "s.db"
+    with pytest.warns(NothingToModelWarning, match=r"'time' is negative in 2 of the 2 valid configurations"):
+        result = invoke("run", small_space, "--evaluator", evaluator, "--store", store, "-n", "2", "--seed", "1")
+    assert result.exit_code == 0 and "best time: -5 ms" in result.output
+    with pytest.warns(NothingToModelWarning, match=r"'time' is negative in 3 of the 3"):
+        assert invoke("resume", store, "-n", "3").exit_code == 0

@@ -634,3 +634,40 @@ def test_minimize_written_as_text_is_refused_not_read_as_true():
     with pytest.raises(InputError, match="minimize: must be true or false, got 'false'"):
         evaluator_from_dict({"kind": "command", "argv": ["echo"], "minimize": "false"})
     assert evaluator_from_dict({"kind": "command", "argv": ["echo"], "minimize": False}).minimize is False
+
+
+# ---------------------------------------------------------------------- metric names
+@pytest.mark.parametrize("kind", ["command", "c"], ids=["command", "c"])
+def test_a_list_as_the_one_metric_is_refused_naming_the_file_and_key(tmp_path, kind):
+    """Before: ``metric: [a, b]`` measured ``a`` and dropped ``b`` without a word."""
+    source = tmp_path / "k.c"
+    source.write_text("int main(void) { return 0; }\n")
+    options = {"argv": ["echo", "time: {bx}"], "pattern": r"time: (\S+)"} if kind == "command" else \
+        {"source": str(source)}
+    with pytest.raises(InputError) as caught:
+        evaluator_from_dict({"kind": kind, **options, "metric": ["a", "b"]}, where="ev.json")
+    error = caught.value
+    assert error.where == "ev.json, metric" and "one metric" in error.message and "['a', 'b']" in error.message
+    assert "metrics" in error.hint and "python" in error.hint and "replay" in error.hint
+
+
+def test_metrics_given_to_a_command_evaluator_are_refused_not_ignored():
+    """Before: ``metrics: [a, b]`` (the key of the python and replay kinds) was dropped: the wall time was measured."""
+    with pytest.raises(InputError) as caught:
+        evaluator_from_dict({"kind": "command", "argv": ["true"], "metrics": ["a", "b"]}, where="ev.json")
+    assert caught.value.where == "ev.json, metrics" and "one metric" in caught.value.message
+    assert "metric: a" in caught.value.hint
+    # what describe() writes (metrics = [metric]) still reads back
+    ev = CommandEvaluator(["true"], metric="gflops")
+    assert evaluator_from_dict(ev.describe()).describe() == ev.describe()
+
+
+@pytest.mark.parametrize("name", ["status", "reason", "repeats_time"], ids=["status", "reason", "repeats-prefix"])
+def test_a_metric_named_like_a_dataset_column_is_refused_when_the_evaluator_is_made(name):
+    """Before: a run measured into a store that could not be read back (two ``status`` columns)."""
+    with pytest.raises(InputError, match=f"metric {name!r} has the name of a column every dataset holds") as caught:
+        evaluator_from_dict({"kind": "command", "argv": ["true"], "metric": name}, where="ev.json")
+    assert caught.value.where == "ev.json, metric"
+    with pytest.raises(InputError, match="has the name of a column") as caught:
+        PythonEvaluator(lambda c: 1.0, metrics=["time", name])
+    assert caught.value.param == "metrics"

@@ -113,3 +113,14 @@ def test_results_on_a_damaged_page_are_counted_lost(store, tmp_path):
     with pytest.raises(Exception, match="the copy would replace a file that exists"):
         salvage(damaged, tmp_path / "copy.db")
 
+
+
+def test_doctor_says_which_configurations_are_stored_more_than_once(store):
+    """The readers warn of a configuration stored twice and point here; doctor called such a store merely sound."""
+    with Store.open(store) as db:
+        db.add(Measurement({"x": 3}, values={"time": [0.5]}))
+        db.add(Measurement({"x": 3}, values={"time": [0.25]}))
+    found = examine(store)
+    assert found.sound and found.repeated == {'[3]': [4, 61, 62]}
+    assert "1 configuration is stored more than once (result ids 4, 61, 62 for x=3); every reader takes the " \
+           "first" in found.summary()

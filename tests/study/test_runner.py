@@ -881,6 +881,7 @@ def test_export_reads_the_results_once(tmp_path):
     assert len(reads) == 1, reads
 
 
+@pytest.mark.filterwarnings("ignore:.*stored more than once:UserWarning")  # duplicates on purpose
 def test_to_dataset_is_the_per_result_dataset(tmp_path):
     """Duplicates, 32 and 32.0, booleans, text, NaN and missing repeats, failures, a metric only some
     results carry, a configuration with a parameter the space does not name: as the per-result code read it."""
@@ -924,6 +925,7 @@ def test_to_dataset_is_the_per_result_dataset(tmp_path):
         assert "parameter 'name' has no value in row 0" in _same_refusal(store)
 
 
+@pytest.mark.filterwarnings("ignore:.*stored more than once:UserWarning")  # duplicates on purpose
 def test_a_larger_study_reads_as_the_per_result_code_read_it(tmp_path):
     path = tmp_path / "study.db"
     measurements = _measurements(2000, seed=3)
@@ -1117,3 +1119,64 @@ def test_the_kind_of_study_a_store_holds(tmp_path):
         assert study_kind(db).name == "search"
         db.add_session({"msp": True})
         assert study_kind(db).name == "msp"
+
+
+# ---------------------------------------------------------------------- what a run is given
+@pytest.mark.parametrize("configs, said", [
+    ([{"x": 1, "y": 1}, {"x": 99, "y": 1}], r"configuration \{'x': 99, 'y': 1\}: x = 99 is not one of its values"),
+    ([{"x": 11, "y": 8}], r"configuration \{'x': 11, 'y': 8\} is not in the space \(it breaks a restriction"),
+    ([{"x": 1, "y": 1, "z": 3}], r"configuration \{'x': 1, 'y': 1, 'z': 3\} has parameter\(s\) \['z'\]"),
+], ids=["value-outside", "restriction", "unknown-parameter"])
+def test_configurations_outside_the_space_are_refused_before_anything_is_measured(tmp_path, configs, said):
+    """Before: ``configs=[{'x': 99, ...}]`` was measured and stored as a study of that space."""
+    calls = []
+    with pytest.raises(InputError, match=said) as caught:
+        run(SPACE, PythonEvaluator(lambda c: calls.append(c) or 1.0), configs=configs, store=tmp_path / "s.db",
+            progress=False)
+    assert caught.value.param == "configs" and calls == []
+    assert len(Store.open(tmp_path / "s.db")) == 0
+
+
+def test_no_configurations_and_samples_with_configurations_are_refused(tmp_path):
+    """Before: ``configs=[]`` measured nothing without a word, and ``samples`` beside ``configs`` was ignored."""
+    with pytest.raises(InputError, match="no configuration to measure") as caught:
+        run(SPACE, PythonEvaluator(objective), configs=[], progress=False)
+    assert caught.value.param == "configs"
+    with pytest.raises(InputError, match="samples=2 and configs= cannot be given together") as caught:
+        run(SPACE, PythonEvaluator(objective), samples=2, configs=[{"x": 1, "y": 1}], progress=False)
+    assert "leave out" in caught.value.hint
+
+
+@pytest.mark.parametrize("workers", ["2", True, 0, 1.5], ids=["text", "bool", "zero", "fraction"])
+def test_workers_that_are_not_a_whole_number_of_at_least_one_are_refused(workers):
+    """Before: ``workers='2'`` ran (int('2')) and a bool ran on one thread."""
+    with pytest.raises(InputError, match="must be an integer ≥ 1") as caught:
+        run(SPACE, PythonEvaluator(objective), samples=2, workers=workers, progress=False)
+    assert caught.value.param == "workers"
+
+
+def test_a_metric_named_like_a_parameter_is_refused_before_anything_is_stored(tmp_path):
+    """Before: the study was measured, then could not be read back (two ``x`` columns)."""
+    store = tmp_path / "s.db"
+    with pytest.raises(InputError, match="metric 'x' is also a parameter of the space") as caught:
+        run(SPACE, PythonEvaluator(objective, metrics=["x"]), samples=2, store=store, progress=False)
+    assert caught.value.param == "metric"
+    assert Store.open(store).get("evaluator") is None
+
+
+def _negative(config):
+    return -5.0 * config["y"]
+
+
+def test_a_run_with_negative_times_warns_once_at_the_end_as_load_does(tmp_path):
+    """Before: ``best time: -5 ms`` was reported without a word; ``starchart.load`` warns for such a file."""
+    from starchart.io.load import NothingToModelWarning
+
+    store = tmp_path / "s.db"
+    with pytest.warns(NothingToModelWarning) as caught:
+        run(SPACE, PythonEvaluator(_negative), samples=3, seed=1, store=store, progress=False)
+    said = [str(w.message) for w in caught if issubclass(w.category, NothingToModelWarning)]
+    assert said == [f"{store}: 'time' is negative in 3 of the 3 valid configurations, which no ms measurement can "
+                    "be: an error code read as a value? Drop those rows before modelling"], said
+    with pytest.warns(NothingToModelWarning, match="'time' is negative in 5 of the 5"):  # a resume too
+        run(store=store, samples=5, progress=False)

@@ -55,7 +55,8 @@ def test_duplicate_configuration_keeps_first_and_counts(tmp_path):
     with Store.open(tmp_path / "s.db") as store:
         store.add(Measurement({"x": 1}, values={"time": [1.0]}))
         store.add(Measurement({"x": 1.0}, values={"time": [9.0]}))
-        ds = store.to_dataset()
+        with pytest.warns(UserWarning, match="1 configuration is stored more than once"):
+            ds = store.to_dataset()
         assert len(store) == 2  # nothing measured is dropped from the store
     assert len(ds) == 1 and ds.frame["time"].iloc[0] == 1.0 and ds.meta["duplicates"] == 1
 
@@ -303,3 +304,48 @@ def test_a_store_on_a_network_filesystem_uses_a_rollback_journal_and_says_hosts_
     monkeypatch.setattr(store_module, "network_filesystem", lambda path: None)
     with Store.open(tmp_path / "local.db") as db:
         assert db._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+# ---------------------------------------------------------------------- a configuration stored twice
+def _twice(path):
+    """A uniform study whose configuration x=1 is stored twice (a hand edit, or two runs whose claims lapsed):
+    first 16, then 1; the best of the study's own reading is 8 (x=2)."""
+    with Store.open(path) as store:
+        store.put("space", {"parameters": {"x": [1, 2, 3]}, "restrictions": []})
+        store.put("evaluator", {"kind": "python", "metrics": ["time"], "minimize": True})
+        store.put("plan", {"samples": 3, "seed": 1})
+        store.add(Measurement({"x": 1}, values={"time": [16.0]}))
+        store.add(Measurement({"x": 2}, values={"time": [8.0]}))
+        store.add(Measurement({"x": 1}, values={"time": [1.0]}))
+
+
+def test_a_configuration_stored_twice_is_read_as_its_first_result_everywhere_with_a_warning(tmp_path):
+    """Before: the resumed run's bar said "best 1" (every stored row) while its summary said 16 ms and
+    info/export dropped the second row without a word."""
+    from starchart.measure import PythonEvaluator
+    from starchart.study.runner import Progress, RunPlan
+
+    path = tmp_path / "s.db"
+    _twice(path)
+    with Store.open(path, read_only=True) as store:
+        with pytest.warns(UserWarning, match=r"s\.db: 1 configuration is stored more than once \(1 result more "
+                                             r"than configurations\); each is read as its first result") as caught:
+            ds = store.to_dataset()
+        assert "starchart doctor" in str(caught[0].message)
+        assert ds.frame["time"].tolist() == [16.0, 8.0] and ds.meta["duplicates"] == 1
+        assert list(store.outcomes()) == [(True, {"time": 16.0}), (True, {"time": 8.0})]
+        bar = Progress(RunPlan([], 2, 3), PythonEvaluator(lambda c: 1.0), store, enabled=True)
+        assert bar.best == ds.frame["time"].min() == 8.0
+    with pytest.warns(UserWarning, match="stored more than once"):  # load() (starchart info) reads it alike
+        assert starchart.load(path).frame["time"].tolist() == [16.0, 8.0]
+
+
+def test_an_msp_study_s_repeated_evaluations_are_not_called_duplicates(tmp_path, recwarn):
+    """An MSP study stores every evaluation, the same configuration again by design: no warning for it."""
+    path = tmp_path / "msp.db"
+    _twice(path)
+    with Store.open(path) as store:
+        store.add_session({"msp": True})
+    with Store.open(path, read_only=True) as store:
+        assert store.to_dataset().meta["duplicates"] == 1
+    assert not [w for w in recwarn if "more than once" in str(w.message)]
