@@ -77,7 +77,7 @@ def read_text_cut(path: str | Path) -> tuple[str, bool]:
         if path.stat().st_size > limit:
             raise InputError(f"is {path.stat().st_size:,} bytes, more than the {limit:,} starchart reads",
                              where=path, hint=f"raise the limit with {LIMIT_VARIABLE}=BYTES if the file is right")
-        raw = path.read_bytes()
+        raw: bytes | bytearray = path.read_bytes()
     except OSError as exc:  # e.g. no read permission: the hint is about access, not the encoding
         raise InputError(f"cannot read file ({exc.strerror or exc})", where=path,
                          hint="check that you may read it (its permissions) and that it is a regular file") from exc
@@ -91,21 +91,25 @@ def read_text_cut(path: str | Path) -> tuple[str, bool]:
                              hint="the file is damaged; download or export it again") from exc
         except OverflowError:  # a gzip bomb: a small file that unpacks to gigabytes
             raise InputError(f"unpacks to more than the {limit:,} bytes starchart reads", where=path,
-                             hint=f"raise the limit with {LIMIT_VARIABLE}=BYTES if the file is right") from None
+                             hint=f"starchart reads at most {limit:,} bytes of a file (unpacked); raise the limit "
+                                  f"with {LIMIT_VARIABLE}=BYTES if the file is right") from None
+    empty = not raw
     try:
         text = _decode(raw)
     except UnicodeDecodeError as exc:
         raise InputError(f"cannot read file ({exc})", where=path,
                          hint="give a UTF-8 text file, optionally gzip-compressed") from exc
+    finally:
+        del raw  # the bytes and their text held at once doubled the memory a large file takes
     if not text.strip():
-        if compressed and not raw:
+        if compressed and empty:
             raise InputError("the gzip file holds no data (empty, or cut off before its content)",
                              where=path, hint="download or export it again")
         raise InputError("file is empty", where=path, hint="give a file with data in it")
     return text, cut
 
 
-def _decode(raw: bytes) -> str:
+def _decode(raw: bytes | bytearray) -> str:
     """UTF-8 text without a leading byte-order mark; UTF-16 when its mark says so.
 
     Editors on Windows put a BOM before UTF-8 (Notepad) or save "Unicode text" as UTF-16 (Excel);
@@ -119,25 +123,74 @@ def _decode(raw: bytes) -> str:
     return raw.decode("utf-8-sig")
 
 
-def _gunzip_tolerant(raw: bytes, limit: int | None = None) -> tuple[bytes, bool]:
+def _gunzip_tolerant(raw: bytes | bytearray, limit: int | None = None) -> tuple[bytes | bytearray, bool]:
     """Decompress gzip data, keeping what was written before a truncated end; returns it and whether the
     data was cut off (it ends before the stream's end mark).
 
     Raises ``zlib.error`` when the data is not gzip at all or damaged before its end, and ``OverflowError``
-    when it unpacks to more than ``limit`` bytes (checked as it unpacks: a bomb is not unpacked whole).
+    when it unpacks to more than ``limit`` bytes. The memory that takes stays far below the limit: a file
+    whose gzip trailer (ISIZE, its size modulo 4 GiB) says more than the limit is first unpacked without being
+    kept, and so is any file once it has unpacked to more than :data:`_KEEP_UNCHECKED` bytes, its total
+    counted before the rest is kept (a bomb of many members, or one beyond 4 GiB, has a trailer that lies).
+
+    >>> import gzip
+    >>> bytes(_gunzip_tolerant(gzip.compress(b"a,b\\n" * 3))[0])
+    b'a,b\\na,b\\na,b\\n'
+    >>> _gunzip_tolerant(gzip.compress(b" " * 10_000), limit=1000)
+    Traceback (most recent call last):
+    ...
+    OverflowError: 1000
     """
-    # decompressobj (unlike gzip.decompress) returns what it could decode from a
-    # stream cut off by a crash, so an unfinished cache.json.gz still loads.
-    out, rest = b"", raw
-    while True:  # member after member: `gzip -c b >> f.gz` appends one, which zcat reads and a single stream lost
-        decomp = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        out += decomp.decompress(rest, 0 if limit is None else limit + 1 - len(out))
-        if limit is not None and len(out) > limit:
+    if limit is not None and len(raw) >= 18 and limit < 2**32 and int.from_bytes(raw[-4:], "little") > limit:
+        _unpack(raw, limit, keep=False)  # the trailer says too big: counted, not kept (a cut file's trailer is noise)
+    return _unpack(raw, limit, keep=True)
+
+
+#: How much a gzip file may unpack to before the rest of it is counted (unpacked without being kept) to check
+#: the limit: unpacking a bomb whole to find it too big took as much memory as the limit.
+_KEEP_UNCHECKED = 64 * 1024**2
+#: How much one step of unpacking makes at most, and how much packed data it is given.
+_STEP = 8 * 1024**2
+_FEED = 1024**2
+
+
+def _unpack(raw: bytes | bytearray, limit: int | None, *, keep: bool) -> tuple[bytearray, bool]:
+    """Unpack gzip ``raw`` member after member a step at a time; returns the data (empty unless ``keep``) and
+    whether it was cut off. Raises ``OverflowError`` as soon as more than ``limit`` bytes came out."""
+    out, total, checked, view, start = bytearray(), 0, not keep, memoryview(raw), 0
+
+    def take(piece: bytes) -> None:
+        nonlocal total, checked
+        total += len(piece)
+        if limit is not None and total > limit:
             raise OverflowError(limit)
-        out += decomp.flush()
-        rest = decomp.unused_data
-        if not decomp.eof or not rest.lstrip(b"\x00"):  # cut off, or the end (zero padding allowed after it)
+        if keep:
+            out.extend(piece)
+        if not checked and limit is not None and total > _KEEP_UNCHECKED:
+            _unpack(raw, limit, keep=False)  # large: is all of it within the limit? (one more unpacking)
+            checked = True
+
+    while True:  # member after member: `gzip -c b >> f.gz` appends one, which zcat reads and a single stream lost
+        # decompressobj (unlike gzip.decompress) returns what it could decode from a
+        # stream cut off by a crash, so an unfinished cache.json.gz still loads.
+        decomp = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        pos = start
+        data: bytes | memoryview = b""
+        while not decomp.eof:
+            if not data and pos < len(view):  # fed a little at a time: each step copies what it left over
+                data, pos = view[pos:pos + _FEED], min(pos + _FEED, len(view))
+            piece = decomp.decompress(data, _STEP)
+            data = decomp.unconsumed_tail
+            if piece:
+                take(piece)
+            elif not data and pos >= len(view):  # the input is used up and nothing is pending: the end, or a cut
+                break
+        if not decomp.eof:  # cut off: what the stream still gives
+            take(decomp.flush())
             return out, not decomp.eof
+        start = pos - len(decomp.unused_data)  # (flush() would add the rest to unused_data once more)
+        if raw.count(b"\x00", start) == len(raw) - start:  # the end (zero padding allowed after it)
+            return out, False
 
 
 #: The environment variable that sets how many bytes a file may hold (or unpack to) to be read.

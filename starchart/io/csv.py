@@ -17,10 +17,10 @@ with neither, columns named ``time``, ``runtime``, ``wattage``, ``power`` or ``e
 from __future__ import annotations
 
 import gzip
-import io
 import json
+import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +29,7 @@ import pandas as pd
 from starchart._util.files import as_path, read_text
 from starchart._util.text import shorten
 from starchart.dataset import Dataset
-from starchart.errors import InputError
+from starchart.errors import InputError, arg
 from starchart.io.kernel_tuner import HIGHER_IS_BETTER, direction_entry, read_direction
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
         meta.update(declared["meta"])
     sep = sep or _guess_sep(text)
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True)
+        frame = pd.read_csv(_Chunks(text), sep=sep, skipinitialspace=True, engine=_engine(sep))
     except pd.errors.EmptyDataError:  # nothing after the "# starchart:" line, or only blank lines
         raise InputError("CSV file has no header line", where=path,
                          hint="the first line names the columns (parameters and metrics), then one line per "
@@ -108,9 +108,13 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
     except pd.errors.ParserError as exc:
         raise InputError(f"cannot parse CSV: {str(exc).strip()}", where=path,
                          hint="every line needs the same number of fields as the header") from exc
+    except ValueError as exc:  # a separator pandas refuses (a line break): its bare ValueError was a traceback
+        raise InputError(f"cannot parse CSV with {arg('sep', repr(sep))}: {str(exc).strip()}", where=path,
+                         hint="e.g. sep=';' (or leave it out to detect it)") from None
     if frame.empty:
         raise InputError("CSV file has a header but no rows", where=path, hint="add measured configurations")
-    header = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True, header=None, nrows=1).iloc[0]
+    header = pd.read_csv(_Chunks(text), sep=sep, skipinitialspace=True, header=None, nrows=1,
+                         engine=_engine(sep)).iloc[0]
     names = [str(c).strip() for c in header]
     repeated = repeated_names(names)
     if repeated:  # pandas would rename the second one ('a.1') and take it for another parameter
@@ -119,8 +123,8 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
     frame.columns = [str(c).strip() for c in frame.columns]
     text_params = [c for c in (declared or {}).get("text", []) if c in frame.columns]
     if text_params:  # read as written: pandas would take "01" for the number 1
-        raw = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True, dtype=str, keep_default_na=False,
-                          usecols=lambda c: str(c).strip() in text_params)
+        raw = pd.read_csv(_Chunks(text), sep=sep, skipinitialspace=True, dtype=str, keep_default_na=False,
+                          usecols=lambda c: str(c).strip() in text_params, engine=_engine(sep))
         raw.columns = [str(c).strip() for c in raw.columns]
         for name in text_params:
             frame[name] = raw[name].to_numpy(dtype=object)
@@ -178,11 +182,11 @@ def _declared_columns(text: str, path: Path) -> tuple[dict[str, Any] | None, str
     """The parameters and metrics a ``# starchart:`` first line declares (and under ``"meta"`` the
     objective, ``minimize`` and units it names, as dataset metadata), the text after it, and how many lines
     were taken off (0 or 1)."""
-    stripped = text.lstrip()
-    if not stripped.startswith(HEADER_PREFIX):
+    start, end = _first_line(text)
+    if not text.startswith(HEADER_PREFIX, start):
         return None, text, 0
-    skipped = text[: len(text) - len(stripped)].count("\n") + 1
-    first, _, rest = stripped.partition("\n")
+    skipped = text.count("\n", 0, start) + 1
+    first, rest = text[start:end], text[end + 1:]
     try:
         declared = json.loads(first[len(HEADER_PREFIX):])
         columns = {key: [str(c) for c in declared[key]] for key in ("params", "metrics")}
@@ -229,14 +233,80 @@ def _read_decimal_commas(frame: pd.DataFrame, skip: list[str]) -> None:
 
 
 def _guess_sep(text: str) -> str:
-    header = text.lstrip().split("\n", 1)[0]
+    start, end = _first_line(text)
+    header = text[start:end]
     return next((s for s in (",", "\t", ";") if s in header), ",")
 
 
+_LEADING_SPACE = re.compile(r"\s*")
+
+
+def _first_line(text: str) -> tuple[int, int]:
+    """Where the first line of ``text`` with more than whitespace starts and ends (its line break, or the end).
+
+    Found in place: ``text.lstrip().split("\\n", 1)`` copied the whole text twice to read one line.
+
+    >>> _first_line("\\n  a,b\\n1,2\\n"), _first_line("a,b")
+    ((3, 6), (0, 3))
+    """
+    start = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]  # (\s* always matches)
+    end = text.find("\n", start)
+    return start, len(text) if end < 0 else end
+
+
+#: How many characters of text are split into lines at a time (so a file of a billion blank lines is not a list
+#: of a billion lines).
+_BLOCK = 1 << 20
+
+
 def _data_lines(text: str) -> list[int]:
-    """The file line of each data row: pandas skips blank lines, so count them out."""
-    numbers = [n for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    """The file line of each data row: pandas skips blank lines, so count them out.
+
+    >>> _data_lines("a,b\\n\\n1,2\\n  \\n3,4")
+    [3, 5]
+    """
+    numbers: list[int] = []
+    done, start = 0, 0
+    while start < len(text):
+        cut = text.find("\n", start + _BLOCK)  # blocks end in a line break: their lines are the text's lines
+        end = len(text) if cut < 0 else cut + 1
+        block = text[start:end]
+        lines = block.splitlines()
+        if not block.isspace():
+            numbers.extend(done + n for n, line in enumerate(lines, start=1) if line.strip())
+        done, start = done + len(lines), end
     return numbers[1:]  # the first non-blank line is the header
+
+
+class _Chunks:
+    """``text`` read a piece at a time, for pandas: ``io.StringIO(text)`` held a copy of four bytes a character
+    (5 GB for the 1.2 GB of a gzip file that unpacks to blank lines)."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.pos = text, 0
+
+    def read(self, size: int | None = -1) -> str:
+        end = len(self.text) if size is None or size < 0 else self.pos + size
+        piece = self.text[self.pos:end]
+        self.pos += len(piece)
+        return piece
+
+    def readline(self, size: int | None = -1) -> str:
+        end = self.text.find("\n", self.pos)
+        end = len(self.text) if end < 0 else end + 1
+        if size is not None and size >= 0:
+            end = min(end, self.pos + size)
+        piece = self.text[self.pos:end]
+        self.pos += len(piece)
+        return piece
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.readline, "")
+
+
+def _engine(sep: str) -> str:
+    """pandas' parser for ``sep``: its C parser takes one character (else it warned, then fell back to Python's)."""
+    return "c" if len(sep) == 1 else "python"
 
 
 # ---------------------------------------------------------------------- configurations to measure
@@ -249,12 +319,13 @@ def read_configs(path: str | Path, space: Space) -> list[dict[str, Any]]:
     """
     text = read_text(path)
     skipped = 0
-    if text.lstrip().startswith(HEADER_PREFIX):
-        skipped = text[: len(text) - len(text.lstrip())].count("\n") + 1
-        text = text.lstrip().partition("\n")[2]
+    start, end = _first_line(text)
+    if text.startswith(HEADER_PREFIX, start):
+        skipped = text.count("\n", 0, start) + 1
+        text = text[end + 1:]
     try:  # as text: pandas would make 01 the number 1 and 1 of a float column 1.0; header=None: a row with
         # more fields than the header is an error, not an index column
-        frame = pd.read_csv(io.StringIO(text), sep=_guess_sep(text), header=None, dtype=str, keep_default_na=False,
+        frame = pd.read_csv(_Chunks(text), sep=_guess_sep(text), header=None, dtype=str, keep_default_na=False,
                             skipinitialspace=True)
     except ValueError as exc:
         raise InputError(f"cannot read configurations ({str(exc).strip()})", where=path,

@@ -31,6 +31,7 @@ import pandas as pd
 
 from starchart._util.direction import lower_is_better
 from starchart._util.files import as_path, nested_too_deep, read_text_cut
+from starchart._util.text import shorten
 from starchart.dataset import REPEATS_PREFIX, Dataset, numbers_spelled_as_text
 from starchart.errors import InputError
 
@@ -138,6 +139,7 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
         # (without it the dataset would have no metric at all, and every command would say so instead).
         frame[primary] = np.nan
         metric_names.append(primary)
+    in_entries = list(metric_names)
     if metrics is not None:
         unknown = [m for m in metrics if m not in metric_names]
         if unknown:
@@ -155,7 +157,27 @@ def read(path: str | Path, text: str | None = None, metrics: list[str] | None = 
     meta.update(source=str(path), format=FORMAT, unfinished=unfinished)
     if ignored:
         meta["ignored_fields"] = ignored
-    return Dataset.from_frame(frame, params=list(keys), metrics=metric_names, meta=meta)
+    dataset = Dataset.from_frame(frame, params=list(keys), metrics=metric_names, meta=meta)
+    if objectives and primary not in in_entries:
+        check_objective_present(dataset, primary, f"{path}, \"objective\"", "cache entry")
+    return dataset
+
+
+def check_objective_present(dataset: Dataset, objective: str, where: str, holder: str) -> None:
+    """Warn that the ``objective`` a file names is in none of its ``holder`` s, naming the metric modelled instead
+    (:attr:`Dataset.default_metric`'s fallback), or refuse the file when it holds no metric at all.
+
+    Modelling another metric without a word gave a tree of, say, time for a file tuned for energy.
+    """
+    from starchart.io.load import NothingToModelWarning  # here: load imports this module
+
+    if not dataset.metrics:
+        raise InputError(f"the objective {objective!r} is in no {holder}, and no other field holds a number to "
+                         "model", where=where, hint="re-export the file with its measurements")
+    instead, held = dataset.default_metric, shorten(", ".join(map(repr, dataset.metrics)), 120)
+    warnings.warn(f"{where}: the objective {objective!r} is in no {holder}; modelling {instead!r} by default instead "
+                  f"(the file's metrics: {held}); name one of them as the objective",
+                  NothingToModelWarning, stacklevel=4)
 
 
 def warn_unfinished(path: str | Path, recovered: int) -> None:
@@ -293,13 +315,20 @@ def _entries_to_frame(entries: dict[str, Any], keys: list[str], objectives: list
     raw = pd.DataFrame.from_records(list(entries.values()), columns=None)
     raw.index = pd.RangeIndex(len(raw))
     entry_keys = list(entries.keys())
-    for p in keys:
-        missing = raw[p].isna().to_numpy() if p in raw.columns else np.ones(len(raw), bool)
-        if missing.any():
-            bad = entry_keys[int(np.argmax(missing))]
-            raise InputError(f"cache entry lacks parameter {p!r}", where=f"{path}, key {bad!r}",
-                             hint="the entry does not match tune_params_keys; remove it or re-export")
-    for p in keys:
+    # Whole-frame steps, and a column at a time only where the values are not all numbers: a cache of 100,000
+    # parameters took minutes, a pandas lookup per parameter (and lists searched per column) adding up.
+    dtypes = dict(zip(raw.columns, raw.dtypes))
+    absent = [p for p in keys if p not in dtypes]
+    if absent:
+        raise InputError(f"cache entry lacks parameter {absent[0]!r}", where=f"{path}, key {entry_keys[0]!r}",
+                         hint="the entry does not match tune_params_keys; remove it or re-export")
+    holes = raw[keys].isna().to_numpy()
+    if holes.any():
+        column = int(np.argmax(holes.any(axis=0)))
+        bad = entry_keys[int(np.argmax(holes[:, column]))]
+        raise InputError(f"cache entry lacks parameter {keys[column]!r}", where=f"{path}, key {bad!r}",
+                         hint="the entry does not match tune_params_keys; remove it or re-export")
+    for p in [p for p in keys if not pd.api.types.is_numeric_dtype(dtypes[p])]:  # (bool is numeric too)
         listed = _containers(raw[p])
         if listed.any():
             bad = entry_keys[int(np.argmax(listed))]
@@ -307,13 +336,17 @@ def _entries_to_frame(entries: dict[str, Any], keys: list[str], objectives: list
                              "needs one number, string or boolean per parameter", where=f"{path}, key {bad!r}",
                              hint=f"give {p!r} scalar values in tune_params (e.g. split a tuple-valued parameter "
                                   "into one parameter per element) and tune again")
-    for p in keys:  # 16 and "16" are one setting in a cache (hand-edited, or merged from two tools)
-        raw[p] = numbers_spelled_as_text(raw[p])
+    for p in [p for p in keys if not pd.api.types.is_numeric_dtype(dtypes[p])]:
+        column = raw[p]
+        spelled = numbers_spelled_as_text(column)  # 16 and "16" are one setting (hand-edited, or merged caches)
+        if spelled is not column:
+            raw[p] = spelled
     _check_unique_keys(raw, keys, entry_keys, path)
 
     status = pd.Series("ok", index=raw.index, dtype=object)
     reason = pd.Series("", index=raw.index, dtype=object)
-    candidates = [c for c in raw.columns if c not in keys and c not in NOT_METRICS]
+    parameters = set(keys)
+    candidates = [c for c in raw.columns if c not in parameters and c not in NOT_METRICS]
     is_error_string: dict[str, np.ndarray] = {}
 
     # Precedence (lowest first, later overrides): sentinel time, error strings, __error__.
@@ -323,6 +356,7 @@ def _entries_to_frame(entries: dict[str, Any], keys: list[str], objectives: list
             huge = (pd.to_numeric(raw[name], errors="coerce") >= SENTINEL).to_numpy()
             status[huge], reason[huge] = "runtime", f"{name} >= {SENTINEL:g} (failure sentinel)"
             is_error_string[name] = huge
+    _flag_non_numbers(raw, failure_fields, entry_keys, status, reason, is_error_string, path)
     for col in candidates:
         if pd.api.types.is_numeric_dtype(raw[col]):  # (pandas 3 may give all-string columns "str" dtype)
             continue
@@ -381,6 +415,50 @@ def _entries_to_frame(entries: dict[str, Any], keys: list[str], objectives: list
     return frame, metric_names, ignored
 
 
+def _is_measurement(value: Any) -> bool:
+    """Whether ``value`` can stand in an objective: a number, a string (an error name) or nothing (JSON null).
+
+    >>> [_is_measurement(v) for v in (1.5, "InvalidConfig", None, True, [1, 2], {"a": 1})]
+    [True, True, True, False, False, False]
+    """
+    return value is None or isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+def _flag_non_numbers(raw: pd.DataFrame, fields: list[str], entry_keys: list[str], status: pd.Series,
+                      reason: pd.Series, flagged: dict[str, np.ndarray], path: Path) -> None:
+    """Mark the entries whose objective or ``time`` is no number (``true``, a list, an object) as failed, in place.
+
+    Such a value is no measurement, and leaving it in the column made the whole column "not a metric": the
+    objective was dropped and another metric modelled without a word. A warning names how many and the first.
+    """
+    first: tuple[int, str] | None = None
+    count = np.zeros(len(raw), dtype=bool)
+    for name in fields:
+        if name not in raw.columns:
+            continue
+        column = raw[name]
+        if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+            continue  # numbers (and NaN for a missing value) only: nothing to look at one by one
+        odd = np.fromiter((not _is_measurement(v) for v in column), dtype=bool, count=len(column))
+        if not odd.any():
+            continue
+        reasons = column[odd].map(lambda v, name=name: f"{name} is {shorten(repr(v), 40)}: not a number")
+        status[odd], reason[odd] = "runtime", reasons
+        flagged[name] = flagged.get(name, np.zeros(len(raw), bool)) | odd
+        count |= odd
+        at = int(np.argmax(odd))
+        if first is None or at < first[0]:
+            first = (at, reasons.iloc[0])
+    if first is not None:
+        from starchart.io.load import NothingToModelWarning  # here: load imports this module
+
+        n = int(count.sum())
+        entries = "entry holds" if n == 1 else "entries hold"
+        warnings.warn(f"{path}: {n} cache {entries} no number in the objective or time, read as failed "
+                      f"(first: key {entry_keys[first[0]]!r}, {first[1]}); re-measure them or fix the file",
+                      NothingToModelWarning, stacklevel=5)
+
+
 def _containers(column: pd.Series) -> np.ndarray:
     """Where ``column`` holds a list or a dict (a numeric column holds none: not looked at value by value).
 
@@ -407,8 +485,10 @@ def _check_unique_keys(raw: pd.DataFrame, keys: list[str], entry_keys: list[str]
     Dataset.from_frame would refuse them too, but as "rows 0 and 1", which a user cannot find in
     the file (e.g. a hand-merged cache with keys ``"16,1"`` and ``"16,1.0"``).
     """
-    try:
-        dup = raw.duplicated(subset=keys, keep=False).to_numpy()
+    if len(raw) < 2:
+        return
+    try:  # the parameters' own frame, not subset=keys: pandas looks each column up in that list (quadratic)
+        dup = raw[keys].duplicated(keep=False).to_numpy()
     except TypeError:  # unhashable parameter values: refused by the caller before this
         return
     if not dup.any():

@@ -13,12 +13,14 @@ compilation data and counters become metric columns under their KTT names. The l
 from __future__ import annotations
 
 import json  # noqa: F401  (used by the doctest examples)
+import math
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from starchart._util.files import as_path
+from starchart._util.text import shorten
 from starchart._util.validation import is_number
 from starchart.dataset import Dataset
 from starchart.errors import InputError
@@ -96,12 +98,30 @@ def _row(result: Any, i: int, to_ms: float, multi: bool, path: Path, grid_in_blo
     if not all(isinstance(p, dict) and isinstance(p.get("Name"), str) and "Value" in p for p in pairs):
         raise InputError("configuration entries need \"Name\" and \"Value\"", where=where,
                          hint="re-export the file with KTT")
-    row: dict[str, Any] = {pair["Name"]: pair["Value"] for pair in pairs}
+    row: dict[str, Any] = {}
+    for pair in pairs:  # a name given twice: the last value won, and the result read as another configuration
+        if pair["Name"] in row:
+            raise InputError(f"the parameter {pair['Name']!r} appears twice in the configuration (values "
+                             f"{row[pair['Name']]!r} and {pair['Value']!r})", where=where,
+                             hint="give each parameter once per configuration; re-export the file with KTT")
+        row[pair["Name"]] = pair["Value"]
     plain = (str, int, float, bool)
     for name, value in row.items():
         if not isinstance(value, plain):  # a list or an object: no value a kernel parameter takes
             raise InputError(f"parameter {name!r} has the value {value!r}, not a number or text", where=where,
                              hint="re-export the file with KTT")
+    params = set(row)
+    core = sorted(params & {"status", "reason", "time"})
+    if core:  # the columns every dataset has: the parameter's values were overwritten
+        raise InputError(f"the parameter {core[0]!r} has the name of a column starchart makes of the result",
+                         where=where, hint="rename the parameter in the file: one name, one column")
+
+    def put(name: str, value: Any) -> None:
+        """Set a column starchart derives (an overhead, the launch), unless a parameter bears its name (``threads``
+        is a name a kernel's parameter may have: its value is the configuration's, not to be overwritten)."""
+        if name not in params:
+            row[name] = value
+
     ktt_status = result.get("Status", "Ok")
     status = KTT_STATUS.get(ktt_status, "runtime") if isinstance(ktt_status, str) else "runtime"
     row["status"], row["reason"] = status, ("" if status == "ok" else str(ktt_status))
@@ -112,24 +132,47 @@ def _row(result: Any, i: int, to_ms: float, multi: bool, path: Path, grid_in_blo
     row["time"] = total * to_ms if status == "ok" and total is not None else None
     for name in _OVERHEADS:
         if isinstance(result.get(name), (int, float)):
-            row[name] = result[name] * to_ms
-    for comp in _computations(result, where):
+            put(name, result[name] * to_ms)
+    for j, comp in enumerate(_computations(result, where)):
         prefix = f"{comp.get('KernelFunction')}." if multi else ""
+        at = f"{where}.ComputationResults[{j}]"
         if multi and status == "ok" and is_number(comp.get("Duration")):
-            row[prefix + "Duration"] = comp["Duration"] * to_ms
+            put(prefix + "Duration", comp["Duration"] * to_ms)
         if isinstance(comp.get("Overhead"), (int, float)):
-            row[prefix + "Overhead"] = comp["Overhead"] * to_ms
-        for name, value in (comp.get("CompilationData") or {}).items():
-            row[prefix + name] = value
+            put(prefix + "Overhead", comp["Overhead"] * to_ms)
         # The launch: threads per block (LocalSize) and in all (GlobalSize, in blocks under GlobalSizeType CUDA).
-        block, grid = _volume(comp.get("LocalSize")), _volume(comp.get("GlobalSize"))
+        block, grid = _volume(comp.get("LocalSize"), f"{at}.LocalSize"), _volume(comp.get("GlobalSize"), f"{at}.GlobalSize")
         if block is not None:
-            row[prefix + "threads_per_block"] = block
+            put(prefix + "threads_per_block", block)
         if grid is not None and (block is not None or not grid_in_blocks):
-            row[prefix + "threads"] = grid * block if grid_in_blocks else grid
+            put(prefix + "threads", grid * block if grid_in_blocks else grid)
+        made = _MADE | {prefix + name for name in _LAUNCH_COLUMNS}
+        for name, value in (comp.get("CompilationData") or {}).items():
+            row[_own_name(prefix + name, params, made, "CompilationData entry", f"{at}.CompilationData")] = value
         for counter in (comp.get("ProfilingData") or {}).get("Counters") or []:
-            row[prefix + counter["Name"]] = counter["Value"]
+            row[_own_name(prefix + counter["Name"], params, made, "profiling counter",
+                          f"{at}.ProfilingData")] = counter["Value"]
     return row
+
+
+#: The columns starchart makes of each computation result (prefixed by its kernel function when there are several).
+_LAUNCH_COLUMNS = ("Duration", "Overhead", "threads_per_block", "threads")
+#: The columns starchart makes of a result beside its parameters.
+_MADE = frozenset({"status", "reason", "time", *_OVERHEADS, *_LAUNCH_COLUMNS})
+
+
+def _own_name(name: str, params: set[str], made: set[str] | frozenset[str], what: str, where: str) -> str:
+    """``name``, a column the file names (a compilation datum, a counter), refused when it is a parameter or a
+    column starchart makes: one overwrote the other (a counter ``time`` replaced TotalDuration).
+
+    Refused rather than renamed: KTT names these after the profiler's metrics (``dram_read_transactions``), so
+    only an edited file meets this, and a renamed column would bear a name nobody gave it.
+    """
+    if name in params or name in made:
+        said = "a parameter of the configuration" if name in params else "a column starchart makes of the result"
+        raise InputError(f"the {what} {name!r} has the name of {said}", where=where,
+                         hint=f"rename the {what} in the file: one name, one column")
+    return name
 
 
 def _computations(result: dict[str, Any], where: str) -> list[dict[str, Any]]:
@@ -163,12 +206,30 @@ def _computation_problem(comp: Any) -> str | None:
 
 
 
-def _volume(size: Any) -> float | None:
-    """``X × Y × Z`` of a KTT size object (missing axes count 1), or None when it is not one.
+#: A launch size beyond this (2^63 threads) is no launch: a damaged file (and past 1e308 no float holds it).
+MAX_LAUNCH = 2**63
+
+
+def _volume(size: Any, where: str = "size") -> float | None:
+    """``X × Y × Z`` of a KTT size object (missing axes count 1), or None when there is none (or it is not an
+    object); an axis that is not a count (a boolean, text, a negative or absurd number) is an error.
 
     >>> _volume({"X": 32, "Y": 4}), _volume(None)
     (128.0, None)
+    >>> _volume({"X": 2**40, "Y": 2**40}, "r.json, GlobalSize")
+    Traceback (most recent call last):
+    ...
+    starchart.errors.InputError: r.json, GlobalSize: the launch size {'X': 1099511627776, 'Y': 1099511627776} is no \
+count: its X, Y and Z must be numbers of 0 or more, their product at most 2**63 (hint: give each axis the number of \
+threads (or blocks) along it; re-export the file with KTT)
     """
-    if isinstance(size, dict) and all(isinstance(size.get(a, 1), (int, float)) for a in "XYZ"):
-        return float(size.get("X", 1) * size.get("Y", 1) * size.get("Z", 1))
-    return None
+    if not isinstance(size, dict):
+        return None
+    axes = [size.get(a, 1) for a in "XYZ"]
+    if all(is_number(a) and 0 <= a <= MAX_LAUNCH for a in axes):  # 10**300 overflowed float()
+        volume = math.prod(axes)
+        if volume <= MAX_LAUNCH:
+            return float(volume)
+    raise InputError(f"the launch size {shorten(repr(size), 60)} is no count: its X, Y and Z must be numbers of 0 "
+                     "or more, their product at most 2**63", where=where,
+                     hint="give each axis the number of threads (or blocks) along it; re-export the file with KTT")

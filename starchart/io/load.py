@@ -106,6 +106,9 @@ def _checked_options(options: dict[str, Any], path: Path) -> dict[str, Any]:
     if "sep" in out and sep is not None and (not isinstance(sep, str) or not sep):
         raise InputError(f"{arg('sep', repr(sep))} must be a non-empty string", where=path,
                          hint="e.g. sep=';' (or leave it out to detect it)")
+    if isinstance(sep, str) and ("\n" in sep or "\r" in sep):  # pandas refused it with a bare ValueError
+        raise InputError(f"{arg('sep', repr(sep))} holds a line break, which ends the rows of a CSV file and so "
+                         "cannot separate its fields", where=path, hint="e.g. sep=';' (or leave it out to detect it)")
     return out
 
 

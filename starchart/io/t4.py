@@ -28,6 +28,7 @@ from starchart.errors import InputError
 from starchart.io.json_results import results_and_metadata
 from starchart.io.kernel_tuner import (
     HIGHER_IS_BETTER,
+    check_objective_present,
     direction_entry,
     finite_repeats,
     json_default,
@@ -52,6 +53,8 @@ _TO_MS: dict[str, float] = {"milliseconds": 1.0, "miliseconds": 1.0, "ms": 1.0, 
                             "microseconds": 1e-3, "us": 1e-3, "nanoseconds": 1e-6, "ns": 1e-6}
 _ERROR_NAMES = {"compile": "CompilationFailedConfig", "runtime": "RuntimeFailedConfig",
                 "invalid": "InvalidConfig"}
+#: The columns starchart makes of each result beside its parameters and measurements.
+_MADE = frozenset({"status", "reason"})
 
 
 def sniff(head: str) -> bool:
@@ -88,7 +91,9 @@ def read(path: str | Path, text: str | None = None) -> Dataset:
     if unit not in _TO_MS:
         raise InputError(f"unknown metadata.timeunit {unit!r}", where=f"{path}, key 'metadata.timeunit'",
                          hint=f"use one of: {', '.join(_TO_MS)}")
-    rows, params, objective, units = _rows(results, _TO_MS[unit], path)
+    named = _objective(results[0], path)
+    objective = named or "time"
+    rows, params, units = _rows(results, _TO_MS[unit], path)
     frame = pd.DataFrame.from_records(rows)
     metrics = [c for c in frame.columns if c not in params and c not in ("status", "reason")
                and not c.startswith(REPEATS_PREFIX)]
@@ -108,15 +113,17 @@ def read(path: str | Path, text: str | None = None) -> Dataset:
         meta["units"] = units
     for name in params:  # 16 and "16" are one setting in a results file
         frame[name] = numbers_spelled_as_text(frame[name])
-    return Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta)
+    dataset = Dataset.from_frame(frame, params=params, metrics=metrics, meta=meta)
+    if named is not None and named not in metrics:
+        check_objective_present(dataset, named, f"{path}, key 'results[0].objectives'", "result")
+    return dataset
 
 
-def _rows(results: list[Any], to_ms: float,
-          path: Path) -> tuple[list[dict[str, Any]], list[str], str, dict[str, str]]:
-    """The rows, the parameters, the objective and the units the measurements state (after conversion)."""
+def _rows(results: list[Any], to_ms: float, path: Path) -> tuple[list[dict[str, Any]], list[str], dict[str, str]]:
+    """The rows, the parameters and the units the measurements state (after conversion)."""
     params: dict[str, None] = {}  # an ordered set: every configuration key seen
     units: dict[str, str] = {}
-    objective = _objective(results[0], path)
+    first_unit: dict[str, int] = {}  # measurement name -> the result whose unit the column keeps
     rows = []
     for i, result in enumerate(results):
         where = f"{path}, key 'results[{i}]'"
@@ -128,6 +135,10 @@ def _rows(results: list[Any], to_ms: float,
             if not _is_plain(value):  # a list or an object as a parameter value: no setting a kernel takes
                 raise InputError(f"parameter {name!r} has the value {value!r}, not a number, text or boolean",
                                  where=f"{where}.configuration", hint="give each parameter one plain value")
+        made = sorted(name for name in config if name in _MADE or name.startswith(REPEATS_PREFIX))
+        if made:  # its values were overwritten by the status (or the repeats) of the result
+            raise InputError(f"the parameter {made[0]!r} has the name of a column starchart makes",
+                             where=f"{where}.configuration", hint="rename the parameter: one name, one column")
         params.update(dict.fromkeys(config))
         invalidity = result.get("invalidity", "correct")
         if not isinstance(invalidity, str) or invalidity not in INVALIDITY_STATUS:
@@ -136,13 +147,18 @@ def _rows(results: list[Any], to_ms: float,
         row: dict[str, Any] = dict(config)
         status = INVALIDITY_STATUS[invalidity]
         row["status"], row["reason"] = status, ("" if status == "ok" else invalidity)
-        for m in _measurements(result.get("measurements"), where):
+        for j, m in enumerate(_measurements(result.get("measurements"), where, row)):
             value = m.get("value")
             if isinstance(value, (int, float)) and not isinstance(value, bool):
-                scale, stated = _measurement_scale(m["name"], str(m.get("unit") or ""), to_ms)
-                row[m["name"]] = value * scale
-                if stated:
-                    units.setdefault(m["name"], stated)
+                name = m["name"]
+                scale, stated = _measurement_scale(name, str(m.get("unit") or ""), to_ms)
+                if stated and name not in units:
+                    units[name], first_unit[name] = stated, i
+                elif stated and units[name] != stated:
+                    # One column, one unit: a time in "s" here and "ms" there is converted, anything else refused.
+                    scale *= _time_factor(stated, units[name], name, f"{where}.measurements[{j}]",
+                                          first_unit[name])
+                row[name] = value * scale
             elif isinstance(value, str) and status != "ok":
                 row["reason"] = value  # e.g. "RuntimeFailedConfig": more telling than "runtime"
         times = result.get("times") or {}
@@ -161,31 +177,44 @@ def _rows(results: list[Any], to_ms: float,
             if "time" not in row and status == "ok":
                 row["time"] = float(np.mean(row[REPEATS_PREFIX + "time"]))
         rows.append(row)
-    return rows, list(params), objective, units
+    return rows, list(params), units
 
 
-def _objective(first: Any, path: Path) -> str:
-    """The objective the first result names (``objectives[0]``), ``"time"`` when it names none."""
+def _objective(first: Any, path: Path) -> str | None:
+    """The objective the first result names (``objectives[0]``), ``None`` when it names none (then: time)."""
     objectives = first.get("objectives") if isinstance(first, dict) else None
     if objectives is None or objectives == []:
-        return "time"
+        return None
     if not isinstance(objectives, list) or not isinstance(objectives[0], str) or not objectives[0]:
         raise InputError(f"objectives {objectives!r} is not a list of metric names", where=f"{path}, key "
                          "'results[0].objectives'", hint='e.g. "objectives": ["time"]')
     return objectives[0]
 
 
-def _measurements(measurements: Any, where: str) -> list[dict[str, Any]]:
-    """A result's measurements, each an object with a name (checked: the reader indexes them by name)."""
+def _measurements(measurements: Any, where: str, row: dict[str, Any]) -> list[dict[str, Any]]:
+    """A result's measurements, each an object with its own name (checked: the reader indexes them by name, so a
+    name given twice, or one of the ``row``'s parameters or its status, kept one value and lost the other)."""
     if measurements is None:
         return []
     if not isinstance(measurements, list):
         raise InputError(f"\"measurements\" is a {type(measurements).__name__}, not a list", where=f"{where}.measurements",
                          hint='write [{"name": "time", "value": 1.5, "unit": "ms"}, ...]')
+    seen: dict[str, int] = {}
     for j, m in enumerate(measurements):
         if not isinstance(m, dict) or not isinstance(m.get("name"), str) or not m["name"]:
             raise InputError(f"measurement {m!r} has no name", where=f"{where}.measurements[{j}]",
                              hint='each measurement is {"name": ..., "value": ..., "unit": ...}')
+        name = m["name"]
+        if name in seen:
+            raise InputError(f"the measurement {name!r} appears twice (measurements[{seen[name]}] and [{j}])",
+                             where=f"{where}.measurements[{j}]",
+                             hint="keep one value per measurement name in a result, or rename one of them")
+        if name in row or name.startswith(REPEATS_PREFIX):
+            said = "a column starchart makes" if name in _MADE or name.startswith(REPEATS_PREFIX) else \
+                "a parameter of the configuration"
+            raise InputError(f"the measurement {name!r} has the name of {said}", where=f"{where}.measurements[{j}]",
+                             hint="rename the measurement (or the parameter): one name, one column")
+        seen[name] = j
     return measurements
 
 
@@ -209,6 +238,20 @@ def _measurement_scale(name: str, unit: str, to_ms: float) -> tuple[float, str]:
     if name in MS_METRICS and unit.lower() in _TO_MS:
         return _TO_MS[unit.lower()], "ms"
     return 1.0, unit
+
+
+def _time_factor(unit: str, column_unit: str, name: str, where: str, first: int) -> float:
+    """The factor from a measurement's ``unit`` to ``column_unit``, the unit its column took from result ``first``:
+    both must be time units (``s``, ``ms``, ``us``...), else the values of one column would mix two units.
+
+    >>> _time_factor("s", "ms", "t", "r.json", 0), _time_factor("ms", "milliseconds", "t", "r.json", 0)
+    (1000.0, 1.0)
+    """
+    if unit.lower() in _TO_MS and column_unit.lower() in _TO_MS:
+        return _TO_MS[unit.lower()] / _TO_MS[column_unit.lower()]
+    raise InputError(f"the measurement {name!r} is in {unit!r} here but in {column_unit!r} in results[{first}]",
+                     where=where, hint=f"give {name!r} one unit in every result (time units are converted: "
+                                       f"{', '.join(_TO_MS)})")
 
 
 def write_t4(ds: Dataset, path: str | Path) -> None:

@@ -11,10 +11,12 @@ would see. A case that ran past two minutes would be a hang (reading a small fil
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 import random
 import signal
 import sys
+import zlib
 from pathlib import Path
 
 import pandas as pd
@@ -29,9 +31,10 @@ from starchart.errors import StarchartError
 #: Cases per reader (six readers: 480 in all), and how many of them go through `starchart info` too.
 CASES = 80
 CLI_CASES = 8
-#: Values that do not belong: of every JSON type, and the numbers that break arithmetic.
+#: Values that do not belong: of every JSON type, and the numbers that break arithmetic (10**300: no float holds
+#: the product of two, as KTT's launch sizes are multiplied).
 WRONG = [None, True, 0, -1, 1e308, float("nan"), float("inf"), "", "x", "16", [], [1, 2], {}, {"a": 1}, [[1]],
-         2**70]
+         2**70, 10**300]
 KTT = {"Metadata": {"TimeUnit": "Microseconds", "KttVersion": "2.1", "GlobalSizeType": "CUDA"},
        "Results": [{"Configuration": [{"Name": "B", "Value": b}], "Status": "Ok", "KernelName": "k",
                     "TotalDuration": 3000.0,
@@ -187,8 +190,6 @@ def test_a_pipe_or_a_device_is_refused_not_waited_on(tmp_path):
 def test_a_file_or_a_gzip_bomb_beyond_the_limit_is_refused(tmp_path, monkeypatch):
     """The limit ($STARCHART_MAX_INPUT_BYTES, 2 GiB by default) holds for what a gzip file unpacks to, checked
     while unpacking: before, a 1 MB file that unpacked to 1 GiB peaked at 5.4 GB of memory."""
-    import gzip
-
     csv = tmp_path / "big.csv"
     csv.write_text("x,time\n" + "".join(f"{i},2.0\n" for i in range(20_000)))  # 200 KB
     bomb = tmp_path / "bomb.csv.gz"
@@ -202,6 +203,60 @@ def test_a_file_or_a_gzip_bomb_beyond_the_limit_is_refused(tmp_path, monkeypatch
     monkeypatch.setenv("STARCHART_MAX_INPUT_BYTES", "2000000")
     with pytest.raises(StarchartError, match="appears more than once"):  # unpacked whole: read, and its rows judged
         load(bomb)
+
+
+def _zeros_gz(path: Path, size: int, *, members: tuple[bytes, ...] = ()) -> Path:
+    """A gzip bomb: ``size`` zero bytes packed (about a thousand to one), then ``members`` packed one by one."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    with open(path, "wb") as handle:
+        for _ in range(size // 2**20):
+            handle.write(packer.compress(bytes(2**20)))
+        handle.write(packer.flush())
+        for member in members:
+            handle.write(gzip.compress(member))
+    return path
+
+
+@pytest.mark.parametrize("members", [(), (b"x,time\n",)], ids=["trailer-says-its-size", "trailer-of-a-small-member"])
+def test_a_gzip_bomb_is_refused_in_a_fraction_of_the_memory_of_the_limit(tmp_path, monkeypatch, members):
+    """Before: unpacking went on to the limit, and copied what it had at each step: a bomb peaked at twice the
+    limit (4.3 GB for the 2 GiB one) before it was refused. Now a gzip trailer saying more than the limit is
+    checked by unpacking without keeping, and so is a file once it has unpacked 64 MiB (a bomb of two members
+    ends in the trailer of its small last one)."""
+    import tracemalloc
+
+    from starchart._util.files import read_text
+
+    limit = 300_000_000
+    bomb = _zeros_gz(tmp_path / "bomb.csv.gz", 320 * 2**20, members=members)
+    monkeypatch.setenv("STARCHART_MAX_INPUT_BYTES", str(limit))
+    tracemalloc.start()
+    try:
+        with pytest.raises(StarchartError, match="unpacks to more than the 300,000,000 bytes") as caught:
+            read_text(bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < limit / 2
+    assert "at most 300,000,000 bytes" in caught.value.hint and "STARCHART_MAX_INPUT_BYTES" in caught.value.hint
+
+
+def test_a_cut_gzip_whose_last_bytes_read_as_a_huge_size_still_gives_its_entries(tmp_path, monkeypatch):
+    """A gzip file cut off mid-write has no trailer: its last four bytes are packed data. Taken for the size,
+    they would refuse an unfinished cache that :func:`~starchart.io.kernel_tuner.read` recovers."""
+    from starchart.io.kernel_tuner import UnfinishedCacheWarning
+
+    lines = [f'"{i}": {{"x": {i}, "time": {1 + i % 7}.5}},' for i in range(20_000)]
+    text = '{"tune_params_keys": ["x"], "tune_params": {"x": []}, "cache": {\n' + "\n".join(lines)
+    packed = gzip.compress(text.encode())
+    # a cut whose last four bytes say more than the whole text unpacks to
+    cut = next(n for n in range(len(packed) // 2, len(packed)) if int.from_bytes(packed[n - 4:n], "little") > 10**8)
+    path = tmp_path / "crashed.json.gz"
+    path.write_bytes(packed[:cut])
+    monkeypatch.setenv("STARCHART_MAX_INPUT_BYTES", str(10**8))
+    with pytest.warns(UnfinishedCacheWarning):
+        ds = load(path)
+    assert len(ds) > 5000
 
 
 def test_a_key_given_twice_in_a_space_file_is_refused(tmp_path):

@@ -142,3 +142,34 @@ def test_units_a_dataset_states_survive_a_csv_round_trip(tmp_path):
     path = tmp_path / "kmeans.csv"
     datasets.load_kmeans().to_csv(path)
     assert load(path).meta["units"] == {"runtime": "ms", "wattage": "W"}
+
+
+def test_a_separator_pandas_refuses_is_named_when_read_directly(tmp_path):
+    """Before: pandas' bare ValueError ("a line terminator cannot be used as a separator") was a traceback."""
+    from starchart.io.csv import read
+
+    path = tmp_path / "d.csv"
+    path.write_text("a,time\n1,0.5\n2,0.7\n")
+    with pytest.raises(InputError, match=r"d\.csv: cannot parse CSV with sep='\\r'") as caught:
+        read(path, sep="\r")
+    assert "sep=';'" in caught.value.hint
+
+
+def test_a_csv_of_blank_lines_is_read_without_copies_of_it(tmp_path):
+    """Before: a gzip file that unpacked to 1.2 GB of blank lines took 11 GB to read: the text was copied four bytes
+    a character for pandas (io.StringIO), and split into a list of a billion lines to number them."""
+    import tracemalloc
+
+    from starchart.io.csv import read
+
+    text = "bx,time\n1,1.0\n" + "\n" * 20_000_000 + "2,2.0\n"
+    tracemalloc.start()
+    try:
+        ds = read(tmp_path / "d.csv", text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert ds.y().tolist() == [1.0, 2.0]
+    assert peak < len(text)  # the text itself is not copied whole (before: about 10 times its size)
+    with pytest.raises(InputError, match="lines 2 and 20000003"):  # the lines are still counted right
+        read(tmp_path / "d.csv", text.replace("2,2.0", "1,2.0"))

@@ -329,3 +329,64 @@ def test_a_space_listing_1_and_text_1_keeps_them_apart_in_its_store(tmp_path):
     ds = run(space, PythonEvaluator(lambda c: 1.0 if c["v"] == 1 else 2.0), store=tmp_path / "s.db", samples=3,
              seed=0, progress=False)
     assert sorted(map(repr, ds.frame["v"])) == ["'1'", "1", "2"] and len(load(tmp_path / "s.db")) == 3
+
+
+# ---------------------------------------------------------------------- objectives that hold no number
+@pytest.mark.parametrize("value, said", [(True, "True"), ([1, 2], "[1, 2]"), ({"a": 1}, "{'a': 1}")],
+                         ids=["bool", "list", "dict"])
+@pytest.mark.parametrize("objective", ["time", "GFLOP/s"], ids=["objective-time", "objective-other"])
+def test_a_non_number_in_the_objective_makes_that_entry_failed(tmp_path, value, said, objective):
+    """Before: one ``"time": true`` made the whole column "not a metric", and the tree modelled GFLOP/s."""
+    from starchart.io.load import NothingToModelWarning
+
+    entries = [{"x": x, "time": 1.0 + x, "GFLOP/s": 10.0 * x} for x in (1, 2, 3)]
+    entries[1][objective] = value
+    path = write_json(tmp_path / "c.json", cache_doc(entries, objective=objective))
+    with pytest.warns(NothingToModelWarning, match=r"c\.json: 1 cache entry holds no number in the objective or "
+                                                   r"time, read as failed \(first: key '2', ") as caught:
+        ds = load(path)
+    assert len(caught) == 1
+    assert ds.status.tolist() == ["ok", "runtime", "ok"]
+    assert ds.reason[1] == f"{objective} is {said}: not a number"
+    assert {"time", "GFLOP/s"} <= set(ds.metrics) and ds.default_metric == objective
+    assert np.isnan(ds.y(objective)[1]) and ds.ok().y(objective).tolist() == [entries[0][objective], entries[2][objective]]
+
+
+def test_an_objective_in_no_entry_is_named_with_the_metric_modelled_instead(tmp_path):
+    """Before: a cache tuned for "energy" with no energy in its entries was modelled as time without a word."""
+    from starchart.io.load import NothingToModelWarning
+
+    path = write_json(tmp_path / "c.json", cache_doc([{"x": 1, "time": 1.0}, {"x": 2, "time": 2.0}], "energy"))
+    with pytest.warns(NothingToModelWarning, match=r"c\.json, \"objective\": the objective 'energy' is in no cache "
+                                                   r"entry; modelling 'time' by default instead"):
+        ds = load(path)
+    assert ds.default_metric == "time"
+    path = write_json(tmp_path / "c.json", cache_doc([{"x": 1}, {"x": 2}], "energy"))
+    with pytest.raises(InputError, match=r"c\.json, \"objective\": the objective 'energy' is in no cache entry, and "
+                                         "no other field holds a number"):
+        load(path)
+
+
+def test_reading_a_cache_looks_up_no_column_per_parameter(tmp_path, monkeypatch):
+    """Before: a cache of 100,000 parameters took minutes to read (each parameter looked up in pandas several
+    times, and every field looked for in the list of parameters); the lookups now do not grow with them."""
+    lookups = {"n": 0}
+    getitem = pd.DataFrame.__getitem__
+
+    def counting(self, key):
+        lookups["n"] += 1
+        return getitem(self, key)
+
+    monkeypatch.setattr(pd.DataFrame, "__getitem__", counting)
+    counts = []
+    for width in (20, 2000):
+        keys = [f"p{i}" for i in range(width)]
+        entries = {str(r): {**{k: r for k in keys}, "time": 1.0 + r} for r in range(3)}
+        path = write_json(tmp_path / f"w{width}.json", {"tune_params_keys": keys,
+                                                        "tune_params": {k: [0, 1, 2] for k in keys},
+                                                        "cache": entries})
+        lookups["n"] = 0
+        ds = read(path)
+        assert ds.params == keys and ds.y().tolist() == [1.0, 2.0, 3.0]
+        counts.append(lookups["n"])
+    assert counts[0] == counts[1]

@@ -82,3 +82,68 @@ def test_bad_configuration_is_named(tmp_path):
     path.write_text(json.dumps(doc))
     with pytest.raises(InputError, match=r"ktt\.json, key 'Results\[1\]'"):
         read(path)
+
+
+def test_a_parameter_given_twice_in_a_configuration_is_refused(tmp_path):
+    """Before: the last value won without a word, and the result read as another configuration."""
+    result = ktt_result(1)
+    result["Configuration"].append({"Name": "B", "Value": 999})
+    path = tmp_path / "ktt.json"
+    path.write_text(json.dumps({"Metadata": {"KttVersion": "2"}, "Results": [ktt_result(2), result]}))
+    with pytest.raises(InputError, match=r"ktt\.json, key 'Results\[1\]': the parameter 'B' appears twice in the "
+                                         r"configuration \(values 1 and 999\)"):
+        read(path)
+
+
+@pytest.mark.parametrize("where, name, said", [
+    ("counter", "time", "a column starchart makes"), ("counter", "status", "a column starchart makes"),
+    ("counter", "threads", "a column starchart makes"), ("counter", "B", "a parameter of the configuration"),
+    ("compilation", "B", "a parameter of the configuration"), ("compilation", "TotalOverhead", "a column starchart"),
+], ids=["counter-time", "counter-status", "counter-threads", "counter-parameter", "compilation-parameter",
+        "compilation-overhead"])
+def test_a_counter_named_like_a_parameter_or_our_column_is_refused(tmp_path, where, name, said):
+    """Before: a counter "time" (-1) overwrote TotalDuration, and the best time of all was -1 ms."""
+    result = ktt_result(1)
+    comp = result["ComputationResults"][0]
+    comp["LocalSize"] = {"X": 32}
+    if where == "counter":
+        comp["ProfilingData"]["Counters"].append({"Name": name, "Value": -1})
+    else:
+        comp["CompilationData"][name] = 7
+    path = tmp_path / "ktt.json"
+    path.write_text(json.dumps({"Metadata": {"KttVersion": "2"}, "Results": [result]}))
+    part = "ProfilingData" if where == "counter" else "CompilationData"
+    with pytest.raises(InputError, match=rf"ktt\.json, key 'Results\[0\]'\.ComputationResults\[0\]\.{part}: the "
+                                         rf".* '{name}' has the name of {said}"):
+        read(path)
+
+
+@pytest.mark.parametrize("size", [{"X": 10**300, "Y": 10**300}, {"X": 1e300, "Y": 10**300}, {"X": True},
+                                  {"X": "a"}, {"X": -4}, {"X": 2**40, "Y": 2**40}],
+                         ids=["huge-ints", "huge-float", "bool", "text", "negative", "beyond-2**63"])
+def test_a_launch_size_that_is_no_count_is_named(tmp_path, size):
+    """Before: 10**300 × 10**300 raised OverflowError (a traceback), and true or "a" were read as 1 or dropped."""
+    result = ktt_result(1)
+    result["ComputationResults"][0].update({"LocalSize": {"X": 32}, "GlobalSize": size})
+    path = tmp_path / "ktt.json"
+    path.write_text(json.dumps({"Metadata": {"KttVersion": "2"}, "Results": [result]}))
+    with pytest.raises(InputError, match=r"ktt\.json, key 'Results\[0\]'\.ComputationResults\[0\]\.GlobalSize: the "
+                                         r"launch size .* is no count"):
+        read(path)
+
+
+def test_a_parameter_named_like_a_launch_column_keeps_its_values(tmp_path):
+    """Before: a kernel parameter "threads" was overwritten by the launch's thread count."""
+    results = [ktt_result(b) for b in (1, 2)]
+    for result in results:
+        result["Configuration"].append({"Name": "threads", "Value": 64 * result["Configuration"][0]["Value"]})
+        result["ComputationResults"][0].update({"LocalSize": {"X": 32}, "GlobalSize": {"X": 100}})
+    path = tmp_path / "ktt.json"
+    path.write_text(json.dumps({"Metadata": {"KttVersion": "2"}, "Results": results}))
+    ds = read(path)
+    assert ds.params == ["B", "threads"] and ds.frame["threads"].tolist() == [64, 128]
+    assert ds.y("threads_per_block").tolist() == [32.0, 32.0]
+    results[0]["Configuration"][1]["Name"] = "time"
+    path.write_text(json.dumps({"Metadata": {"KttVersion": "2"}, "Results": results}))
+    with pytest.raises(InputError, match=r"Results\[0\]': the parameter 'time' has the name of a column starchart"):
+        read(path)

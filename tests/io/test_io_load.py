@@ -107,9 +107,12 @@ def test_a_store_loads_by_its_header_whatever_its_name(tmp_path):
     ({"params": ["a", 2]}, "must be a list of column names"),
     ({"sep": 5}, "sep=5 must be a non-empty string"),
     ({"sep": ""}, "sep='' must be a non-empty string"),
-], ids=["metrics-int", "metrics-empty", "params-not-names", "sep-int", "sep-empty"])
+    ({"sep": "\n"}, "holds a line break, which ends the rows of a CSV file"),
+    ({"sep": ";\r"}, "holds a line break, which ends the rows of a CSV file"),
+], ids=["metrics-int", "metrics-empty", "params-not-names", "sep-int", "sep-empty", "sep-newline", "sep-return"])
 def test_reader_options_of_the_wrong_type_are_named(tmp_path, options, message):
-    """They raised a bare TypeError inside the reader, or were accepted and read the file as something else."""
+    """They raised a bare TypeError inside the reader (pandas' ValueError for a line break), or were accepted and
+    read the file as something else."""
     path = tmp_path / "d.csv"
     path.write_text("a,time\n1,0.5\n2,0.7\n")
     with pytest.raises(InputError, match=message.replace("[", r"\[").replace("]", r"\]")) as info:

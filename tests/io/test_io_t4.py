@@ -98,3 +98,68 @@ def test_round_trip_keeps_every_status_and_reason(tmp_path):
     assert back.status.tolist() == ds.status.tolist()
     # a failed objective carries the reason; with a measured objective only the invalidity is left
     assert back.reason.tolist() == ["", "took > 10 s", "CompilationFailedConfig", "correctness"]
+
+
+def measured(x: int, *measurements: dict, objectives: list[str] | None = None) -> dict:
+    out = {"configuration": {"x": x}, "times": {"runtimes": [1.0]}, "invalidity": "correct",
+           "measurements": list(measurements)}
+    if objectives is not None:
+        out["objectives"] = objectives
+    return out
+
+
+@pytest.mark.parametrize("name, message", [
+    ("time", r"the measurement 'time' appears twice \(measurements\[0\] and \[1\]\)"),
+    ("x", "the measurement 'x' has the name of a parameter of the configuration"),
+    ("status", "the measurement 'status' has the name of a column starchart makes"),
+], ids=["twice", "a-parameter", "status"])
+def test_a_measurement_name_given_twice_in_a_result_is_refused(tmp_path, name, message):
+    """Before: the second value overwrote the first (or the parameter, or the status) without a word."""
+    path = tmp_path / "r.json"
+    first = {"name": "time", "value": 1.0, "unit": "ms"}
+    path.write_text(json.dumps(t4_doc([measured(1, first), measured(2, first, {"name": name, "value": 9.0})])))
+    with pytest.raises(InputError, match=rf"r\.json, key 'results\[1\]'\.measurements\[1\]: {message}"):
+        read(path)
+
+
+def test_a_measurement_in_two_time_units_is_converted_to_one(tmp_path):
+    """Before: seconds in one result and milliseconds in the next were one column of mixed values."""
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(t4_doc([measured(1, {"name": "kernel_time", "value": 0.002, "unit": "s"}),
+                                       measured(2, {"name": "kernel_time", "value": 3.0, "unit": "ms"}),
+                                       measured(3, {"name": "kernel_time", "value": 4000.0, "unit": "us"})])))
+    ds = read(path)
+    assert ds.y("kernel_time").tolist() == pytest.approx([0.002, 0.003, 0.004])
+    assert ds.meta["units"]["kernel_time"] == "s"
+
+
+def test_a_measurement_in_two_units_that_do_not_convert_is_refused(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(t4_doc([measured(1, {"name": "time", "value": 1.0, "unit": "furlongs"}),
+                                       measured(2, {"name": "time", "value": 1.5, "unit": "ms"})])))
+    with pytest.raises(InputError, match=r"r\.json, key 'results\[1\]'\.measurements\[0\]: the measurement 'time' "
+                                         r"is in 'ms' here but in 'furlongs' in results\[0\]"):
+        read(path)
+
+
+def test_a_parameter_named_like_the_status_is_refused(tmp_path):
+    """Before: a configuration key "status" was overwritten by the result's status."""
+    path = tmp_path / "r.json"
+    result = measured(1, {"name": "time", "value": 1.0})
+    result["configuration"]["status"] = 3
+    path.write_text(json.dumps(t4_doc([result])))
+    with pytest.raises(InputError, match=r"r\.json, key 'results\[0\]'\.configuration: the parameter 'status' has "
+                                         "the name of a column starchart makes"):
+        read(path)
+
+
+def test_an_objective_in_no_result_is_named_with_the_metric_modelled_instead(tmp_path):
+    from starchart.io.load import NothingToModelWarning
+
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(t4_doc([measured(1, {"name": "power", "value": 5.0}, objectives=["energy"]),
+                                       measured(2, {"name": "power", "value": 6.0})])))
+    with pytest.warns(NothingToModelWarning, match=r"r\.json, key 'results\[0\]\.objectives': the objective 'energy' "
+                                                   r"is in no result; modelling 'time' by default instead"):
+        ds = load(path)
+    assert ds.default_metric == "time"
