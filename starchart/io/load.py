@@ -82,7 +82,7 @@ def load(path: str | Path, format: str | None = None, **options: Any) -> Dataset
     assert reader.read is not None  # readable() holds only formats with a reader
     dataset = reader.read(path, text, **_checked_options(options, path))
     _warn_if_nothing_to_model(dataset, path)
-    _warn_if_negative(dataset, path)
+    warn_if_negative(dataset, path)
     return dataset
 
 
@@ -116,7 +116,7 @@ class NothingToModelWarning(UserWarning):
     """A file read fine but holds no value to model: every configuration failed, or a metric is empty."""
 
 
-def _warn_if_negative(dataset: Dataset, path: Path) -> None:
+def warn_if_negative(dataset: Dataset, path: Path) -> None:
     """Warn when a duration, energy or power of a valid configuration is negative: a tool's error code (-1)
     read as a measurement is the best time of all."""
     ok = dataset.ok()

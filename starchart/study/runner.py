@@ -39,7 +39,7 @@ from starchart._util.text import shorten
 from starchart._util.validation import Instances, Interval, check, check_seed
 from starchart.dataset import BOOKKEEPING_COLUMNS, REPEATS_PREFIX, Dataset
 from starchart.errors import InputError, SpaceError, arg
-from starchart.io.load import _warn_if_negative  # load()'s own check, in its words
+from starchart.io.load import warn_if_negative  # load()'s own check, in its words
 from starchart.measure import Evaluator, Measurement, evaluator_from_dict
 from starchart.measure.environment import environment
 from starchart.measure.process import kill_running
@@ -148,7 +148,7 @@ def run(space: Space | None = None, evaluator: Evaluator | None = None, samples:
                         close()
             dataset = db.to_dataset()
             # in load()'s words: a run reported "best time: -5 ms" of a program's error code without a word
-            _warn_if_negative(dataset, db.path or Path("the store"))
+            warn_if_negative(dataset, db.path or Path("the store"))
             return dataset
 
 
