@@ -60,6 +60,9 @@ SHOWN_DEPTH = 4
 
 DataHelp = "Measurements: Kernel Tuner cache, T4, KTT, CSV, or a starchart store (study.db)."
 
+#: Parameters `starchart info` lists, one row each (the rest are counted).
+INFO_PARAMETER_ROWS = 100
+
 #: The formats whose files `starchart space` reads its own way (restrictions, T1 and caches' spaces).
 BUILT_IN_NAMES = frozenset(fmt.name for fmt in BUILT_IN)
 
@@ -95,11 +98,14 @@ def info(data: Path = typer.Argument(..., help=DataHelp),
     for column in ("name", "values", "distinct"):
         # fold, not "…": a name cut short cannot be typed back (--metric, restrictions)
         params.add_column(column, overflow="fold" if column == "name" else "ellipsis")
-    for name in ds.params:
+    for name in ds.params[:INFO_PARAMETER_ROWS]:
         uniq = sorted(ds.frame[name].unique().tolist(), key=lambda v: (str(type(v)), v))
         shown = ", ".join(map(str, uniq[:10])) + (" …" if len(uniq) > 10 else "")
         params.add_row(str(name), shown, str(len(uniq)))
     out.print(params)
+    if len(ds.params) > INFO_PARAMETER_ROWS:  # a table of 100,000 rows took 20 s to draw, and no one reads it
+        out.print(f"  … and {len(ds.params) - INFO_PARAMETER_ROWS:,} more parameters ({len(ds.params):,} in all)",
+                  markup=False, highlight=False)
     ok = ds.ok()
     if meta.get("ignored_fields"):  # e.g. an observer's strings or lists in a Kernel Tuner cache
         out.print(f"  not metrics (not a number in every valid configuration): {', '.join(meta['ignored_fields'])}",

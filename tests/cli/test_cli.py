@@ -318,3 +318,17 @@ def test_an_empty_metric_name_is_refused_not_taken_for_the_objective(tmp_path, c
     assert result.exit_code == 2, result.output
     assert f"--metric: {metric!r} is an empty metric name" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "r.html").exists()
+
+
+def test_info_lists_the_first_parameters_of_a_very_wide_file_and_counts_the_rest(tmp_path):
+    from starchart.cli.data import INFO_PARAMETER_ROWS
+
+    wide = INFO_PARAMETER_ROWS + 25
+    csv = tmp_path / "wide.csv"
+    header = ",".join(f"p{j}" for j in range(wide)) + ",time"
+    rows = [",".join(str(i if j == 0 else (i + j) % 3) for j in range(wide)) + f",{1 + i % 5}" for i in range(12)]
+    csv.write_text("\n".join([header, *rows]) + "\n")
+    result = CliRunner().invoke(app, ["info", str(csv), "--metrics", "time"])
+    assert result.exit_code == 0, result.output
+    assert f"p{INFO_PARAMETER_ROWS - 1} " in result.output and f"p{INFO_PARAMETER_ROWS} " not in result.output
+    assert f"… and 25 more parameters ({wide} in all)" in result.output
