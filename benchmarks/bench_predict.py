@@ -10,33 +10,21 @@ makes them), then predict rows drawn from the same space:
 - ``StarchartForest(100, target="log").predict`` against ``RandomForestRegressor(100).predict``.
 
 scikit-learn gets the parameter columns as they are (numbers), starchart the same frame. Each cell is the best
-of ``--repeats`` calls, after one call that loads the compiled walk. The table gives each row's ratio
+of ``--repeats`` calls, after one untimed call (it loads the compiled walk). The table gives each row's ratio
 starchart / sklearn; the JSON goes to ``benchmarks/results/predict.json``.
 """
 
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
-from common import report
+from common import best_time, report
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.tree import DecisionTreeRegressor
 
 from starchart import StarchartForest, StarchartTree, datasets
-
-
-def best_time(call: Callable[[], object], repeats: int) -> float:
-    call()  # loads what the first call loads (the compiled walk)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def resampled(n: int, rng: np.random.Generator) -> tuple[pd.DataFrame, np.ndarray]:
@@ -64,8 +52,8 @@ def main() -> None:
             if model.startswith("forest") and n > 20_000:
                 continue  # 20 million tree walks: minutes for both, nothing more to learn
             query = X.iloc[rng.integers(0, len(X), n)].reset_index(drop=True)
-            starchart_s = best_time(lambda: ours.predict(query), args.repeats)
-            sklearn_s = best_time(lambda: theirs.predict(query), args.repeats)
+            starchart_s = best_time(lambda: ours.predict(query), args.repeats, warm=True)
+            sklearn_s = best_time(lambda: theirs.predict(query), args.repeats, warm=True)
             rows.append({"model": model, "rows": n, "starchart_s": starchart_s, "sklearn_s": sklearn_s,
                          "starchart/sklearn": starchart_s / sklearn_s})
     report("predict", "predict(): starchart against scikit-learn, best of repeats", rows,

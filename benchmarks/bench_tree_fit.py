@@ -12,11 +12,10 @@ or with --quick, sizes up to 20,000 rows only, a JSON file in the temporary fold
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import pandas as pd
-from common import dataset, quick_path, report
+from common import best_time, dataset, quick_path, report
 from sklearn.tree import DecisionTreeRegressor
 
 import starchart
@@ -24,15 +23,6 @@ import starchart
 # The authors' R tool on this kind of machine (2 cores), as quoted in the core issue;
 # R is not installed here, so these are references, not measurements of this run.
 R_TOOL_SECONDS = {200: 1.08, 2000: 7.3}
-
-
-def best_time(fit, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fit()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def resampled_convolution(n: int, rng: np.random.Generator) -> tuple[pd.DataFrame, np.ndarray]:

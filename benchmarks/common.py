@@ -12,6 +12,8 @@ import os
 import platform
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,19 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ROOT.parent / "shared" / "datasets"
 RESULTS = ROOT / "benchmarks" / "results"
+
+
+def best_time(call: Callable[[], object], repeats: int, *, warm: bool = False) -> float:
+    """The shortest wall time of ``repeats`` calls (after one untimed call when ``warm``: what a first call
+    loads, such as compiled code, is not what is compared)."""
+    if warm:
+        call()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return min(times)
 
 
 def dataset(relative: str) -> Path:
