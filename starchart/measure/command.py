@@ -65,7 +65,9 @@ class CommandEvaluator(Evaluator):
         ``{param}`` is replaced by the configuration's value in every element
         (``{{``/``}}`` are literal braces). With ``shell=True``, one string run by
         ``/bin/sh -c``, each value quoted for where its field stands, so it stays one
-        literal word (see ``raw_shell_values``).
+        literal word (see ``raw_shell_values``). A list that runs a shell on a script
+        (``["bash", "-c", "make N={n} && ./bench"]``, :func:`shell_script_index`) has that
+        script's values quoted the same way.
     timeout:
         Seconds per launch before the program and its children are killed
         (status ``"timeout"``); ``None``: no limit.
@@ -99,7 +101,7 @@ class CommandEvaluator(Evaluator):
         Whether smaller values of ``metric`` are better; default by the
         metric's name (:func:`starchart._util.direction.lower_is_better`: GFLOP/s maximised, time minimised).
     raw_shell_values:
-        With ``shell=True``, substitute values unquoted, as shell code: a value
+        With ``shell=True`` (or a ``sh -c`` script), substitute values unquoted, as shell code: a value
         ``1; rm -rf ~`` then runs. Only for a space you trust as much as the command
         (``raw_shell_values: true`` in an evaluator file).
 
@@ -124,7 +126,7 @@ class CommandEvaluator(Evaluator):
         where = type(self).__name__
         self.shell = check_bool(shell, "shell", where)
         self.raw_shell_values = check_bool(raw_shell_values, "raw_shell_values", where)
-        if self.raw_shell_values and not self.shell:  # it would silently do nothing
+        if self.raw_shell_values and not self.shell and shell_script_index(argv) is None:  # it would do nothing
             raise InputError("raw_shell_values applies to a shell command only; without shell=True each value is "
                              "already one argument", where=where,
                              hint="drop raw_shell_values, or set shell=True for a command line run by /bin/sh")
@@ -145,6 +147,9 @@ class CommandEvaluator(Evaluator):
         self._fields = template_fields(self._templates(), where)
         if self.shell and not self.raw_shell_values:  # and so is a field whose value could not be quoted
             shell_field_contexts(self.argv, f"{where} argv")  # type: ignore[arg-type]
+        script = None if self.shell else shell_script_index(self.argv)  # type: ignore[arg-type]
+        if script is not None and not self.raw_shell_values:  # the same for ["sh", "-c", SCRIPT]
+            shell_field_contexts(self.argv[script], f"{where} argv[{script}]")
 
     def _templates(self) -> list[str]:
         argv = [self.argv] if isinstance(self.argv, str) else list(self.argv)
@@ -192,6 +197,9 @@ class CommandEvaluator(Evaluator):
             argv: list[str] | str = render(self.argv, config, where)
         else:
             argv = render_argv(self.argv, config, where)
+            script = shell_script_index(self.argv)
+            if script is not None and not self.raw_shell_values:  # ["sh", "-c", "echo {x}"]: a shell reads it
+                argv[script] = render_shell(self.argv[script], config, f"{where} argv[{script}]")
         env = {key: render_text(value, config, f"{where} env {key}") for key, value in (self.env or {}).items()}
         parse = None
         if self.pattern is not None or self.json_lines:
@@ -224,6 +232,45 @@ class CommandEvaluator(Evaluator):
 
 
 # ------------------------------------------------------------------ shared checks
+#: Programs that read the argument after ``-c`` as shell code (``["sh", "-c", "make N={n}"]``).
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"})
+
+
+def shell_script_index(argv: Sequence[str] | str) -> int | None:
+    """The position of the script in an argv that runs a shell on it (``sh -c SCRIPT``), else None: its
+    ``{param}`` fields are filled quoted, as with ``shell=True``, for a value there is read as shell code.
+
+    >>> shell_script_index(["sh", "-c", "echo {x}"]), shell_script_index(["/bin/bash", "-euc", "make {n}"])
+    (2, 2)
+    >>> shell_script_index(["bash", "-o", "pipefail", "-c", "make {n} | tee log"])
+    4
+    >>> shell_script_index(["./bench", "-c", "{x}"]), shell_script_index(["sh", "run.sh", "-c"])
+    (None, None)
+    """
+    if isinstance(argv, str) or len(argv) < 3 or not isinstance(argv[0], str):
+        return None
+    program = os.path.basename(argv[0])
+    words = list(argv[1:])
+    if program == "busybox" and words[:1] in (["sh"], ["ash"]):
+        words = words[1:]
+    elif program not in SHELLS or program == "busybox":
+        return None
+    skip = False
+    for i, word in enumerate(words):
+        if skip:  # the argument of -o/-O (bash -o pipefail -c ...)
+            skip = False
+            continue
+        if word in ("-o", "+o", "-O", "+O"):
+            skip = True
+            continue
+        if not word.startswith(("-", "+")) or word in ("-", "--"):
+            return None  # a script file, not -c: its arguments are plain arguments
+        if "c" in word[1:] and not word.startswith("--"):
+            at = len(argv) - len(words) + i + 1
+            return at if at < len(argv) else None
+    return None
+
+
 def _check_argv(argv: Sequence[str] | str, shell: bool, where: str) -> list[str] | str:
     if shell:
         if isinstance(argv, Sequence) and not isinstance(argv, str) and len(argv) == 1:

@@ -671,3 +671,22 @@ def test_a_metric_named_like_a_dataset_column_is_refused_when_the_evaluator_is_m
     with pytest.raises(InputError, match="has the name of a column") as caught:
         PythonEvaluator(lambda c: 1.0, metrics=["time", name])
     assert caught.value.param == "metrics"
+
+
+@pytest.mark.parametrize("argv", [["sh", "-c", "echo time: 1 {s}"], ["/bin/bash", "-o", "pipefail", "-ec", "echo time: 1 {s}"]],
+                         ids=["sh -c", "bash -o pipefail -ec"])
+def test_a_value_in_the_script_of_a_shell_in_argv_stays_one_literal_word(tmp_path, argv):
+    """["sh", "-c", TEMPLATE] reads its third word as shell code: a value there ran as a command before."""
+    marker = tmp_path / "PWNED"
+    ev = CommandEvaluator(argv, pattern=r"time: (\S+) (.*)$", metric="time")
+    measured = ev.evaluate({"s": f"a; touch {marker}"})
+    assert measured.status == "ok", measured.reason
+    assert not marker.exists()
+    raw = CommandEvaluator(argv, pattern=r"time: (\S+)", raw_shell_values=True)  # the loud way back
+    raw.evaluate({"s": f"a; touch {marker}"})
+    assert marker.exists()
+
+
+def test_a_shell_script_field_that_cannot_be_quoted_is_refused_when_made():
+    with pytest.raises(InputError, match=r"argv\[2\]"):
+        CommandEvaluator(["sh", "-c", "echo `{s}`"], pattern=r"(\S+)")
