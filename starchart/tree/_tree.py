@@ -284,6 +284,15 @@ def _validate_xy(X: Any, y: Any) -> tuple[pd.DataFrame, np.ndarray]:
     # object columns that hold only numbers (or only booleans) are ordered parameters, not categories
     if any(dtype == object for dtype in X.dtypes):  # noqa: E721  (pandas dtypes compare to object)
         X = X.infer_objects()
+        for name in X.columns[X.dtypes == object]:  # noqa: E721
+            # a list or a dict is no setting of a parameter: as text "[1]" it would split like one
+            held = X[name].map(lambda v: isinstance(v, (list, dict, set, tuple, np.ndarray))).to_numpy(dtype=bool)
+            if held.any():
+                row = int(np.argmax(held))
+                raise InputError(f"parameter column {name!r} holds a {type(X[name].iloc[row]).__name__} at row {row}: "
+                                 "a tree splits one value per parameter", where="X",
+                                 hint="give each parameter one number or string per sample (split a tuple-valued "
+                                      "parameter into one column per element)")
     try:
         y_arr = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError) as exc:

@@ -652,3 +652,11 @@ def test_a_binary_parameter_splits_as_equal_to_each_of_its_values():
     assert (left, right) == ("level = low", "level = high")
     assert ordered.predict(pd.DataFrame({"level": pd.Categorical(["low"], categories=["low", "high"],
                                                                    ordered=True)}))[0] == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize("cell", [[1], {"a": 1}, (1, 2)], ids=["list", "dict", "tuple"])
+def test_a_parameter_cell_holding_a_container_is_refused_naming_the_column_and_row(cell):
+    X = pd.DataFrame({"a": [1, 2, 3, 4] * 5, "b": [1, 2] * 10}).astype(object)
+    X.at[3, "a"] = cell
+    with pytest.raises(InputError, match=r"parameter column 'a' holds a \w+ at row 3"):
+        StarchartTree().fit(X, np.arange(20.0))
