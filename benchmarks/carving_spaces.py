@@ -1,0 +1,125 @@
+"""Carving scored on spaces someone else measured whole: share removed, best kept, random sampling beside it.
+
+    python benchmarks/carving_spaces.py [-j 2] [--only pnpoly]
+
+For each kernel in ``benchmarks/carving/`` (sources and spaces, with their licences and how they were traced to
+the caches: ``benchmarks/carving/README.md``), every configuration of the space is compiled for the measured GPU's
+compute capability (NVRTC and ptxas from PyPI, no GPU; results cached in ``~/.cache/starchart/carve``, so a
+second run compiles nothing) and carved by **the rule stated before scoring**: Ryoo et al.'s tradeoff carving,
+the Pareto front of efficiency and utilization (the paper's dominance rule, no predicates, no margin).
+
+The carving is then scored against the cache of the whole space (``../shared/datasets``):
+
+- *removed*: the share of the configurations that compiled and ran which carving drops;
+- *best kept*: the optimum's time over the best time among the kept ones (1.0: the optimum was kept);
+- *random*: the same over the expected best of a uniform sample as large as what carving kept (exact order
+  statistics, :func:`starchart.carve.sampling.random_sampling_table`), and the sample size random sampling needs
+  to reach 95 % of the optimum in expectation;
+- *failures*: of the configurations the cache records as failed, how many carving already flagged (does not
+  compile, or cannot launch: no block fits on an SM).
+
+Prints a table and writes ``benchmarks/results/carving_spaces.json`` (date, machine, tool versions, command).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from common import DATASETS, report
+
+import starchart
+from starchart.carve import carve_source
+from starchart.carve.sampling import random_sampling_table
+from starchart.carve.toolchain import find_toolchain
+from starchart.space import Space
+
+HERE = Path(__file__).resolve().parent / "carving"
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One measured space: where its source, space and cache are, and how it was launched."""
+
+    name: str
+    source: Path
+    kernel: str
+    space: Path
+    cache: Path
+    cc: str
+    threads_per_block: str
+    threads: str
+
+
+KERNELS = [
+    Kernel("pnpoly", HERE / "pnpoly" / "pnpoly.cu", "cn_pnpoly", HERE / "pnpoly" / "pnpoly.yaml",
+           DATASETS / "pnpoly" / "RTX_3090.json.gz", "8.6", "block_size_x",
+           "-(-20000000 // (block_size_x * tile_size)) * block_size_x"),
+    # the measuring script divides the grid by the block only (no grid_div): blocks past the data exit at once
+    Kernel("dedispersion", HERE / "dedispersion" / "dedispersion.cu", "dedispersion_kernel",
+           HERE / "dedispersion" / "dedispersion.yaml", DATASETS / "dedispersion" / "A100.json.gz", "8.0",
+           "block_size_x * block_size_y * block_size_z",
+           "-(-25000 // block_size_x) * block_size_x * -(-2048 // block_size_y) * block_size_y"),
+]
+
+
+def score(kernel: Kernel, jobs: int) -> dict[str, Any]:
+    """Carve ``kernel``'s space and score the result against its measured cache."""
+    data = starchart.load(kernel.cache)
+    params = list(data.params)
+    space = Space.from_file(kernel.space)
+    result = carve_source(kernel.source, kernel.kernel, space, kernel.cc, threads_per_block=kernel.threads_per_block,
+                          threads=kernel.threads, jobs=jobs, progress=True)
+    frame = result.frame.merge(data.frame[[*params, "status", "time"]].rename(columns={"status": "measured"}),
+                               on=params, how="left", validate="one_to_one")
+    if frame["measured"].isna().any():
+        missing = int(frame["measured"].isna().sum())
+        raise SystemExit(f"{kernel.name}: {missing} configurations of the space are not in {kernel.cache}")
+    ran = frame[frame["measured"] == "ok"]
+    judged = ran[ran["carved_by"].isin(["", "dominated"])]  # carving judged these: compiled, with metrics
+    kept = judged[judged["carved_by"] == ""]
+    times = ran["time"].to_numpy(dtype=float)
+    best_kept = float(kept["time"].min())
+    table = random_sampling_table(times, len(kept), best_kept, name=kernel.name, fractions=(0.95,))
+    failed = frame[frame["measured"] != "ok"]
+    flagged = failed["carved_by"].isin(["does not compile", "missing metrics"]) | (failed.get("occupancy", 1) == 0)
+    best_row = ran.loc[ran["time"].idxmin()]
+    return {
+        "kernel": kernel.name, "gpu": data.meta.get("device_name"), "cc": kernel.cc,
+        "configurations": len(frame), "ran": len(ran), "judged": len(judged), "kept": len(kept),
+        "removed_share": 1 - len(kept) / len(judged),
+        "optimum_ms": float(times.min()), "best_kept_ms": best_kept,
+        "best_kept_relative": table["carving_relative"],
+        "random_same_size_relative": table["random_relative"],
+        "random_size_for_95": table["random_size_for_95"],
+        "optimum_kept": bool(best_row["carved_by"] == ""),
+        "optimum_dropped_by": str(best_row["carved_by"]) or None,
+        "measured_failures": len(failed), "failures_flagged_by_carving": int(np.sum(flagged)),
+        "ran_but_refused_by_carving": int((~ran["carved_by"].isin(["", "dominated"])).sum()),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-j", "--jobs", type=int, default=2, help="configurations compiled at once (default 2)")
+    parser.add_argument("--only", default="", help="score only the kernels whose name contains this")
+    args = parser.parse_args()
+    if not DATASETS.exists():
+        sys.exit(f"{DATASETS} not found: the measured caches are needed")
+    rows = [score(kernel, args.jobs) for kernel in KERNELS if args.only in kernel.name]
+    tools = find_toolchain()
+    report("carving_spaces", "Carving (Pareto front of efficiency and utilization) against whole measured spaces",
+           rows, extra={"rule": "tradeoff carving: Pareto front of (efficiency, utilization), paper's dominance, "
+                                "no predicates, within=0",
+                        "toolchain": str(tools),
+                        "command": "python benchmarks/carving_spaces.py" + (f" --only {args.only}" if args.only else "")})
+    pd.set_option("display.width", 200)
+
+
+if __name__ == "__main__":
+    main()
