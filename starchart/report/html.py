@@ -88,6 +88,7 @@ class Rendered(NamedTuple):
     html: str
     svg: str | None = None
 
+
 #: Figures written beside the report (``<report stem>-<name>.svg``), in the order they appear.
 FIGURE_NAMES: tuple[str, ...] = ("tree", "importance", "leaves", "measurements")
 
