@@ -89,7 +89,8 @@ class Rendered(NamedTuple):
     svg: str | None = None
 
 
-#: Figures written beside the report (``<report stem>-<name>.svg``), in the order they appear.
+#: Figures written beside the report (``<report stem>-<name>.svg``), in the order they appear; a tree with a
+#: split adds ``validation`` (:func:`starchart.report.plots.validation_pair`).
 FIGURE_NAMES: tuple[str, ...] = ("tree", "importance", "leaves", "measurements")
 
 _CSS = """
@@ -151,6 +152,15 @@ def _draw(make: Callable[[], Figure], name: str) -> tuple[str, float]:
     """The figure ``make`` draws, as SVG with ids salted by ``name``, and its width in inches."""
     fig = make()
     return figure_svg(fig, salt=name), float(fig.get_figwidth())
+
+
+def _validation(svg: str | None) -> str:
+    """The validation plot with what it shows, or nothing (a tree without a split has none)."""
+    if svg is None:
+        return ""
+    return _figure(svg, "Validation (the paper's Fig. 1b/c): the metric against the parameter of the split that "
+                        "reduces the squared error most, symbols by the next such parameter. Points that fall "
+                        "apart by symbol show the interaction the tree splits on.")
 
 
 def _num(value: Any, digits: int = 4) -> str:
@@ -560,7 +570,7 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
     extras = _extra(extra_sections) if extra_sections else []
     if save_figures:
         header = '<?xml version="1.0" encoding="utf-8" standalone="no"?>\n'
-        files = {f"{name}.svg": svgs[name] for name in FIGURE_NAMES}
+        files = {f"{name}.svg": svg for name, svg in svgs.items()}  # FIGURE_NAMES, and validation
         files |= {figure_file_name(heading): svg for _, heading, _, svg in extras if svg is not None}
         for name, svg in files.items():  # named after the report: two reports can share a folder
             _write(path.parent / f"{path.stem}-{name}", header + svg, path)
@@ -587,7 +597,7 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
         _section("importance", "Parameter importance", warning + _importance(tree, svgs["importance"])),
         _section("leaves", f"Leaves ({tree.n_leaves_})", _leaves(tree, minimize)),
         _section("measurements", "Measurements",
-                 _figure(svgs["leaves"]) + _figure(svgs["measurements"])),
+                 _figure(svgs["leaves"]) + _figure(svgs["measurements"]) + _validation(svgs.get("validation"))),
     ]
     # The analyses (a search's progress, accuracy vs samples, platforms...) before the text tree, a
     # reference listing: after it, they sat below a long box where readers stopped scrolling.

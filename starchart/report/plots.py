@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PAGE_INCHES", "splits_that_matter", "failure_counts", "figures", "metric_label", "metric_unit",
            "plot_importance", "plot_leaf_distributions", "plot_measurements", "plot_progress", "plot_scatter",
-           "plot_tree"]
+           "plot_tree", "validation_pair"]
 
 _BEST_COLOR = "#1f3fbf"
 _FONT = 8
@@ -619,6 +619,27 @@ def plot_scatter(dataset: Dataset, x: str, hue: str | None = None, metric: str |
     return fig
 
 
+def validation_pair(tree: StarchartTree, dataset: Dataset) -> tuple[str, str | None] | None:
+    """The parameters of the validation plot beside a tree: ``x`` splits the node whose split reduces the
+    squared error most, ``hue`` the most reducing split on another parameter that has few enough values for
+    one symbol each (None when there is none); None for a tree without a split.
+
+    >>> import pandas as pd
+    >>> from starchart.dataset import Dataset
+    >>> from starchart.tree import StarchartTree
+    >>> ds = Dataset.from_frame(pd.DataFrame({"a": [1, 2, 3, 4] * 2, "b": [0] * 4 + [1] * 4,
+    ...                                       "time": [1, 2, 3, 4, 9, 9, 9, 9.5]}))
+    >>> validation_pair(StarchartTree(min_samples_split=2).fit(ds.X, ds.y("time")), ds)
+    ('b', 'a')
+    """
+    splits = sorted((node for node in tree.nodes_ if not node.is_leaf), key=lambda node: -node.improvement)
+    order = list(dict.fromkeys(str(node.feature) for node in splits))
+    if not order:
+        return None
+    few = [name for name in order[1:] if dataset.frame[name].nunique() <= len(_MARKERS)]
+    return order[0], (few[0] if few else None)
+
+
 def _order_key(value: Any) -> tuple[int, Any]:
     """Sorts numbers before text, each in its own order (a parameter may mix them)."""
     return (0, value) if isinstance(value, (int, float)) else (1, str(value))
@@ -685,7 +706,8 @@ def plot_progress(values: Any, *, metric: str = "time", unit: str | None = None,
 def figures(tree: StarchartTree, dataset: Dataset, metric: str | None = None, *,
             minimize: bool = True, unit: str | None = None,
             tree_options: Mapping[str, Any] | None = None) -> dict[str, Figure]:
-    """The four standard figures by file stem: ``tree``, ``importance``, ``leaves``, ``measurements``.
+    """The standard figures by file stem: ``tree``, ``importance``, ``leaves``, ``measurements``, and
+    ``validation`` (:func:`plot_scatter` of :func:`validation_pair`) for a tree with a split.
 
     ``tree_options`` are keyword arguments of :func:`plot_tree` (e.g. ``{"max_depth": 3}``).
     """
@@ -701,9 +723,13 @@ def figure_makers(tree: StarchartTree, dataset: Dataset, metric: str | None = No
     if metric not in dataset.metrics:
         raise InputError(f"no metric named {metric!r}", where=dataset.meta.get("source"),
                          hint=f"the metrics are: {', '.join(dataset.metrics)}")
-    return {
+    makers: dict[str, Callable[[], Figure]] = {
         "tree": partial(plot_tree, tree, metric=metric, unit=unit, minimize=minimize, **dict(tree_options or {})),
         "importance": partial(plot_importance, tree),
         "leaves": partial(plot_leaf_distributions, tree, dataset, metric, unit=unit, minimize=minimize),
         "measurements": partial(plot_measurements, dataset, metric, unit=unit, minimize=minimize),
     }
+    pair = validation_pair(tree, dataset)
+    if pair is not None:  # the paper's validation plot (Fig. 1b/c): the metric against the top split's parameter
+        makers["validation"] = partial(plot_scatter, dataset, pair[0], hue=pair[1], metric=metric, unit=unit)
+    return makers

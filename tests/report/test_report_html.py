@@ -69,7 +69,7 @@ def test_report_sections(fitted, tmp_path):
     assert out == tmp_path / "out" / "report.html"
     html = out.read_text(encoding="utf-8")
     text = visible_text(html)
-    assert html.startswith("<!DOCTYPE html>") and html.count("<svg") == 4
+    assert html.startswith("<!DOCTYPE html>") and html.count("<svg") == 5  # four figures and the validation plot
     # Self-contained: no scripts, no external style sheets or images.
     assert not re.search(r"<script|<link|<img|src=|@import|url\((?!#)", html)
     best = tree.best_leaf()
@@ -111,13 +111,13 @@ def test_report_with_failures_space_and_extras(fitted, with_failures, tmp_path):
     assert "<th>gpu_source</th><td>–</td>" in text and "None" not in text  # nothing known: a dash
     assert "Notes &lt;1&gt;" in text and "<p>kept as <b>HTML</b></p>" in text and "&lt;y&gt;" in text
     assert '<a href="#extra-0">Notes &lt;1&gt;</a>' in html and '<a href="#extra-2">A plot</a>' in html  # linked
-    assert html.count("<svg") == 5
+    assert html.count("<svg") == 6  # four figures, the validation plot, one extra
     assert not list(tmp_path.glob("*.svg"))
     # Saved, every figure has its file, an extra one named after its heading.
     write_html_report(tmp_path / "saved" / "report.html", dataset=with_failures, tree=tree, metric="runtime",
                       extra_sections={"Power/performance trade-off": extra, "A table": pd.DataFrame({"x": [1]})})
     assert sorted(p.name for p in (tmp_path / "saved").glob("*.svg")) == sorted(
-        [f"report-{name}.svg" for name in FIGURE_NAMES] + ["report-power-performance-trade-off.svg"])
+        [f"report-{name}.svg" for name in (*FIGURE_NAMES, "validation")] + ["report-power-performance-trade-off.svg"])
 
 
 def test_report_rejects_unknown_metric(fitted, tmp_path):
@@ -143,7 +143,7 @@ def test_two_reports_in_one_folder_keep_their_own_figures(fitted, tmp_path):
     figures = {name: (tmp_path / f"{name}-tree.svg").read_text(encoding="utf-8") for name in "ab"}
     assert figures["a"] != figures["b"]
     assert sorted(p.name for p in tmp_path.glob("*.svg")) == sorted(
-        f"{name}-{figure}.svg" for name in "ab" for figure in FIGURE_NAMES)
+        f"{name}-{figure}.svg" for name in "ab" for figure in (*FIGURE_NAMES, "validation"))
 
 
 def test_figures_render(fitted, with_failures):
@@ -331,3 +331,21 @@ def test_captioned_extra_keeps_its_figure_and_escapes_its_note(fitted, tmp_path)
     html = out.read_text(encoding="utf-8")
     assert '<p class="caution">read &lt;this&gt; first</p>' in html
     assert (tmp_path / "r-a-plot.svg").is_file()
+
+
+def test_the_validation_plot_shows_the_top_split_parameter_by_the_next(tmp_path):
+    from starchart import datasets
+    from starchart.report.plots import validation_pair
+
+    ds = datasets.load_kmeans()
+    tree = StarchartTree().fit(ds.ok().X, ds.ok().y("runtime"))
+    x, hue = validation_pair(tree, ds)
+    top = max((n for n in tree.nodes_ if not n.is_leaf), key=lambda n: n.improvement)
+    assert x == top.feature == "tpp" and hue not in (None, x)
+    out = write_html_report(tmp_path / "k.html", dataset=ds, tree=tree, metric="runtime")
+    saved = (tmp_path / "k-validation.svg").read_text(encoding="utf-8")
+    assert "Validation (the paper" in out.read_text(encoding="utf-8") and "<svg" in saved
+    one_leaf = StarchartTree().fit(ds.ok().X.iloc[:5], ds.ok().y("runtime")[:5])
+    assert validation_pair(one_leaf, ds) is None
+    write_html_report(tmp_path / "one.html", dataset=ds, tree=one_leaf, metric="runtime")
+    assert not (tmp_path / "one-validation.svg").exists()

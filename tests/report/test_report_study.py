@@ -576,7 +576,7 @@ def test_a_report_made_on_several_cores_is_the_one_made_on_one(tmp_path, monkeyp
         out = write_study_report(datasets.data_path("kmeans"), tmp_path / str(enabled) / "k.html", metric="runtime")
         pages[enabled] = (undated(out.read_text(encoding="utf-8")),
                           {f.name: undated(f.read_text(encoding="utf-8")) for f in sorted(out.parent.glob("*.svg"))})
-    assert "Accuracy vs training samples" in pages[True][0] and len(pages[True][1]) == 6
+    assert "Accuracy vs training samples" in pages[True][0] and len(pages[True][1]) == 7
     assert pages[True] == pages[False]
 
 
