@@ -598,7 +598,7 @@ def plot_scatter(dataset: Dataset, x: str, hue: str | None = None, metric: str |
                  else xs.astype(float))
         ax.scatter(where, values[inside], s=14, marker=_MARKERS[k], color=colours(k % 10), alpha=0.75, lw=0,
                    label=None if group is None else f"{hue} = {format_value(group)}",
-                   rasterized=int(inside.sum()) > DENSE_POINTS)
+                   rasterized=len(values) > DENSE_POINTS)  # the whole plot is dense, not one group
     if few:
         ax.set_xticks(range(len(levels)), [format_value(v) for v in levels])
     if _use_log(values, log):

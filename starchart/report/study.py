@@ -165,58 +165,67 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     tree as ``starchart tree`` does (:func:`~starchart.tree._pruning.fit_stated_tree`; default: the
     full Starchart tree, which on thousands of configurations has hundreds of leaves).
     """
-    if isinstance(source, (str, Path)):
-        label, source = split_label(str(source))  # one LABEL=PATH: the label names it
-        study = load_study(source, metrics)
-        default_output = Path(f"{source.name.split('.')[0]}-report") / "report.html"
-        name = label or source.name
-    else:
-        study = LoadedStudy(load_platforms(source, metrics=metrics))
-        source = split_label(str(source[0]))[1]
-        default_output = Path("platforms-report") / "report.html"
-        name = " · ".join(study.dataset.meta["platforms"])
-    dataset = study.dataset
-    if metric is not None and not str(metric).strip():  # "" is no "not given": it would model the objective
-        raise InputError(f"{metric!r} is an empty metric name", where="metric",
-                         hint=f"name one of the data's metrics ({', '.join(dataset.metrics)}), or leave it out "
-                              "for the data's objective")
-    metric = metric or dataset.default_metric
-    if metric not in dataset.metrics:
-        raise InputError(f"no metric named {metric!r}", where=source,
-                         hint=f"choose --metric from: {', '.join(dataset.metrics)}")
-    ok = dataset.ok()
-    y = ok.y(metric)
-    finite = np.isfinite(y)
-    if finite.sum() < 2:
-        raise too_few_valid(dataset, metric, int(finite.sum()), source)
-    if minimize is None:
-        minimize = lower_is_better(metric, dataset.meta)
-    traded = traded_metrics(dataset, limits)  # checked before the slow part
-    # "-o out/" names a folder even before it exists (Path() would drop the slash and write out.html)
-    folder = output is not None and str(output).endswith(("/", os.sep))
-    output = Path(output) if output is not None else default_output
-    if folder or output.is_dir():  # a folder: the report goes in it
-        output = output / "report.html"
-    elif output.suffix.lower() not in (".html", ".htm"):  # else a browser would not open it as a page
-        output = output.with_name(output.name + ".html")
+    def read() -> tuple[LoadedStudy, Path, Path, str]:
+        """The study, its source's path, the default output and the report's name."""
+        if isinstance(source, (str, Path)):
+            label, path = split_label(str(source))  # one LABEL=PATH: the label names it
+            return (load_study(path, metrics), path, Path(f"{path.name.split('.')[0]}-report") / "report.html",
+                    label or path.name)
+        merged = LoadedStudy(load_platforms(source, metrics=metrics))
+        return (merged, split_label(str(source[0]))[1], Path("platforms-report") / "report.html",
+                " · ".join(merged.dataset.meta["platforms"]))
 
-    check_writable(output)  # before the tree and the sections: minutes on a large study
+    def resolve(study: LoadedStudy, path: Path) -> tuple[str, bool, list[str] | None]:
+        """The metric, its direction and the traded metrics, checked (before the slow part)."""
+        dataset = study.dataset
+        if metric is not None and not str(metric).strip():  # "" is no "not given": it would model the objective
+            raise InputError(f"{metric!r} is an empty metric name", where="metric",
+                             hint=f"name one of the data's metrics ({', '.join(dataset.metrics)}), or leave it out "
+                                  "for the data's objective")
+        chosen = metric or dataset.default_metric
+        if chosen not in dataset.metrics:
+            raise InputError(f"no metric named {chosen!r}", where=path,
+                             hint=f"choose --metric from: {', '.join(dataset.metrics)}")
+        finite = int(np.isfinite(dataset.ok().y(chosen)).sum())
+        if finite < 2:
+            raise too_few_valid(dataset, chosen, finite, path)
+        return (chosen, lower_is_better(chosen, dataset.meta) if minimize is None else minimize,
+                traded_metrics(dataset, limits))
+
+    here: dict[str, Any] = {}  # what this process has read: a job run here uses it
 
     def sections() -> list[list[Any]]:
+        # A child forked before the data is read reads it itself, on the second core, while this process does.
+        study, path = (here["study"], here["path"]) if "study" in here else read()[:2]
+        chosen, lower, traded = here["resolved"] if "resolved" in here else resolve(study, path)
         rendered = render_sections(study_sections(
-            dataset, metric, order=measured_order(study.results, metric), minimize=minimize, search=study.search,
+            study.dataset, chosen, order=measured_order(study.results, chosen), minimize=lower, search=study.search,
             traded=traded, limits=limits, sample_size=study.sample_size, space=study.space))
         return [[heading, *content] for heading, content in rendered]
 
-    # the sections (an accuracy replay of a thousand trees, figures) on a second core while the tree grows
-    # and its figures are drawn
+    # The sections (an accuracy replay of a thousand trees, figures) are made in a second process, started
+    # before the data is read: it reads them too, while this one reads, grows the tree and draws its figures.
     with Job(sections) as extras:
-        tree, accuracy, _ = fit_stated_tree(ok.X[finite], y[finite], prune=prune, metric=metric,  # type: ignore[arg-type]
+        study, path, default_output, name = read()
+        here.update(study=study, path=path, resolved=resolve(study, path))
+        chosen, lower, _ = here["resolved"]
+        # "-o out/" names a folder even before it exists (Path() would drop the slash and write out.html)
+        folder = output is not None and str(output).endswith(("/", os.sep))
+        target = Path(output) if output is not None else default_output
+        if folder or target.is_dir():  # a folder: the report goes in it
+            target = target / "report.html"
+        elif target.suffix.lower() not in (".html", ".htm"):  # else a browser would not open it as a page
+            target = target.with_name(target.name + ".html")
+        check_writable(target)  # before the tree and the sections: minutes on a large study
+        ok = study.dataset.ok()
+        y = ok.y(chosen)
+        finite = np.isfinite(y)
+        tree, accuracy, _ = fit_stated_tree(ok.X[finite], y[finite], prune=prune, metric=chosen,  # type: ignore[arg-type]
                                             max_depth=max_depth, min_samples_split=min_samples_split)
         return write_html_report(
-            output, dataset=dataset, tree=tree, metric=metric, title=title or f"starchart report: {name}",
+            target, dataset=study.dataset, tree=tree, metric=chosen, title=title or f"starchart report: {name}",
             extra_sections=lambda: [(heading, Rendered(body, svg)) for heading, body, svg in extras.result()],
-            minimize=minimize, space=study.space, caution=SEARCH_CAUTION_SHORT if study.search else None,
+            minimize=lower, space=study.space, caution=SEARCH_CAUTION_SHORT if study.search else None,
             accuracy=accuracy)
 
 
