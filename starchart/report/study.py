@@ -195,9 +195,13 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
     here: dict[str, Any] = {}  # what this process has read: a job run here uses it
 
     def sections() -> list[list[Any]]:
-        # A child forked before the data is read reads it itself, on the second core, while this process does.
-        study, path = (here["study"], here["path"]) if "study" in here else read()[:2]
-        chosen, lower, traded = here["resolved"] if "resolved" in here else resolve(study, path)
+        if "resolved" in here:
+            study, path, (chosen, lower, traded) = here["study"], here["path"], here["resolved"]
+        else:  # a child forked before the data is read reads it itself, on the second core, while this process does
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # what reading it warns of, the main process says once
+                study, path = read()[:2]
+                chosen, lower, traded = resolve(study, path)
         rendered = render_sections(study_sections(
             study.dataset, chosen, order=measured_order(study.results, chosen), minimize=lower, search=study.search,
             traded=traded, limits=limits, sample_size=study.sample_size, space=study.space))

@@ -587,3 +587,17 @@ def test_an_empty_metric_name_is_refused_by_the_library_too(tmp_path):
     with pytest.raises(InputError, match="empty metric name"):
         write_study_report(datasets.data_path("kmeans"), tmp_path / "k.html", metric=" ")
     assert not (tmp_path / "k.html").exists()
+
+
+def test_what_reading_the_data_warns_of_is_said_once_though_two_processes_read_it(tmp_path):
+    import warnings
+
+    frame = pd.DataFrame({"a": np.repeat(np.arange(10), 3), "b": np.tile([1, 2, 3], 10)})
+    frame["time"] = 1 + 0.1 * frame["a"] + frame["b"]
+    frame.loc[3, "time"] = -1.0  # an error code read as a time: load() warns
+    frame.to_csv(tmp_path / "neg.csv", index=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        write_study_report(tmp_path / "neg.csv", tmp_path / "neg.html")
+    negative = [w for w in caught if "is negative in 1 of the 30" in str(w.message)]
+    assert len(negative) == 1, [str(w.message) for w in caught]
