@@ -207,12 +207,21 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
             traded=traded, limits=limits, sample_size=study.sample_size, space=study.space))
         return [[heading, *content] for heading, content in rendered]
 
-    # The sections (an accuracy replay of a thousand trees, figures) are made in a second process, started
-    # before the data is read: it reads them too, while this one reads, grows the tree and draws its figures.
-    with Job(sections) as extras:
+    def read_here() -> tuple[Path, str]:
         study, path, default_output, name = read()
         here.update(study=study, path=path, resolved=resolve(study, path))
-        chosen, lower, _ = here["resolved"]
+        return default_output, name
+
+    # The sections (an accuracy replay of a thousand trees, figures) are made in a second process. For data of
+    # a modest size it is started before the data is read and reads it too, while this one reads, grows the
+    # tree and draws its figures; larger data is read once, here, and shared with the child it forks after.
+    early = _input_bytes(source) <= EARLY_READ_BYTES
+    if not early:
+        default_output, name = read_here()
+    with Job(sections) as extras:
+        if early:
+            default_output, name = read_here()
+        study, (chosen, lower, _) = here["study"], here["resolved"]
         # "-o out/" names a folder even before it exists (Path() would drop the slash and write out.html)
         folder = output is not None and str(output).endswith(("/", os.sep))
         target = Path(output) if output is not None else default_output
@@ -231,6 +240,23 @@ def write_study_report(source: str | Path | Sequence[str | Path], output: str | 
             extra_sections=lambda: [(heading, Rendered(body, svg)) for heading, body, svg in extras.result()],
             minimize=lower, space=study.space, caution=SEARCH_CAUTION_SHORT if study.search else None,
             accuracy=accuracy)
+
+
+#: Input size (bytes on disk) up to which a report's second process reads the data itself (see
+#: :func:`write_study_report`): beyond it, two copies in memory would cost more than reading it twice saves.
+EARLY_READ_BYTES = 64 * 2**20
+
+
+def _input_bytes(source: str | Path | Sequence[str | Path]) -> int:
+    """The size on disk of a report's sources (0 for what cannot be sized: its reader says why)."""
+    sources = [source] if isinstance(source, (str, Path)) else list(source)
+    total = 0
+    for item in sources:
+        try:
+            total += Path(split_label(str(item))[1]).stat().st_size
+        except (OSError, InputError):
+            pass
+    return total
 
 
 def too_few_valid(dataset: Dataset, metric: str, valid: int, source: str | Path) -> InputError:

@@ -570,14 +570,19 @@ def test_a_report_made_on_several_cores_is_the_one_made_on_one(tmp_path, monkeyp
     def undated(text: str) -> str:  # the time the page and each figure were made
         return re.sub(r"<footer>.*</footer>|<dc:date>[^<]*</dc:date>", "", text, flags=re.S)
 
+    from starchart.report import study
+
     pages = {}
-    for enabled in (True, False):
+    # forked before reading (the child reads too), forked after (large data: read once), and not forked
+    for way, enabled, early_bytes in (("early", True, study.EARLY_READ_BYTES), ("late", True, 0),
+                                      ("serial", False, study.EARLY_READ_BYTES)):
         monkeypatch.setattr(forked, "ENABLED", enabled)
-        out = write_study_report(datasets.data_path("kmeans"), tmp_path / str(enabled) / "k.html", metric="runtime")
-        pages[enabled] = (undated(out.read_text(encoding="utf-8")),
-                          {f.name: undated(f.read_text(encoding="utf-8")) for f in sorted(out.parent.glob("*.svg"))})
-    assert "Accuracy vs training samples" in pages[True][0] and len(pages[True][1]) == 7
-    assert pages[True] == pages[False]
+        monkeypatch.setattr(study, "EARLY_READ_BYTES", early_bytes)
+        out = write_study_report(datasets.data_path("kmeans"), tmp_path / way / "k.html", metric="runtime")
+        pages[way] = (undated(out.read_text(encoding="utf-8")),
+                      {f.name: undated(f.read_text(encoding="utf-8")) for f in sorted(out.parent.glob("*.svg"))})
+    assert "Accuracy vs training samples" in pages["early"][0] and len(pages["early"][1]) == 7
+    assert pages["early"] == pages["late"] == pages["serial"]
 
 
 def test_an_empty_metric_name_is_refused_by_the_library_too(tmp_path):
