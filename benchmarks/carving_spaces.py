@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from common import DATASETS, report
 
 import starchart
@@ -118,7 +117,6 @@ def main() -> None:
                                 "no predicates, within=0",
                         "toolchain": str(tools),
                         "command": "python benchmarks/carving_spaces.py" + (f" --only {args.only}" if args.only else "")})
-    pd.set_option("display.width", 200)
 
 
 if __name__ == "__main__":

@@ -562,9 +562,9 @@ def write_html_report(path: str | Path, *, dataset: Dataset, tree: StarchartTree
     makers = figure_makers(tree, dataset, metric, minimize=minimize, unit=unit_of(metric, dataset.meta) or "",
                            tree_options=tree_options or None)
     # drawn side by side on several cores when it is safe (see starchart._util.forked): the slow part
-    drawn = in_processes([partial(_draw, make, name) for name, make in makers.items()])
-    svgs = {name: svg for name, (svg, _) in zip(makers, drawn)}
-    tree_inches = dict(zip(makers, drawn))["tree"][1]
+    drawn = dict(zip(makers, in_processes([partial(_draw, make, name) for name, make in makers.items()])))
+    svgs = {name: svg for name, (svg, _) in drawn.items()}
+    tree_inches = drawn["tree"][1]
     if callable(extra_sections):
         extra_sections = extra_sections()
     extras = _extra(extra_sections) if extra_sections else []

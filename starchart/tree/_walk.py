@@ -84,15 +84,20 @@ def _walk_numpy(feature: np.ndarray, threshold: np.ndarray, left: np.ndarray, ri
         out[rows] = np.where(go_left, left[node], right[node])
 
 
+def _choose(compiled: Any, interpreted: Callable[..., None], walks: int) -> Callable[..., None]:
+    """The compiled walk once this process has loaded compiled tree code, or for ``walks`` row-tree walks
+    enough to pay for loading it; else the numpy one (the module docstring says why)."""
+    loaded = bool(compiled.signatures) or bool(_growth._grow_kernel.signatures)
+    return compiled if loaded or walks >= COMPILED_ROWS else interpreted
+
+
 def walk(arrays: tuple[Any, ...], positions: np.ndarray, root: int = 0) -> np.ndarray:
     """The node each row of ``positions`` reaches from ``root`` (see the module docstring); ``arrays``:
     ``(feature, threshold, left, right, kind, keys, width, majority_left)``, ``kind`` one of
     :data:`ORDERED`, :data:`CATEGORICAL`, :data:`BY_POSITION` per node."""
     out = np.empty(len(positions), dtype=np.int64)
     positions = np.asarray(positions, dtype=np.float64)  # either layout: a frame's values come column-major
-    compiled = (len(positions) >= COMPILED_ROWS or _walk_compiled.signatures
-                or _growth._grow_kernel.signatures)
-    kernel: Callable[..., None] = _walk_compiled if compiled else _walk_numpy
+    kernel = _choose(_walk_compiled, _walk_numpy, len(positions))
     kernel(*arrays, positions, root, out)
     return out
 
@@ -145,8 +150,6 @@ def walk_packed(roots: np.ndarray, feature: np.ndarray, threshold: np.ndarray, l
     0 stands for a level never seen in training."""
     positions = np.ascontiguousarray(positions, dtype=np.float64)
     out = np.empty((len(roots), len(positions)), dtype=np.int64)
-    compiled = (out.size >= COMPILED_ROWS or _walk_packed_compiled.signatures
-                or _growth._grow_kernel.signatures)
-    kernel: Callable[..., None] = _walk_packed_compiled if compiled else _walk_packed_numpy
+    kernel = _choose(_walk_packed_compiled, _walk_packed_numpy, out.size)
     kernel(roots, feature, threshold, left, right, cat_row, cat_left, positions, out)
     return out
