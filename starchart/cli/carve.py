@@ -58,6 +58,8 @@ def carve_command(
     within: float = typer.Option(0.0, "--within", min=0.0, help="Also keep configurations this close to the "
                                                                  "front (metrics scaled to [0, 1])."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the kept configurations as CSV."),
+    table: Optional[Path] = typer.Option(None, "--table", help="Write every configuration's static metrics and "
+                                         "verdict as CSV (for starchart search --static)."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write the efficiency/utilization plot (.svg/.png)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1,
                                        help="Parallel compilations and disassemblies (default: every usable core; "
@@ -71,9 +73,10 @@ def carve_command(
     if plot is not None:
         check_figure_path(plot, "--plot")
         _check_writable(plot, "--plot")
-    if output is not None:
-        check_output_folder(output, "--output")
-        _check_writable(output, "--output")
+    for path, option in ((output, "--output"), (table, "--table")):
+        if path is not None:
+            check_output_folder(path, option)
+            _check_writable(path, option)
     objective, minimize = None, True  # a measured objective to compare the kept ones on (not for a .cu)
     # the library's errors in the command line's words ("--cc", "-D N=...", the space file)
     options = {"cc": "--cc", "within": "--within", "predicates": "--predicate", "predicate": "--predicate",
@@ -125,6 +128,11 @@ def carve_command(
         err.print(f"wrote {len(result.configs())} configurations to {output}; measure them with: starchart run "
                   f"{shlex.quote(str(space_file)) if space_file else 'SPACE_FILE'} --configs "
                   f"{shlex.quote(str(output))} ...", markup=False, highlight=False, soft_wrap=True)
+    if table is not None:
+        result.frame.drop(columns=["cubin"], errors="ignore").to_csv(table, index=False)
+        err.print(f"wrote the static metrics of {len(result.frame)} configurations to {table}; search with them: "
+                  f"starchart search {shlex.quote(str(space_file)) if space_file else 'SPACE_FILE'} --static "
+                  f"{shlex.quote(str(table))} ...", markup=False, highlight=False, soft_wrap=True)
     if plot is not None:
 
         plot_carving(result).savefig(plot)

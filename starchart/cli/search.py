@@ -1,7 +1,7 @@
 """``starchart search``: the tree-guided search for the best configuration, stored and resumable.
 
     starchart search SPACE_FILE (evaluator options as for run) --budget N [--seed S] [--store db] [--workers W]
-                     [--time-limit 2h]
+                     [--time-limit 2h] [--static carved.csv]
 """
 
 
@@ -47,20 +47,28 @@ def search_command(
                                 "(proposed in batches; the search stays deterministic for a seed)."),
     time_limit: Optional[str] = TimeLimitOption,
     strategy: Optional[str] = typer.Option(None, "--strategy", help=f"How to choose what to measure next: "
-                                           f"{' | '.join(strategy_names())} (default: tree, or what the store "
-                                           f"recorded)."),
+                                           f"{' | '.join(strategy_names())} (default: tree, static with "
+                                           f"--static, or what the store recorded)."),
+    static: Optional[Path] = typer.Option(None, "--static", help="Static metrics per configuration (the CSV "
+                                          "starchart carve --table writes): the model splits on them from the "
+                                          "first round."),
 ) -> None:
     """Tree-guided search for the best configuration within a budget of evaluations."""
     if prior is not None and not prior.is_file():  # named here: the loader's error names only the path
         raise InputError(f"{str(prior)!r} is not a file", where="--prior",
                          hint="give earlier measurements of the same space (a cache file, data file or store)")
+    if static is not None and not static.is_file():
+        raise InputError(f"{str(static)!r} is not a file", where="--static",
+                         hint="give the table starchart carve SOURCE.cu ... --table FILE.csv writes")
     limit = parse_duration(time_limit)  # a typo is refused before anything is measured
     space, evaluator = measuring.space_and_evaluator(space_file, maximize)
     # the library's errors in the command line's words: "use --budget 81", not "use budget=81"
-    with option_names({"budget": "--budget", "seed": "--seed", "prior": "--prior", "strategy": "--strategy"}):
+    with option_names({"budget": "--budget", "seed": "--seed", "prior": "--prior", "strategy": "--strategy",
+                       "static": "--static"}):
         _print_search(_interruptible(lambda: search(evaluator, space, budget, seed=seed, store=store,
                                                     progress=True, prior=prior, workers=workers,
-                                                    time_limit=limit, strategy=strategy), store), store)
+                                                    time_limit=limit, strategy=strategy, static=static), store),
+                      store)
 
 
 def _print_search(result: Any, store: Path | None = None) -> None:

@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -52,8 +53,9 @@ from starchart.strategies.encoding import CandidatePool
 from starchart.strategies.features import ProductFeatures
 from starchart.strategies.model import TreeEnsemble
 from starchart.strategies.prior import PriorFeature
+from starchart.strategies.static import StaticFeatures
 
-__all__ = ["SearchOptions", "TreeGuidedOptimizer", "expected_improvement"]
+__all__ = ["SearchOptions", "StaticGuidedOptimizer", "TreeGuidedOptimizer", "expected_improvement"]
 
 
 @dataclass
@@ -115,12 +117,15 @@ class TreeGuidedOptimizer(CandidateStrategy):
     prior:
         Earlier measurements of the same space, ``(codes, objective values)``
         (valid ones only): the trees may split on their model's rank of a candidate.
+    static:
+        What the compiler says of each configuration (:class:`~starchart.strategies.static.StaticFeatures`):
+        the trees may split on those metrics from the first model on, and the failure model too.
     """
 
     def __init__(self, pool: CandidatePool, *, seed: int | None = None, minimize: bool = True,
                  budget: int | None = None, options: SearchOptions | None = None,
                  sampler: Callable[[np.random.Generator, int], np.ndarray] | None = None,
-                 prior: tuple[np.ndarray, np.ndarray] | None = None):
+                 prior: tuple[np.ndarray, np.ndarray] | None = None, static: StaticFeatures | None = None):
         self.pool = pool
         self.minimize = bool(minimize)
         self.budget = budget
@@ -141,6 +146,10 @@ class TreeGuidedOptimizer(CandidateStrategy):
             self._prior = PriorFeature.fit(enc, codes, self._transform(np.asarray(values, dtype=float)))
             self._feature_levels = np.append(self._feature_levels, len(self._prior.edges) + 1)
             self._feature_categorical = np.append(self._feature_categorical, False)
+        self._static = static
+        if static is not None:
+            self._feature_levels = np.concatenate([self._feature_levels, static.levels])
+            self._feature_categorical = np.concatenate([self._feature_categorical, np.zeros(len(static.names), bool)])
         self._feature_rows = np.empty((0, 0), dtype=np.int64)
 
     # ------------------------------------------------------------------ state
@@ -259,8 +268,12 @@ class TreeGuidedOptimizer(CandidateStrategy):
         feasible = np.ones(len(cand))
         if not ok.all():
             fail = TreeEnsemble(opts.n_trees, opts.feature_fraction, opts.min_samples_split)
-            fail.fit(codes[idx], (~ok).astype(float), self._n_levels, self._categorical, self.rng)
-            feasible = 1.0 - fail.predict_all(codes[cand]).mean(axis=0)
+            if self._static is None:
+                fail.fit(codes[idx], (~ok).astype(float), self._n_levels, self._categorical, self.rng)
+                feasible = 1.0 - fail.predict_all(codes[cand]).mean(axis=0)
+            else:  # what the compiler says (no binary, no room for a block) predicts failures best
+                fail.fit(features[idx], (~ok).astype(float), self._feature_levels, self._feature_categorical, self.rng)
+                feasible = 1.0 - fail.predict_all(features[cand]).mean(axis=0)
         mu = pred.mean(axis=0)
         sigma = np.maximum(pred.std(axis=0), 1e-9)
         score = expected_improvement(float(y.min()), mu, sigma) * feasible
@@ -268,12 +281,15 @@ class TreeGuidedOptimizer(CandidateStrategy):
         return int(cand[top[int(self.rng.integers(len(top)))]])
 
     def _features(self) -> np.ndarray:
-        """The model's features of every pool row (codes, pair products, prior band), extended as the pool grows."""
+        """The model's features of every pool row (codes, pair products, prior band, static metrics), extended
+        as the pool grows."""
         done = len(self._feature_rows)
         if done < len(self.pool):
             fresh = self._products.features(self.pool.codes[done:])
             if self._prior is not None:
                 fresh = np.column_stack([fresh, self._prior.bands(self.pool.codes[done:])])
+            if self._static is not None:
+                fresh = np.column_stack([fresh, self._static.features(self.pool.codes[done:])])
             self._feature_rows = fresh if not done else np.concatenate([self._feature_rows, fresh])
         return self._feature_rows
 
@@ -284,6 +300,59 @@ class TreeGuidedOptimizer(CandidateStrategy):
             return (diff > 0).sum(axis=1) <= radius
         step_ok = np.where(self._categorical, True, diff <= 1)
         return step_ok.all(axis=1) & ((diff > 0).sum(axis=1) <= radius)
+
+
+class StaticGuidedOptimizer(TreeGuidedOptimizer):
+    """The tree-guided search told what the compiler says: the ``static`` strategy.
+
+    Its trees (and its failure model) may split on each configuration's static metrics from the first model
+    on, and its initial design is drawn among the configurations carving kept, while any are open (all of the
+    space when the table does not say which were kept). Everything else is the ``tree`` strategy's.
+
+    Parameters
+    ----------
+    static:
+        :class:`~starchart.strategies.static.StaticFeatures` of the space (required).
+    pool, seed, minimize, budget, options, sampler, prior:
+        As for :class:`TreeGuidedOptimizer`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from starchart.space import Space
+    >>> from starchart.strategies.encoding import CandidatePool, Encoding
+    >>> from starchart.strategies.static import StaticFeatures
+    >>> space = Space({"x": list(range(10))})
+    >>> enc = Encoding.from_space(space)
+    >>> table = pd.DataFrame({"x": range(10), "registers": [40] * 5 + [96] * 5,
+    ...                       "carved_by": ["dominated"] * 8 + ["", ""]})
+    >>> static = StaticFeatures.from_table(enc, table)
+    >>> optimizer = StaticGuidedOptimizer(CandidatePool(enc, enc.encode(space.to_frame())), seed=0, static=static)
+    >>> sorted(enc.decode(optimizer.pool.codes[optimizer.ask_batch(2)])[i]["x"] for i in range(2))
+    [8, 9]
+    """
+
+    name = "static"
+
+    def __init__(self, pool: CandidatePool, *, static: StaticFeatures | None = None, **kwargs: Any) -> None:
+        if static is None:
+            raise InputError("the 'static' strategy needs the static metrics of the space", where="strategy",
+                             hint="pass static= a carving table (starchart.carve_source(...) or the CSV "
+                                  "`starchart carve ... -o FILE.csv` writes), or use the 'tree' strategy")
+        super().__init__(pool, static=static, **kwargs)
+        self._survives = np.zeros(0, dtype=bool)
+
+    def _explore(self, open_: np.ndarray) -> int:
+        kept = self._survivor_mask()[open_]
+        return super()._explore(open_[kept] if kept.any() else open_)
+
+    def _survivor_mask(self) -> np.ndarray:
+        """Which pool rows carving kept, extended as the pool grows."""
+        done = len(self._survives)
+        if done < len(self.pool):
+            assert self._static is not None
+            self._survives = np.concatenate([self._survives, self._static.survivors(self.pool.codes[done:])])
+        return self._survives
 
 
 @njit(cache=True)

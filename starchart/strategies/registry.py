@@ -7,6 +7,9 @@ way, through the same store, resume, workers and time limit.
 Built in:
 
 - ``tree``: the tree-guided search (:class:`~starchart.strategies.engine.TreeGuidedOptimizer`);
+- ``static``: the same, told each configuration's static metrics by the compiler (carving's table), its
+  initial design drawn among the configurations carving kept
+  (:class:`~starchart.strategies.engine.StaticGuidedOptimizer`);
 - ``uniform``: configurations drawn uniformly at random, none twice (the baseline every method is
   measured against);
 - ``exhaustive``: every configuration, in the order the space enumerates them (a space too large to
@@ -41,7 +44,7 @@ from starchart._util.plugins import PluginLoader
 from starchart.errors import InputError, arg
 from starchart.strategies.base import CandidateStrategy, Sampler
 from starchart.strategies.encoding import CandidatePool
-from starchart.strategies.engine import TreeGuidedOptimizer
+from starchart.strategies.engine import StaticGuidedOptimizer, TreeGuidedOptimizer
 
 #: The entry-point group through which other packages add strategies: ``name = "module:Class"``.
 ENTRY_POINT_GROUP = "starchart.strategies"
@@ -114,8 +117,8 @@ class ExhaustiveStrategy(PoolStrategy):
 
 
 #: Strategy classes by name: built-in first, then registered and installed ones (read on first use).
-STRATEGIES: dict[str, type] = {"tree": TreeGuidedOptimizer, "uniform": UniformStrategy,
-                               "exhaustive": ExhaustiveStrategy}
+STRATEGIES: dict[str, type] = {"tree": TreeGuidedOptimizer, "static": StaticGuidedOptimizer,
+                               "uniform": UniformStrategy, "exhaustive": ExhaustiveStrategy}
 _plugins = PluginLoader(ENTRY_POINT_GROUP)
 
 

@@ -36,6 +36,7 @@ measurements are replayed, not measured again.
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from collections.abc import Iterable, Mapping
@@ -59,7 +60,8 @@ from starchart.strategies.engine import SearchOptions
 from starchart.strategies.neighbourhood import Neighbourhood, best_neighbourhood
 from starchart.strategies.prior import prior_dataset, prior_measurements
 from starchart.strategies.registry import strategy_class
-from starchart.study.records import SearchRecord
+from starchart.strategies.static import StaticFeatures, static_table
+from starchart.study.records import GIVEN_TABLE, SearchRecord
 from starchart.study.runner import (
     A_SPACE,
     AN_EVALUATOR,
@@ -204,7 +206,8 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
            initial: Iterable[Mapping[str, Any]] | pd.DataFrame | None = None,
            store: Store | str | Path | None = None, progress: bool = False,
            options: SearchOptions | None = None, prior: Dataset | str | Path | None = None,
-           workers: int = 1, time_limit: float | None = None, strategy: str | None = None) -> SearchResult:
+           workers: int = 1, time_limit: float | None = None, strategy: str | None = None,
+           static: Any = None) -> SearchResult:
     """Search ``space`` for the configuration that optimises ``evaluator``'s objective.
 
     Parameters
@@ -255,8 +258,15 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
 
     strategy:
         How to choose what to measure next (:mod:`starchart.strategies.registry`): ``"tree"`` (the
-        tree-guided search), ``"uniform"``, ``"exhaustive"`` or a registered plug-in; default: the
-        strategy ``store`` recorded, else ``"tree"``. ``prior`` and ``options`` guide the tree only.
+        tree-guided search), ``"static"`` (the same, told ``static``), ``"uniform"``, ``"exhaustive"`` or a
+        registered plug-in; default: the strategy ``store`` recorded, else ``"static"`` when ``static`` is
+        given, else ``"tree"``. ``prior``, ``options`` and ``static`` guide the tree only.
+    static:
+        What the compiler says of each configuration, before anything runs: the table of a carving (the
+        result of :func:`starchart.carve_source`, its ``.frame``, or the CSV ``starchart carve ... -o FILE.csv``
+        writes). The trees may split on its metrics (registers, occupancy, instructions, …) from the first
+        model on, and the ``static`` strategy draws its initial design among the configurations carving kept
+        (:mod:`starchart.strategies.static`). A file is recorded, so a resume finds it again.
 
     Returns
     -------
@@ -295,11 +305,13 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
             seed = int(recorded.seed) if recorded else int(np.random.SeedSequence().entropy % 2**32)
         if prior is None and recorded and recorded.prior:  # and its warm start, for the same reason
             prior = _stored_prior(recorded.prior, store)
+        if static is None and recorded and recorded.static:  # and its static metrics
+            static = _stored_static(recorded.static, store)
         if strategy is None:  # and its strategy
-            strategy = str(recorded.strategy) if recorded else "tree"
+            strategy = str(recorded.strategy) if recorded else "static" if static is not None else "tree"
         strategy_class(strategy)  # a recorded name no longer installed: refused before anything is measured
         return _search(evaluator, space, budget, seed, initial, db, progress, options, count, prior, recorded,
-                       workers, time_limit, strategy)
+                       workers, time_limit, strategy, static)
 
 
 def resume_search(store: str | Path, *, progress: bool = False, workers: int | None = None,
@@ -335,19 +347,45 @@ def _stored_prior(prior: str, store: Any) -> str:
     return prior
 
 
+def _stored_static(static: str, store: Any) -> str:
+    """The static metrics a stored search recorded (a file's absolute path), to continue the search with them."""
+    if static == GIVEN_TABLE or not Path(static).is_file():
+        told = "given as a table" if static == GIVEN_TABLE else f"read from {static}, which is not a file here"
+        raise InputError(f"the search in this store was told static metrics {told}",
+                         where=str(getattr(store, "path", store)),
+                         hint=f"pass the same static metrics again ({arg('static', '...')}), or search with a new store")
+    return static
+
+
+def _static_features(static: Any, enc: Encoding, strategy: str) -> tuple[dict[str, Any], str | None]:
+    """The strategy's ``static`` argument (none when not given) and what the store records of it."""
+    if static is None:
+        return {}, None
+    cls = strategy_class(strategy)
+    if "static" not in inspect.signature(cls).parameters:
+        raise InputError(f"the {strategy!r} strategy cannot use static metrics", where="strategy",
+                         hint=f"use {arg('strategy', repr('static'))} or {arg('strategy', repr('tree'))}, "
+                              f"or leave out {arg('static', '')}")
+    features = StaticFeatures.from_table(enc, static_table(static))
+    # a file is recorded by its absolute path, so the search resumes from any folder
+    source = str(Path(static).resolve()) if isinstance(static, (str, Path)) else GIVEN_TABLE
+    return {"static": features}, source
+
+
 def _check_seed(seed: Any) -> int | None:
     return check_seed(seed, hint=f"e.g. {arg('seed', '1')}, or leave it out for a fresh one (kept in the result)")
 
 
 def _settings(budget: int, seed: int, evaluator: Evaluator, prior: str | None,
-              recorded: SearchRecord | None, workers: int = 1, strategy: str = "tree") -> SearchRecord:
+              recorded: SearchRecord | None, workers: int = 1, strategy: str = "tree",
+              static: str | None = None) -> SearchRecord:
     """What the store records of this search; a store first searched with other settings keeps those too.
 
     ``workers`` and ``strategy`` are written only when not the default, so stores of one-worker tree searches
     stay as they were (proposals come in batches of ``workers``: a resume needs it to propose the same ones).
     """
     return SearchRecord(budget=budget, seed=seed, objective=evaluator.objective, minimize=evaluator.minimize,
-                        prior=prior, workers=workers, strategy=strategy).after(recorded)
+                        prior=prior, workers=workers, strategy=strategy, static=static).after(recorded)
 
 
 def _check_workers(workers: Any) -> int:
@@ -382,7 +420,7 @@ def _check_budget(budget: Any) -> int:
 def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial: Any, db: Store,
             progress: bool, options: SearchOptions | None, count: Any, prior: Any,
             recorded: SearchRecord | None, workers: int, time_limit: float | None = None,
-            strategy: str = "tree") -> SearchResult:
+            strategy: str = "tree", static: Any = None) -> SearchResult:
 
     space = study_space(db, space)
     evaluator = study_evaluator(db, evaluator, space)
@@ -400,9 +438,10 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
         # a file is recorded by its absolute path, so the search resumes from any folder
         source = str(Path(given).resolve()) if isinstance(given, (str, Path)) else str(
             prior.meta.get("source", "a Dataset"))
+    told, static_source = _static_features(static, enc, strategy)
     optimizer = strategy_class(strategy)(pool, seed=seed, minimize=evaluator.minimize, budget=budget,
-                                         options=options, sampler=sampler, prior=earlier)
-    settings = _settings(budget, seed, evaluator, source, recorded, workers, strategy)
+                                         options=options, sampler=sampler, prior=earlier, **told)
+    settings = _settings(budget, seed, evaluator, source, recorded, workers, strategy, static_source)
     settings.write(db)
     # as run() records its sessions (with the machine's environment, which the store's dataset reports)
     db.add_session(session_record(evaluator, search=True))

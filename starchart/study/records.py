@@ -22,7 +22,7 @@ from typing import Any, ClassVar, TypeVar
 from starchart.errors import InputError
 from starchart.study.store import Store, with_earlier
 
-__all__ = ["PlanRecord", "SampleSizeRecord", "SearchRecord", "StudyRecord"]
+__all__ = ["GIVEN_TABLE", "PlanRecord", "SampleSizeRecord", "SearchRecord", "StudyRecord"]
 
 R = TypeVar("R", bound="StudyRecord")
 
@@ -99,7 +99,7 @@ class SearchRecord(StudyRecord):
     """What :func:`~starchart.strategies.search.search` recorded: enough to resume it identically."""
 
     KEY: ClassVar[str] = "search"
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"workers", "strategy"})
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"workers", "strategy", "static"})
 
     budget: int
     seed: int
@@ -109,6 +109,12 @@ class SearchRecord(StudyRecord):
     #: proposals come in batches of this size: a resume needs it to propose the same ones
     workers: int = 1
     strategy: str = "tree"
+    #: the static metrics the search was told: a file's absolute path, or :data:`GIVEN_TABLE`
+    static: str | None = None
+
+
+#: What a search records of static metrics given as a table in memory (a resume must be given them again).
+GIVEN_TABLE = "a table given in memory"
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import re
 import sqlite3
 import sys
 
+import pandas as pd
 import pytest
 import typer
 from typer.testing import CliRunner
@@ -166,6 +167,33 @@ def test_carve_a_cuda_kernel_then_measure_only_the_survivors(tmp_path):
                     "--pattern", r"time: (\S+)")
     assert result.exit_code == 0, result.output
     assert len(Store.open(tmp_path / "s.db").to_dataset()) == n_kept
+
+
+def test_carve_writes_the_static_metrics_a_search_then_uses(tmp_path):
+    from child_env import ROOT
+
+    needs_carve_toolchain()
+    table = tmp_path / "static.csv"
+    space = ROOT / "examples/carve/matmul.yaml"
+    result = invoke("carve", ROOT / "examples/carve/matmul.cu", "--kernel", "matmul", "--space", space, "--cc", "9.0",
+                    "--threads-per-block", "TILE * TILE // WPT", "--threads", "1024 * 1024 // WPT", "-D", "N=1024",
+                    "--table", table)
+    assert result.exit_code == 0, result.output
+    assert f"--static {table}" in " ".join(result.output.split())
+    written = pd.read_csv(table)
+    assert {"registers", "occupancy", "carved_by"} <= set(written.columns) and "cubin" not in written.columns
+    kept = {(r.TILE, r.WPT) for r in written[written.carved_by.isna()].itertuples()}
+    command = ("--command", f"{sys.executable} -c \"print('time:', {{TILE}} / {{WPT}})\"", "--pattern", r"time: (\S+)")
+    result = invoke("search", space, *command, "--budget", "6", "--seed", "1", "--static", table,
+                    "--store", tmp_path / "s.db")
+    assert result.exit_code == 0, result.output
+    with Store.open(tmp_path / "s.db") as db:
+        assert db.get("search")["strategy"] == "static" and db.get("search")["static"] == str(table.resolve())
+        measured = db.to_dataset().frame
+    first = min(len(kept), 5)  # the initial design (5 for a budget of 6) is drawn among what carving kept
+    assert all((r.TILE, r.WPT) in kept for r in measured.head(first).itertuples())
+    result = invoke("search", space, *command, "--budget", "6", "--static", tmp_path / "absent.csv")
+    assert result.exit_code == 2 and "--static" in result.output and "carve" in result.output
 
 
 def test_carve_defines_the_parameters_and_names_a_missing_define(tmp_path):

@@ -1,4 +1,4 @@
-"""The registry of search strategies: tree, uniform, exhaustive and plug-ins, driven by one search loop
+"""The registry of search strategies: tree, static, uniform, exhaustive and plug-ins, driven by one search loop
 with the same store, resume and determinism as the tree-guided search."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def configs(result):
 
 
 def test_the_built_in_strategies_are_registered():
-    assert strategy_names()[:3] == ["tree", "uniform", "exhaustive"]
+    assert strategy_names()[:4] == ["tree", "static", "uniform", "exhaustive"]
 
 
 def test_uniform_measures_distinct_configurations_and_repeats_for_a_seed():

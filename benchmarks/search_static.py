@@ -1,0 +1,191 @@
+"""The search told what the compiler says (the ``static`` strategy) against the search without it and every
+method of ``benchmarks/search.py``, on the replayed spaces whose kernel sources were found.
+
+    python benchmarks/search_static.py [--seeds 30] [--jobs 1] [--convolution-source PATH/convolution.cu]
+
+Spaces: pnpoly (RTX 3090) and dedispersion (A100), whose sources are in ``benchmarks/carving/`` (MIT), and,
+given ``--convolution-source``, convolution on the A100, A4000 and A6000. The convolution kernel that made those
+caches has no licence, so it is not in the repository: ``benchmarks/carving/SOURCES.md`` §1 says where it is.
+
+Per space, every configuration is compiled for the measured GPU's compute capability and carved, exactly as
+``benchmarks/carving_spaces.py`` does (NVRTC and ptxas from PyPI, no GPU; the binaries are cached in
+``~/.cache/starchart/carve``, and the carving table in ``--work``). Then, for seeds 0 … N − 1 and budgets
+20/50/100/200, failures charged (the rules of ``benchmarks/search.py``):
+
+- ``static``: the ``static`` strategy: the trees may split on the carving table's metrics from the first model
+  on, and the initial design is drawn among what carving kept (every seed);
+- ``static features``: the ``tree`` strategy given the same table, its initial design uniform: which half of the
+  strategy does the work (``--ablation-seeds``, 10 by default).
+
+``starchart`` (the ``tree`` strategy, as it is) and the other methods (uniform, Kernel Tuner's strategies, Optuna's
+TPE) are read from the runs of record in ``benchmarks/results/search.json`` (same seeds, same budgets, same
+quality: optimum ÷ best time found). So that the record can stand in for a fresh run, ``--check-seeds`` seeds
+(3 by default) of ``starchart`` are run again here on every space and must give the recorded qualities; the
+JSON keeps the comparison.
+
+Prints a table and writes ``benchmarks/results/search_static.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from carving_spaces import HERE, KERNELS, Kernel
+from common import DATASETS, RESULTS, report
+from search import BUDGETS, WITHIN, _quality, _space_data
+
+ROOT = Path(__file__).resolve().parent.parent
+OURS = ["static", "static features", "starchart"]
+OTHERS = ["starchart", "uniform", "genetic_algorithm", "bayes_opt", "diff_evo", "pso", "random_sample", "optuna_tpe"]
+SPACE_OF = {"pnpoly": "pnpoly RTX 3090", "dedispersion": "dedispersion A100"}
+_CONV_THREADS = "-(-4096 // (block_size_x * tile_size_x)) * block_size_x * -(-4096 // (block_size_y * tile_size_y)) * block_size_y"
+
+
+def convolution_kernels(source: Path) -> list[tuple[str, Kernel]]:
+    """The three convolution spaces (their launch: ``benchmarks/carving/SOURCES.md`` §1.3)."""
+    space = ROOT / "examples" / "spaces" / "convolution.yaml"
+    return [(f"convolution {gpu}", Kernel("convolution", source, "convolution_kernel", space,
+                                          DATASETS / "convolution" / f"{gpu}.json.gz", cc,
+                                          "block_size_x * block_size_y", _CONV_THREADS))
+            for gpu, cc in (("A100", "8.0"), ("A4000", "8.6"), ("A6000", "8.6"))]
+
+
+def carving_table(kernel: Kernel, work: Path, jobs: int) -> pd.DataFrame:
+    """Every configuration's static metrics and carving verdict (compiled once, then read from ``work``)."""
+    from starchart.carve import carve_source
+    from starchart.space import Space
+
+    path = work / f"static_{kernel.name}_{kernel.cc.replace('.', '')}.pkl"
+    if not path.exists():
+        result = carve_source(kernel.source, kernel.kernel, Space.from_file(kernel.space), kernel.cc,
+                              threads_per_block=kernel.threads_per_block, threads=kernel.threads, jobs=jobs,
+                              progress=True)
+        result.frame.drop(columns=["cubin"]).to_pickle(path)
+    return pd.read_pickle(path)
+
+
+def one_run(task: tuple[str, str, int, list[int], str]) -> tuple[str, str, int, dict[int, float]]:
+    """Quality per budget of one method on one space for one seed."""
+    method, name, seed, budgets, table_path = task
+    from starchart import search
+    from starchart.measure import ReplayEvaluator
+
+    ds, space, metric, optimum = _space_data(name)
+    evaluator = ReplayEvaluator(ds, metrics=[metric])
+    table = pd.read_pickle(table_path) if method != "starchart" else None
+    strategy = {"starchart": "tree", "static features": "tree", "static": "static"}[method]
+    out = {}
+    for budget in budgets:
+        best = search(evaluator, space, budget, seed=seed, strategy=strategy, static=table).best
+        out[budget] = _quality(optimum, best.value if best else np.nan)
+    return method, name, seed, out
+
+
+def summary_rows(runs: dict[str, dict[str, dict[str, dict[str, float]]]], spaces: list[str],
+                 budgets: list[int]) -> list[dict[str, Any]]:
+    rows = []
+    for method, by_space in runs.items():
+        for budget in budgets:
+            row: dict[str, Any] = {"method": method, "budget": budget}
+            every = []
+            for name in spaces:
+                values = [seeds[str(budget)] for seeds in by_space.get(name, {}).values() if str(budget) in seeds]
+                row[name] = float(np.median(values)) if values else None
+                every += values
+            if not every:
+                continue
+            row["median all"] = float(np.median(every))
+            row["within 5%"] = float(np.mean(np.array(every) >= WITHIN))
+            row["runs"] = len(every)
+            rows.append(row)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=30)
+    parser.add_argument("--ablation-seeds", type=int, default=10, help="seeds of the 'static features' variant")
+    parser.add_argument("--check-seeds", type=int, default=3, help="seeds of starchart run again, to check the record")
+    parser.add_argument("--jobs", type=int, default=1, help="runs at once (and configurations compiled at once)")
+    parser.add_argument("--convolution-source", type=Path, help="the unlicensed convolution.cu (SOURCES.md §1)")
+    parser.add_argument("--only", default="", help="only the spaces whose name contains this")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/starchart-search-static"))
+    args = parser.parse_args()
+    if not DATASETS.exists():
+        sys.exit(f"{DATASETS} not found: the measured caches are needed")
+    args.work.mkdir(parents=True, exist_ok=True)
+    kernels = [(SPACE_OF[k.name], k) for k in KERNELS]
+    if args.convolution_source:
+        kernels += convolution_kernels(args.convolution_source)
+    kernels = [(name, k) for name, k in kernels if args.only in name]
+    budgets = [b for b in BUDGETS if b <= 200]
+    tables = {name: carving_table(k, args.work, args.jobs) for name, k in kernels}
+    table_paths = {}
+    for name, table in tables.items():
+        table_paths[name] = str(args.work / f"table_{name.replace(' ', '_')}.pkl")
+        table.to_pickle(table_paths[name])
+
+    runs_path = args.work / "runs.json"
+    runs: dict[str, Any] = json.loads(runs_path.read_text()) if runs_path.exists() else {}
+    seeds = {"static": args.seeds, "static features": args.ablation_seeds, "starchart": args.check_seeds}
+    tasks = [(m, name, seed, budgets, table_paths[name]) for m in OURS for name in tables for seed in range(seeds[m])
+             if str(seed) not in runs.get(m, {}).get(name, {})]
+    start = time.process_time()
+    pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
+    results = pool.map(one_run, tasks) if pool else map(one_run, tasks)
+    for i, (method, name, seed, out) in enumerate(results, 1):
+        runs.setdefault(method, {}).setdefault(name, {})[str(seed)] = {str(b): round(q, 5) for b, q in out.items()}
+        runs_path.write_text(json.dumps(runs))  # every run kept as it ends: an interrupted benchmark resumes
+        print(f"{i}/{len(tasks)} {method} {name} seed {seed}: "
+              + " ".join(f"{b}:{q:.3f}" for b, q in out.items()), flush=True)
+    if pool:
+        pool.shutdown()
+
+    of_record = json.loads((RESULTS / "search.json").read_text())["runs"]
+    spaces = list(tables)
+    check = {name: {seed: {"now": runs["starchart"][name][seed], "record": _recorded(of_record, name, seed, budgets)}
+                    for seed in sorted(runs["starchart"][name], key=int)[:args.check_seeds]} for name in spaces}
+    same = all(c["now"] == c["record"] for by_seed in check.values() for c in by_seed.values())
+    print(f"starchart run again on {args.check_seeds} seeds per space: {'the recorded qualities' if same else 'DIFFERS'}")
+    every = {m: {name: {s: v for s, v in runs[m][name].items() if int(s) < seeds[m]} for name in spaces
+                 if name in runs.get(m, {})}
+             for m in OURS if m != "starchart"}
+    every |= {m: {name: {s: v for s, v in of_record[m][name].items() if int(s) < args.seeds}
+                  for name in spaces if name in of_record.get(m, {})} for m in OTHERS}
+    rows = summary_rows(every, spaces, budgets)
+    carving = {name: {"configurations": len(t), "kept_by_carving": int((t["carved_by"] == "").sum()),
+                      "metrics": [c for c in t.columns if c in _metric_names()]} for name, t in tables.items()}
+    report("search_static", "The search told the compiler's static metrics, against the search without them and "
+           "the methods of benchmarks/search.py (median quality; share of runs within 5 % of the optimum)", rows,
+           extra={"seeds": args.seeds, "ablation_seeds": args.ablation_seeds, "budgets": budgets, "carving": carving,
+                  "starchart_rerun_matches_record": same, "starchart_rerun": check,
+                  "others_from": "benchmarks/results/search.json (runs of record, same seeds and budgets)",
+                  "cpu_seconds_this_run": time.process_time() - start,
+                  "command": "python benchmarks/search_static.py" + (f" --seeds {args.seeds}" if args.seeds != 30 else "")
+                             + (" --convolution-source convolution.cu" if args.convolution_source else ""),
+                  "runs": every})
+
+
+def _recorded(of_record: dict, name: str, seed: str, budgets: list[int]) -> dict[str, float] | None:
+    """The recorded qualities of ``starchart`` on ``name`` for ``seed`` (None: not in the record)."""
+    runs = of_record.get("starchart", {}).get(name, {}).get(seed)
+    return None if runs is None else {str(b): runs[str(b)] for b in budgets}
+
+
+def _metric_names() -> tuple[str, ...]:
+    from starchart.strategies.static import STATIC_METRICS
+
+    return STATIC_METRICS
+
+
+if __name__ == "__main__":
+    assert HERE.exists()
+    main()
