@@ -51,6 +51,7 @@ from starchart.tree import (
     best_leaf_line,
     describe_error,
     dot_to_svg,
+    expanded_nodes,
     fit_stated_tree,
 )
 
@@ -185,6 +186,9 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
          depth: int = typer.Option(SHOWN_DEPTH, "--depth", min=0,
                                    help="Text on the terminal: draw the tree down to this depth (the fit is whole)."),
          full: bool = typer.Option(False, "--full", help="Text: draw every node (always so with -o)."),
+         top_splits: Optional[int] = typer.Option(None, "--top-splits", min=1, metavar="K",
+                                                  help="Draw only the K splits that explain most, the way to "
+                                                       "the best leaf and the splits above them (text, dot, svg)."),
          leaf: Optional[str] = typer.Option(None, "--leaf", metavar="ID|best",
                                             help="Print that leaf (its [number] in the drawing, or 'best') as "
                                                  "restrictions, to sample more inside it: starchart space SPACE "
@@ -238,15 +242,17 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
     elif fmt is TreeFormat.json:
         _emit(fitted.to_json(), output)
     elif fmt is TreeFormat.dot:
-        _emit(fitted.to_dot(), output)
+        _emit(fitted.to_dot(top_splits=top_splits, minimize=minimize_for(maximize, metric, ds.meta)), output)
     elif fmt is TreeFormat.svg:
 
-        _emit(dot_to_svg(fitted.to_dot()), output)
+        _emit(dot_to_svg(fitted.to_dot(top_splits=top_splits, minimize=minimize_for(maximize, metric, ds.meta))),
+              output)
     else:
         minimize = minimize_for(maximize, metric, ds.meta)
-        shown = None if full or output is not None else depth
+        shown = None if full or output is not None or top_splits is not None else depth
         text = _tree_summary(fitted, metric, int(finite.sum()), str(data), said, minimize,
-                             left_out=int((~finite).sum()), shown_depth=shown, unit=unit_of(metric, ds.meta))
+                             left_out=int((~finite).sum()), shown_depth=shown, unit=unit_of(metric, ds.meta),
+                             top_splits=top_splits)
         if forest is not None:  # after the single tree's summary, before its drawing
             header, drawing = text.split("\n\n", 1)
             text = header + _forest_summary(X, y, forest) + "\n" + drawing
@@ -291,9 +297,10 @@ def _check_seed(seed: Optional[int], sample: Optional[int]) -> None:
 
 def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str = "",
                   minimize: bool = True, left_out: int = 0, shown_depth: Optional[int] = None,
-                  unit: Optional[str] = None) -> str:
+                  unit: Optional[str] = None, top_splits: Optional[int] = None) -> str:
     """The tree's header lines (size, cross-validated error, importance, best leaf), then its drawing down to
-    ``shown_depth`` (all of it for None), then how many nodes the drawing left out and how to see them."""
+    ``shown_depth`` (all of it for None; only the ``top_splits`` splits that explain most, with the way to the
+    best leaf, when given), then how many nodes the drawing left out and how to see them."""
     importance = fitted.importance(normalize=True).sort_values(ascending=False)
     ranked = ", ".join(f"{name} {share:.1%}" for name, share in importance.items() if share > 0)
     lines = [f"Starchart tree of {metric} — {source}",
@@ -303,9 +310,14 @@ def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str
              *([error_line] if error_line else []),
              f"parameter importance (share of SSE explained): {ranked or 'none'}",
              best_leaf_line(fitted, metric, minimize, unit),
-             "", fitted.export_text(max_depth=shown_depth)]
+             "", fitted.export_text(max_depth=shown_depth, top_splits=top_splits, minimize=minimize)]
     hidden = int((fitted.tree_.depth > shown_depth).sum()) if shown_depth is not None else 0
-    if hidden:
+    if top_splits is not None:
+        drawn = 1 + 2 * len(expanded_nodes(fitted, top_splits=top_splits, minimize=minimize))
+        if drawn < fitted.tree_.node_count:
+            lines += ["", f"{fitted.tree_.node_count - drawn} of {fitted.tree_.node_count} nodes lie below splits "
+                          f"that explain less and are not drawn: --full draws them all"]
+    elif hidden:
         lines += ["", f"{hidden} of {fitted.tree_.node_count} nodes lie below depth {shown_depth} and are not drawn: "
                       f"--full draws them all, --depth D to depth D, --format svg -o tree.svg as a picture"]
     return "\n".join(lines) + "\n"

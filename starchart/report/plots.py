@@ -47,10 +47,10 @@ from matplotlib.ticker import NullLocator
 from starchart._util.axes import plain_log_ticks
 from starchart._util.text import shorten
 from starchart._util.units import KNOWN_UNITS, metric_label, metric_unit, unit_of  # noqa: F401  (KNOWN_UNITS: re-exported, it lived here)
-from starchart._util.validation import check_seed
+from starchart._util.validation import Interval, check, check_seed
 from starchart.dataset import REPEATS_PREFIX
 from starchart.errors import InputError
-from starchart.tree import format_value, split_labels
+from starchart.tree import expanded_nodes, format_value, split_labels
 
 if TYPE_CHECKING:
     from starchart.dataset import Dataset
@@ -167,7 +167,8 @@ def _edge_label(tree: StarchartTree, node: Any) -> tuple[str, str]:
 def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | None = None,
               minimize: bool = True, max_depth: int | None = None, title: str | None = None,
               cmap: str | None = None, slot_width: float = 0.62, level_height: float = 0.95,
-              root_left: bool | None = None, expand: Collection[int] | None = None) -> Figure:
+              root_left: bool | None = None, expand: Collection[int] | None = None,
+              top_splits: int | None = None) -> Figure:
     """Draw a fitted tree: one box per node, leaves coloured by their mean.
 
     Inner nodes show the split parameter, their sample count and mean; the edges
@@ -191,6 +192,9 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
     expand:
         Draw the children of these nodes only (see :func:`splits_that_matter`); the others are drawn
         as boxes marked ``…`` when they hold more splits.
+    top_splits:
+        Draw only the ``top_splits`` splits that reduce the squared error most, the splits on the way to the
+        best leaf and those above them (:func:`~starchart.tree.expanded_nodes`), instead of ``expand``.
     title:
         Figure title; default names the metric, leaf count and depth.
     cmap:
@@ -202,6 +206,9 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
         shows the top of the tree (and the colour bar, then placed beside the title).
     """
     tree._check_fitted()
+    if top_splits is not None:
+        check("top_splits", top_splits, Interval(int, 1, None), hint="e.g. 3")
+        expand = expanded_nodes(tree, max_depth, top_splits, minimize)
     nodes = tree.nodes_
     what = metric_label(metric, unit) if metric else "the response"
     if title is None:

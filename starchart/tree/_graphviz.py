@@ -7,7 +7,7 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from starchart.errors import StarchartError
-from starchart.tree._text import split_labels
+from starchart.tree._text import count_below, expanded_nodes, split_labels
 
 if TYPE_CHECKING:
     from starchart.tree._tree import StarchartTree
@@ -17,8 +17,11 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def tree_to_dot(tree: "StarchartTree", decimals: int = 4, max_depth: int | None = None) -> str:
-    """Graphviz DOT source: boxes for splits, ellipses for leaves, labelled edges.
+def tree_to_dot(tree: "StarchartTree", decimals: int = 4, max_depth: int | None = None,
+                top_splits: int | None = None, minimize: bool = True) -> str:
+    """Graphviz DOT source: boxes for splits, ellipses for leaves, labelled edges. ``max_depth`` and
+    ``top_splits`` choose the splits shown as :func:`~starchart.tree._text.expanded_nodes` does; a node whose
+    split is hidden is drawn as a leaf that says how many nodes lie below it.
 
     Examples
     --------
@@ -30,14 +33,17 @@ def tree_to_dot(tree: "StarchartTree", decimals: int = 4, max_depth: int | None 
     """
     lines = ["digraph starchart {", '  node [fontname="Helvetica", fontsize=10];',
              '  edge [fontname="Helvetica", fontsize=9];']
+    shown = expanded_nodes(tree, max_depth, top_splits, minimize)
     for node in tree.nodes_:
-        if max_depth is not None and node.depth > max_depth:
+        if node.parent is not None and node.parent not in shown:
             continue
-        collapsed = max_depth is not None and node.depth == max_depth and not node.is_leaf
+        collapsed = not node.is_leaf and node.id not in shown
         shape = "ellipse" if node.is_leaf or collapsed else "box"
         label = f"n={node.n_samples}\\nmean={node.mean:.{decimals}g}"
         if node.is_leaf or collapsed:
             label += f"\\nstd={node.std:.{decimals}g}"
+        if collapsed:
+            label += f"\\n(+{count_below(tree, node.id)} nodes below)"
         lines.append(f'  n{node.id} [shape={shape}, label="{label}"];')
         if node.is_leaf or collapsed:
             continue

@@ -115,16 +115,48 @@ def count_below(tree: "StarchartTree", node_id: int) -> int:
     return count
 
 
-def tree_to_text(tree: "StarchartTree", decimals: int = 4, max_depth: int | None = None) -> str:
-    """Render ``tree`` as an indented tree, one line per node with its sample count and mean; a node cut
-    off by ``max_depth`` says how many nodes lie below it."""
+def expanded_nodes(tree: "StarchartTree", max_depth: int | None = None, top_splits: int | None = None,
+                   minimize: bool = True) -> set[int]:
+    """The internal nodes whose split a rendering shows: those above ``max_depth``, and with ``top_splits=K``
+    only the K splits that reduce the squared error most, the splits on the path to the best leaf (lowest mean
+    when ``minimize``), and the splits above those, so the view stays one tree.
+
+    >>> import pandas as pd
+    >>> from starchart.tree._tree import StarchartTree
+    >>> X = pd.DataFrame({"tpp": [1, 1, 1, 1, 8, 8, 8, 8], "ppb": [1, 2, 1, 2, 1, 2, 1, 2]})
+    >>> tree = StarchartTree(min_samples_split=2).fit(X, [30, 30.1, 30, 30.1, 1, 1.2, 1, 1.2])
+    >>> sorted(expanded_nodes(tree, top_splits=1, minimize=False))  # the root, and the way to the slow leaf
+    [0, 1]
+    """
+    internal = {node.id for node in tree.nodes_ if not node.is_leaf}
+    if max_depth is not None:
+        internal = {i for i in internal if tree.nodes_[i].depth < max_depth}
+    if top_splits is None:
+        return internal
+    ranked = sorted(internal, key=lambda i: (-tree.nodes_[i].improvement, i))[:top_splits]
+    best = tree.best_leaf(minimize=minimize).node_id
+    shown: set[int] = set()
+    for start in [*ranked, tree.nodes_[best].parent]:
+        node = start
+        while node is not None and node not in shown:
+            shown.add(node)
+            node = tree.nodes_[node].parent
+    return shown & internal
+
+
+def tree_to_text(tree: "StarchartTree", decimals: int = 4, max_depth: int | None = None,
+                 top_splits: int | None = None, minimize: bool = True) -> str:
+    """Render ``tree`` as an indented tree, one line per node with its sample count and mean; a node whose
+    split is not shown (below ``max_depth``, or not among the ``top_splits``: :func:`expanded_nodes`) says how
+    many nodes lie below it."""
+    shown = expanded_nodes(tree, max_depth, top_splits, minimize)
     root = tree.nodes_[0]
     lines = [f"[{root.id}] all designs  n={root.n_samples}  mean={root.mean:.{decimals}g}"]
     # Depth-first with explicit stack: (node id, label, prefix, is_last)
     stack: list[tuple[int, str, str, bool]] = []
 
     def push_children(node: "TreeNode", prefix: str) -> None:
-        if node.is_leaf or (max_depth is not None and node.depth >= max_depth):
+        if node.id not in shown:
             return
         left_label, right_label = split_labels(tree, node)
         stack.append((node.right, right_label, prefix, True))
@@ -135,7 +167,7 @@ def tree_to_text(tree: "StarchartTree", decimals: int = 4, max_depth: int | None
         node_id, label, prefix, last = stack.pop()
         node = tree.nodes_[node_id]
         branch = "└── " if last else "├── "
-        cut = max_depth is not None and node.depth >= max_depth and not node.is_leaf
+        cut = node.id not in shown and not node.is_leaf
         lines.append(f"{prefix}{branch}{label}  {_stats(node, decimals, count_below(tree, node_id) if cut else 0)}")
         push_children(node, prefix + ("    " if last else "│   "))
     return "\n".join(lines)

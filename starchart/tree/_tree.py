@@ -736,17 +736,38 @@ class StarchartTree(Validated):
         return pd.DataFrame([{name: getattr(leaf, name) for name in names} for leaf in self.leaves_], columns=names)
 
     # --------------------------------------------------------------- exporting
-    def export_text(self, decimals: int = 4, max_depth: int | None = None) -> str:
-        """An indented text rendering of the tree (see :mod:`starchart.tree._text`)."""
-        self._check_fitted()
-        _check_render_options(decimals, max_depth)
-        return tree_to_text(self, decimals=decimals, max_depth=max_depth)
+    def export_text(self, decimals: int = 4, max_depth: int | None = None, top_splits: int | None = None,
+                    minimize: bool = True) -> str:
+        """An indented text rendering of the tree (see :mod:`starchart.tree._text`).
 
-    def to_dot(self, decimals: int = 4, max_depth: int | None = None) -> str:
-        """Graphviz DOT source of the tree (see :mod:`starchart.tree._graphviz`)."""
+        ``max_depth`` shows the splits above that depth; ``top_splits=K`` only the K splits that reduce the
+        squared error most, with the path to the best leaf (lowest mean when ``minimize``, else highest) and
+        the splits above them: a deep tree read by importance, not by depth. A hidden split's node says how
+        many nodes lie below it.
+
+        >>> import pandas as pd
+        >>> X = pd.DataFrame({"tpp": [1, 1, 1, 1, 8, 8, 8, 8], "ppb": [1, 2, 1, 2, 1, 2, 1, 2]})
+        >>> tree = StarchartTree(min_samples_split=2).fit(X, [30, 30.1, 30, 30.1, 1, 1.2, 1, 1.2])
+        >>> print(tree.export_text(decimals=3, top_splits=1))
+        [0] all designs  n=8  mean=15.6
+        ├── tpp = 1  [1] n=4  mean=30.1  (+2 nodes below)
+        └── tpp = 8  [2] n=4  mean=1.1
+            ├── ppb = 1  [5] leaf  n=2  mean=1
+            └── ppb = 2  [6] leaf  n=2  mean=1.2
+        """
         self._check_fitted()
-        _check_render_options(decimals, max_depth)
-        return tree_to_dot(self, decimals=decimals, max_depth=max_depth)
+        _check_render_options(decimals, max_depth, top_splits)
+        return tree_to_text(self, decimals=decimals, max_depth=max_depth, top_splits=top_splits,
+                            minimize=bool(minimize))
+
+    def to_dot(self, decimals: int = 4, max_depth: int | None = None, top_splits: int | None = None,
+               minimize: bool = True) -> str:
+        """Graphviz DOT source of the tree (see :mod:`starchart.tree._graphviz`); ``max_depth``, ``top_splits``
+        and ``minimize`` as for :meth:`export_text`."""
+        self._check_fitted()
+        _check_render_options(decimals, max_depth, top_splits)
+        return tree_to_dot(self, decimals=decimals, max_depth=max_depth, top_splits=top_splits,
+                           minimize=bool(minimize))
 
     def to_json(self) -> str:
         """Serialise the fitted tree (hyper-parameters, node arrays, training values) as JSON."""
@@ -805,11 +826,13 @@ _ARRAY_FIELDS = ("parent", "depth", "n_samples", "mean", "sse", "min", "max", "f
                  "left", "right", "improvement")
 
 
-def _check_render_options(decimals: Any, max_depth: Any) -> None:
+def _check_render_options(decimals: Any, max_depth: Any, top_splits: Any = None) -> None:
     """The options of ``export_text`` and ``to_dot``, checked before they reach a format string."""
     check("decimals", decimals, Interval(int, 0, None), hint="4 significant digits is the default")
     check("max_depth", max_depth, None, Interval(int, 0, None),
           hint="leave it unset to show the whole tree, 0 shows the root alone")
+    check("top_splits", top_splits, None, Interval(int, 1, None),
+          hint="e.g. 3: the three splits that explain most, and the way to the best leaf")
 
 
 def _is_numeric_levels(values: list[Any]) -> bool:

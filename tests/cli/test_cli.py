@@ -26,6 +26,18 @@ def test_tree_text_on_the_authors_data():
     assert "tpp ≤ 1  [1] n=122" in result.output
 
 
+def test_tree_top_splits_draws_what_explains_most(tmp_path):
+    path = dataset_path("starchart_kmeans/kmeans_hd7970.csv")
+    result = run("tree", path, "--metric", "runtime", "--top-splits", "2")
+    assert result.exit_code == 0, result.output
+    assert "tpp ≤ 1  [1] n=122  mean=6.235  (+48 nodes below)" in result.output
+    assert "nodes lie below splits that explain less" in result.output and "ppb ≤ 129" not in result.output
+    result = run("tree", path, "--metric", "runtime", "--top-splits", "2", "--format", "dot")
+    assert result.exit_code == 0 and "(+48 nodes below)" in result.output
+    result = run("tree", path, "--metric", "runtime", "--top-splits", "0")
+    assert result.exit_code == 2 and "--top-splits" in result.output
+
+
 def test_tree_json_round_trips(tmp_path):
     target = tmp_path / "tree.json"
     result = run("tree", dataset_path("convolution/A100.json.gz"), "--sample", "200", "--seed", "3",

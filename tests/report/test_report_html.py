@@ -247,6 +247,18 @@ def test_large_tree_is_drawn_as_its_splits_that_matter_with_the_best_leaf(kmeans
         out.read_text(encoding="utf-8")
 
 
+def test_a_tree_drawn_by_its_top_splits_shows_those_and_the_way_to_the_best_leaf(kmeans):
+    from starchart.tree import expanded_nodes
+
+    tree = StarchartTree().fit(kmeans.X, kmeans.y("runtime"))
+    fig = plot_tree(tree, metric="runtime", top_splits=2)
+    splits = [t.get_text() for t in fig.axes[0].texts if "≤" in t.get_text() or t.get_text().startswith("tpp >")]
+    assert 0 < len(splits) <= 2 * len(expanded_nodes(tree, top_splits=2))
+    assert fig.get_figwidth() < plot_tree(tree, metric="runtime").get_figwidth()
+    with pytest.raises(InputError, match="top_splits"):
+        plot_tree(tree, top_splits=0)
+
+
 def test_measurements_legend_hides_no_repeat_bar():
     """The legend sat in the upper-left corner of the axes, over the first configurations' repeat bars
     when their values jump (Kernel Tuner's 15-configuration vector_add cache: rank 5 onwards)."""

@@ -271,6 +271,32 @@ def test_text_and_dot_exports(kmeans):
     assert dot.count("shape=ellipse") == 16 and '"tpp ≤ 1"' in dot
 
 
+def test_top_splits_shows_the_splits_that_explain_most_and_the_way_to_the_best_leaf(kmeans):
+    tree = StarchartTree().fit(kmeans[["ppb", "tpp", "consec"]], kmeans["runtime"])
+    internal = [n for n in tree.nodes_ if not n.is_leaf]
+    top = sorted(internal, key=lambda n: -n.improvement)[:3]
+    best = tree.best_leaf().node_id
+    text = tree.export_text(top_splits=3)
+    shown = {int(line.split("[")[1].split("]")[0]) for line in text.splitlines()}
+    on_the_way, node = set(), tree.nodes_[best].parent
+    while node is not None:
+        on_the_way.add(node)
+        node = tree.nodes_[node].parent
+    assert {n.id for n in top} | on_the_way | {best} <= shown
+    # a split is drawn only when it explains most, leads to the best leaf, or lies above one that does
+    drawn_splits = {i for i in shown if not tree.nodes_[i].is_leaf and tree.nodes_[i].left in shown}
+    assert drawn_splits == {n.id for n in top} | on_the_way
+    # max_depth=3 spends splits on ppb under tpp ≤ 1, whose means differ by under 1 %: top_splits does not
+    assert "ppb ≤ 129" in tree.export_text(max_depth=3) and "ppb ≤ 129" not in text
+    assert "(+48 nodes below)" in text.splitlines()[1]
+    dot = tree.to_dot(top_splits=3)
+    assert dot.count("[shape=") == len(shown) and dot.count("nodes below") == text.count("nodes below")
+    slow = tree.export_text(top_splits=1, minimize=False)  # the way to the slowest leaf instead
+    assert f"[{tree.best_leaf(minimize=False).node_id}] leaf" in slow and f"[{best}] leaf" not in slow
+    with pytest.raises(InputError, match="top_splits: must be None or an integer ≥ 1, got 0"):
+        tree.export_text(top_splits=0)
+
+
 # ---------------------------------------------------------------------- errors
 def test_bad_input_is_explained():
     X = pd.DataFrame({"a": [1, 2, 3]})
