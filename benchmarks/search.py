@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from common import dataset, report
+from common import RESULTS, dataset, report
 
 SPACES = {
     "convolution A100": "convolution/A100.json.gz",
@@ -352,7 +352,7 @@ def _code_version(method: str) -> str:
         return f"kt{kernel_tuner.__version__}"
     package = Path(__file__).resolve().parent.parent / "starchart"
     sources = ["space.py", "constraints.py"] + (
-        ["tree_growth.py"] + [f"explore/{f.name}" for f in sorted((package / "explore").glob("search*.py"))]
+        ["tree/_growth.py"] + [f"strategies/{f.name}" for f in sorted((package / "strategies").glob("*.py"))]
         if method == "starchart" else [])
     digest = hashlib.sha1(b"".join((package / name).read_bytes() for name in sources))
     return digest.hexdigest()[:10]
@@ -393,6 +393,17 @@ def measure_runs(runs: dict, pairs: list[tuple[str, str]], budgets: list[int], s
         pool.shutdown()
 
 
+def reuse_record(runs: dict, result: str, methods: list[str]) -> tuple[dict, list[str]]:
+    """Add to ``runs`` the runs of record (``results/RESULT.json``) of every method not in ``methods``, so that one
+    method changed can be measured again beside the others as they were recorded. Returns the record (its
+    ``reused`` key lists the methods taken from it) and every method, in :data:`METHODS` order."""
+    record = json.loads((RESULTS / f"{result}.json").read_text())
+    record["reused"] = [m for m in METHODS if m not in methods and m in record["runs"]]
+    for m in record["reused"]:
+        runs[m] = record["runs"][m]
+    return record, [m for m in METHODS if m in methods or m in record["reused"]]
+
+
 def parse_methods(text: str) -> list[str]:
     """The ``--methods`` list, or exit naming the unknown ones."""
     methods = [m for m in text.split(",") if m]
@@ -431,6 +442,9 @@ def main() -> None:
     parser.add_argument("--other-spaces", action="store_true",
                         help="also run starchart and uniform on four spaces outside the issue's seven "
                              "(every method, and a fifth: benchmarks/search_held_out.py)")
+    parser.add_argument("--reuse-record", action="store_true",
+                        help="take every method not in --methods from the runs of record (results/search.json): "
+                             "re-measure one method after a change of it, beside the others as recorded")
     parser.add_argument("--only-run", action="store_true",
                         help="measure the missing runs of --methods and stop (summarise later, all methods at once)")
     args = parser.parse_args()
@@ -447,19 +461,27 @@ def main() -> None:
     measure_runs(runs, pairs, budgets, seeds, work, quick, args.jobs)
     if args.only_run:
         return
+    recorded_seconds: dict[str, float] = {}
+    if args.reuse_record:  # the other methods as recorded: their code did not change
+        record, methods = reuse_record(runs, "search", methods)
+        recorded_seconds = {m: record["cpu_seconds_per_method"][m] for m in record["reused"]}
 
     prefix_checks = []
-    kt_methods = [m for m in methods if (m in KT_STRATEGIES and m not in KT_PER_BUDGET) or m in OPTUNA_METHODS]
+    kt_methods = [m for m in methods if ((m in KT_STRATEGIES and m not in KT_PER_BUDGET) or m in OPTUNA_METHODS)
+                  and m not in recorded_seconds]
     for method in kt_methods:
         for space in spaces[:1] if quick else spaces:
             same = check_prefix(space, method, budgets[0], budgets[-1], 0, work)
             prefix_checks.append({"strategy": method, "space": space, "budget": budgets[0],
                                   "prefix_of": budgets[-1], "identical": same})
+    if args.reuse_record:  # the reused methods' checks, as recorded with their runs
+        prefix_checks += [c for c in record.get("prefix_checks", []) if c["strategy"] in recorded_seconds]
     summary, per_space = summarise(runs, methods, spaces, budgets, seeds)
     other_methods = [m for m in methods if m in ("starchart", "uniform")]
     other_summary, other_per_space = (summarise(runs, other_methods, others, budgets, seeds)
                                       if others and other_methods else ([], []))
-    seconds = {m: float(sum(runs[m][s][str(k)]["seconds"] for s in spaces for k in range(seeds))) for m in methods}
+    seconds = {m: recorded_seconds[m] if m in recorded_seconds else
+               float(sum(runs[m][s][str(k)]["seconds"] for s in spaces for k in range(seeds))) for m in methods}
     if other_summary:
         print_table(f"Spaces outside the issue's seven (median over {seeds} seeds; failures charged)",
                     [{"method": r["method"], "budget": r["budget"], **{s: r[s] for s in others},
@@ -470,6 +492,7 @@ def main() -> None:
              "within_5pct": "share of runs with quality >= 1/1.05",
              "failures": "charged: every cached configuration, failed ones included, is in the space",
              "prefix_checks": prefix_checks, "cpu_seconds_per_method": seconds,
+             "reused_from_record": sorted(recorded_seconds),
              "per_space": per_space, "other_spaces": {s: OTHER_SPACES[s] for s in others},
              "other_summary": other_summary, "other_per_space": other_per_space,
              "runs": {m: {s: {k: {b: round(runs[m][s][str(k)][str(b)], 5) for b in map(str, budgets)}

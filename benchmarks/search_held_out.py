@@ -49,6 +49,7 @@ from search import (
     load_runs,
     measure_runs,
     parse_methods,
+    reuse_record,
     summarise,
     work_folder,
 )
@@ -102,6 +103,8 @@ def main() -> None:
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--work", default=None, help="folder for Kernel Tuner caches and per-run results")
+    parser.add_argument("--reuse-record", action="store_true",
+                        help="take every method not in --methods from the runs of record (results/*.json)")
     args = parser.parse_args()
     methods = parse_methods(args.methods)
     chosen = SETS[args.set]
@@ -111,11 +114,18 @@ def main() -> None:
     runs = load_runs(work, False, methods)
     pairs = [(m, s) for m in methods for s in spaces if (m, s) not in left_out]
     measure_runs(runs, pairs, budgets, seeds, work, False, args.jobs)
+    reused: list[str] = []
+    if args.reuse_record:  # the other methods as recorded, with their checks
+        record, methods = reuse_record(runs, chosen.result, methods)
+        reused = record["reused"]
 
     # A strategy run once at the largest budget stands for every smaller one: check that on one space here too.
     prefix_checks = [{"strategy": m, "space": spaces[-1], "budget": budgets[0], "prefix_of": budgets[-1],
                       "identical": check_prefix(spaces[-1], m, budgets[0], budgets[-1], 0, work)}
-                     for m in methods if (m in KT_STRATEGIES and m not in KT_PER_BUDGET) or m in OPTUNA_METHODS]
+                     for m in methods if ((m in KT_STRATEGIES and m not in KT_PER_BUDGET) or m in OPTUNA_METHODS)
+                     and m not in reused]
+    if reused:
+        prefix_checks += [c for c in record.get("prefix_checks", []) if c["strategy"] in reused]
     # Pooled figures over each method's own spaces, and over the spaces every method ran (comparable).
     common = [s for s in spaces if all((m, s) not in left_out for m in methods)]
     summary, per_space, table = [], [], []
@@ -141,6 +151,7 @@ def main() -> None:
              "within_5pct": f"share of runs with quality >= {WITHIN:.4f} (1/1.05)",
              "failures": "charged: every configuration of the dataset, failed ones included, is in the space",
              "prefix_checks": prefix_checks, "per_space": per_space, "summary": summary,
+             "reused_from_record": reused,
              "runs": {m: {s: {k: {b: round(runs[m][s][k][b], 5) for b in map(str, budgets)}
                               for k in map(str, range(seeds))} for s in spaces if (m, s) not in left_out}
                       for m in methods}}

@@ -10,10 +10,16 @@ How a proposal is made:
 1. **Map first.** The first few proposals (``2√budget``, between 5 and 20) are
    uniform random draws, each the one of 64 draws farthest from those already
    chosen, so that the sample covers every parameter's range (a Starchart sample).
-2. **Model.** Then every proposal refits an ensemble of Starchart trees (bootstrap
+2. **Model.** Then the search fits an ensemble of Starchart trees (bootstrap
    resamples, random parameter subsets) to the log of the objective — ratios are
    what matter in tuning, and the log keeps one very slow configuration from
    dominating the fit — and a second ensemble to which configurations failed.
+   It refits them after every result until 100 are told, then once the results
+   since the last fit reach 2 % of all (every second result from 100, every
+   eighth from 400: ``SearchOptions.refit_share``), so deciding costs about the
+   same per evaluation at any budget (``benchmarks/search_cost.py``); between
+   fits each configuration's prediction is kept and ranked against the best
+   value so far.
    The trees may also split on the product of any two numeric parameters
    (:mod:`~starchart.strategies.features`): threads per block, tile areas.
 3. **Expected improvement.** Each unmeasured candidate is scored by the expected
@@ -83,6 +89,13 @@ class SearchOptions:
         Let the trees also split on the product of every pair of numeric parameters
         (:class:`~starchart.strategies.features.ProductFeatures`); off: the raw
         parameters only.
+    refit_share:
+        The models are refitted before a proposal once the results told since their last fit reach this
+        share of all results told, rounded down, and at least one: with 0.02, after every result until 100
+        are told, then every second, every third from 150, … In between, the proposals are ranked by the
+        last fit's predictions, made once per configuration, against the best value so far. Fitting then
+        costs about the same per proposal at any budget, and the search's decision cost grows linearly with
+        the budget. 0: refit after every result.
     """
 
     initial: int | None = None
@@ -94,6 +107,7 @@ class SearchOptions:
     local_moves: str = "any"
     max_candidates: int = 20000
     pair_products: bool = True
+    refit_share: float = 0.02
 
 
 class TreeGuidedOptimizer(CandidateStrategy):
@@ -151,6 +165,11 @@ class TreeGuidedOptimizer(CandidateStrategy):
             self._feature_levels = np.concatenate([self._feature_levels, static.levels])
             self._feature_categorical = np.concatenate([self._feature_categorical, np.zeros(len(static.names), bool)])
         self._feature_rows = np.empty((0, 0), dtype=np.int64)
+        # the last fit's models and their scores per pool row (NaN: not predicted by them yet)
+        self._model: TreeEnsemble | None = None
+        self._fail: TreeEnsemble | None = None
+        self._fit_at = 0
+        self._mu = self._sigma = self._feasible = np.zeros(0)
 
     # ------------------------------------------------------------------ state
     @property
@@ -211,6 +230,8 @@ class TreeGuidedOptimizer(CandidateStrategy):
             for index in self.indices[told:]:
                 self.pool.evaluated[index] = False
             del self.indices[told:], self.values[told:]
+            if self._fit_at > told:  # models fitted to stand-ins are not kept
+                self._model = None
         if not batch:
             raise InputError("every configuration of the space has been evaluated", where="search",
                              hint="the budget is larger than the space")
@@ -250,10 +271,14 @@ class TreeGuidedOptimizer(CandidateStrategy):
         idx = np.array(self.indices)
         codes = self.pool.codes
         y = self._transform(np.array(self.values)[ok])
-        features = self._features()
-        model = TreeEnsemble(opts.n_trees, opts.feature_fraction, opts.min_samples_split)
-        model.fit(features[idx[ok]], y, self._feature_levels, self._feature_categorical, self.rng)
-        cand = self._candidates(open_)
+        if self._refit_due():
+            self._fit(idx, ok, y)
+            cand = self._candidates(open_)
+        else:  # the model of the last fit: the candidates it scored then, less what was measured since
+            cand = open_[np.isfinite(self._padded_scores()[0][open_])]
+            if not len(cand):
+                self._fit(idx, ok, y)
+                cand = self._candidates(open_)
         every = opts.local_every
         if every and (self.n_told - self.initial) % every == every - 1:
             leaders = codes[idx[ok][np.argsort(y, kind="stable")[:opts.local_top]]]
@@ -264,21 +289,63 @@ class TreeGuidedOptimizer(CandidateStrategy):
                 if near.any():
                     cand = open_[near]
                     break
-        pred = model.predict_all(features[cand])
-        feasible = np.ones(len(cand))
-        if not ok.all():
-            fail = TreeEnsemble(opts.n_trees, opts.feature_fraction, opts.min_samples_split)
-            if self._static is None:
-                fail.fit(codes[idx], (~ok).astype(float), self._n_levels, self._categorical, self.rng)
-                feasible = 1.0 - fail.predict_all(codes[cand]).mean(axis=0)
-            else:  # what the compiler says (no binary, no room for a block) predicts failures best
-                fail.fit(features[idx], (~ok).astype(float), self._feature_levels, self._feature_categorical, self.rng)
-                feasible = 1.0 - fail.predict_all(features[cand]).mean(axis=0)
-        mu = pred.mean(axis=0)
-        sigma = np.maximum(pred.std(axis=0), 1e-9)
+        mu, sigma, feasible = self._scores(cand)
         score = expected_improvement(float(y.min()), mu, sigma) * feasible
         top = np.flatnonzero(score >= score.max() - 1e-12 * abs(score.max()))
         return int(cand[top[int(self.rng.integers(len(top)))]])
+
+    def _refit_due(self) -> bool:
+        """Whether to refit the models before this proposal: every time until the results told since the last
+        fit reach ``refit_share`` of all told (so the fitting per proposal stays flat as the budget grows)."""
+        if self._model is None:
+            return True
+        return self.n_told - self._fit_at >= max(1, int(self.options.refit_share * self.n_told))
+
+    def _fit(self, idx: np.ndarray, ok: np.ndarray, y: np.ndarray) -> None:
+        """Fit the objective's ensemble (and the failure model, when something failed) to every result told;
+        forget the scores of the models before."""
+        opts = self.options
+        features = self._features()
+        self._model = TreeEnsemble(opts.n_trees, opts.feature_fraction, opts.min_samples_split)
+        self._model.fit(features[idx[ok]], y, self._feature_levels, self._feature_categorical, self.rng)
+        self._fail = None
+        if not ok.all():
+            self._fail = TreeEnsemble(opts.n_trees, opts.feature_fraction, opts.min_samples_split)
+            if self._static is None:
+                self._fail.fit(self.pool.codes[idx], (~ok).astype(float), self._n_levels, self._categorical, self.rng)
+            else:  # what the compiler says (no binary, no room for a block) predicts failures best
+                self._fail.fit(features[idx], (~ok).astype(float), self._feature_levels, self._feature_categorical,
+                               self.rng)
+        self._fit_at = self.n_told
+        self._mu = np.full(len(self.pool), np.nan)
+        self._sigma = np.full(len(self.pool), np.nan)
+        self._feasible = np.full(len(self.pool), np.nan)
+
+    def _padded_scores(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The scores per pool row, NaN for the rows the pool gained since the last fit (a sampled pool grows)."""
+        grown = len(self.pool) - len(self._mu)
+        if grown > 0:
+            self._mu, self._sigma, self._feasible = (np.append(a, np.full(grown, np.nan))
+                                                     for a in (self._mu, self._sigma, self._feasible))
+        return self._mu, self._sigma, self._feasible
+
+    def _scores(self, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The models' mean, spread and chance of running for the candidates ``cand``, each pool row predicted
+        once per fit (rows the pool gained since the fit are predicted when first asked about)."""
+        self._padded_scores()
+        fresh = cand[np.isnan(self._mu[cand])]
+        if len(fresh):
+            assert self._model is not None
+            features = self._features()
+            pred = self._model.predict_all(features[fresh])
+            self._mu[fresh] = pred.mean(axis=0)
+            self._sigma[fresh] = np.maximum(pred.std(axis=0), 1e-9)
+            if self._fail is None:
+                self._feasible[fresh] = 1.0
+            else:
+                rows = self.pool.codes[fresh] if self._static is None else features[fresh]
+                self._feasible[fresh] = 1.0 - self._fail.predict_all(rows).mean(axis=0)
+        return self._mu[cand], self._sigma[cand], self._feasible[cand]
 
     def _features(self) -> np.ndarray:
         """The model's features of every pool row (codes, pair products, prior band, static metrics), extended
