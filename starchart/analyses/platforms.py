@@ -402,7 +402,8 @@ class PlatformComparison:
                 best = pick(stats, key=lambda s: s[0])
                 worst = (max if self.minimize else min)(stats, key=lambda s: s[0])
                 row |= {"merged_best": _without(best[2].description, self.name), "merged_best_n": best[1],
-                        "merged_best_mean": best[0], "merged_worst_mean": worst[0]}
+                        "merged_best_mean": best[0], "merged_worst_mean": worst[0],
+                        "merged_best_node": best[2].node_id}
             row |= {"own_best": own.description, "own_best_n": own.n_samples, "own_best_mean": own.mean}
             rows.append(row)
         return pd.DataFrame(rows)
@@ -441,6 +442,13 @@ class PlatformComparison:
     def plot(self, *, title: str | None = None) -> Figure:
         """See :func:`plot_platforms`."""
         return load_reference("starchart.report.figures:plot_platforms")(self, title=title)
+
+    def plot_tree(self, *, top_splits: int | None = 3, title: str | None = None) -> Figure:
+        """The merged tree with each platform's best subspace shaded (the paper's Fig. 8): the ``top_splits``
+        splits that explain most and the way to every platform's best leaf (all of the tree for None). See
+        :func:`starchart.report.figures.plot_platform_tree`."""
+        return load_reference("starchart.report.figures:plot_platform_tree")(self, top_splits=top_splits,
+                                                                             title=title)
 
     def _general_lines(self) -> list[str]:
         """The two general settings, or one line when they are the same setting (it was printed twice)."""

@@ -54,12 +54,17 @@ def platforms_command(
                                            help="A shipped default configuration, e.g. block_size_x=16,"
                                                 "block_size_y=16: each platform's best against it (§VII-B)."),
     plot: Optional[Path] = PlotOption,
+    tree_plot: Optional[Path] = typer.Option(None, "--tree-plot", help="Also draw the tree over every platform, "
+                                             "each platform's best subspace shaded (.svg/.png; the paper's Fig. 8)."),
+    top_splits: int = typer.Option(3, "--top-splits", min=1, metavar="K",
+                                   help="--tree-plot: the K splits that explain most, and the way to each best."),
 ) -> None:
     """Compare platforms: each one's own best against one general setting, and what is good everywhere."""
     default = parse_config(baseline, "--baseline") if baseline is not None else None
     metric = metric_name(metric)
-    if plot is not None:
-        check_figure_path(plot, "--plot")
+    for path, option in ((plot, "--plot"), (tree_plot, "--tree-plot")):
+        if path is not None:
+            check_figure_path(path, option)
     with option_names({"sources": "[LABEL=]DATA", "data": "[LABEL=]DATA"}):
         merged = load_platforms(sources, metrics=metric_columns(metrics))
         metric = merged.default_metric if metric is None else metric
@@ -90,6 +95,7 @@ def platforms_command(
         out.print(f"settings within {tolerance:.0%} of the best everywhere (first 5 of {len(portable)}):")
         out.print(portable.head(5).to_string(index=False), highlight=False, soft_wrap=True, markup=False)
     save_plot(comparison.plot, plot)
+    save_plot(lambda: comparison.plot_tree(top_splits=top_splits), tree_plot)
 
 
 @app.command("compare")

@@ -20,6 +20,8 @@ from starchart.analyses.models import ModelComparison
 from starchart.analyses.platforms import PlatformComparison
 from starchart.analyses.tradeoff import _COLORS, _MARKERS, TradeoffResult, _cell_masks, pareto_mask
 from starchart.errors import InputError
+from starchart.report.plots import plot_tree
+from starchart.tree import expanded_nodes
 
 
 def plot_sample_size(curve: pd.DataFrame, *, target: float | None = None, chosen: int | None = None,
@@ -221,3 +223,30 @@ def plot_model_comparison(result: ModelComparison, *, title: str | None = None) 
     ax.spines[["top", "right"]].set_visible(False)
     return fig
 
+
+
+def plot_platform_tree(comparison: PlatformComparison, *, top_splits: int | None = 3,
+                       title: str | None = None) -> Figure:
+    """The tree over every platform (``platform`` is one of its parameters), each platform's best subspace
+    shaded and labelled: the leaf of the merged tree where that platform's own designs are fastest on
+    average (:meth:`~starchart.analyses.platforms.PlatformComparison.best_subspaces`), as the paper's Fig. 8
+    shades them. Drawn are the ``top_splits`` splits that reduce the error most and the splits on the way to
+    every shaded leaf (``None``: the whole tree)."""
+    tree = comparison.tree
+    subspaces = comparison.best_subspaces()
+    marks: dict[int, list[str]] = {}
+    for row in subspaces.itertuples(index=False):
+        node = getattr(row, "merged_best_node", None)
+        if node is not None and node == node:  # NaN: no leaf holds enough of that platform's designs
+            marks.setdefault(int(node), []).append(str(row.platform))
+    expand = None
+    if top_splits is not None:
+        expand = set(expanded_nodes(tree, top_splits=top_splits, minimize=comparison.minimize))
+        for node in marks:  # every shaded leaf is drawn: the splits above it too
+            parent = tree.nodes_[node].parent
+            while parent is not None:
+                expand.add(parent)
+                parent = tree.nodes_[parent].parent
+    labels = {node: "best on " + ", ".join(names) for node, names in marks.items()}
+    return plot_tree(tree, metric=comparison.metric, minimize=comparison.minimize, expand=expand, marks=labels,
+                     title=title or f"One tree over {', '.join(comparison.platforms)}: each platform's best subspace")

@@ -29,7 +29,7 @@ Examples
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +40,7 @@ from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.colors import Colormap, ListedColormap, LogNorm, Normalize, to_rgb
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
-from matplotlib.patches import Patch
+from matplotlib.patches import FancyBboxPatch, Patch
 from matplotlib.textpath import TextToPath
 from matplotlib.ticker import NullLocator
 
@@ -168,7 +168,7 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
               minimize: bool = True, max_depth: int | None = None, title: str | None = None,
               cmap: str | None = None, slot_width: float = 0.62, level_height: float = 0.95,
               root_left: bool | None = None, expand: Collection[int] | None = None,
-              top_splits: int | None = None) -> Figure:
+              top_splits: int | None = None, marks: Mapping[int, str] | None = None) -> Figure:
     """Draw a fitted tree: one box per node, leaves coloured by their mean.
 
     Inner nodes show the split parameter, their sample count and mean; the edges
@@ -195,6 +195,10 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
     top_splits:
         Draw only the ``top_splits`` splits that reduce the squared error most, the splits on the way to the
         best leaf and those above them (:func:`~starchart.tree.expanded_nodes`), instead of ``expand``.
+    marks:
+        Nodes to shade, each with a label written under it (node id: label), e.g. each platform's best
+        subspace in a tree over several platforms (Fig. 8 of the paper). Nodes with the same label share
+        a colour; a node that is not drawn is not marked.
     title:
         Figure title; default names the metric, leaf count and depth.
     cmap:
@@ -273,6 +277,7 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
                     va="center", fontsize=_FONT - 0.5, zorder=3, linespacing=1.15, parse_math=False,
                     bbox={"boxstyle": "round,pad=0.3", "fc": "#eef1f6", "ec": "#555555", "lw": 0.7})
 
+    _draw_marks(ax, x, nodes, marks or {}, best)
     ax.set_title(title, fontsize=_FONT + 3, loc="left", pad=14, parse_math=False)
     # Colour bar: fixed 2.4-inch wide strip in the top-right corner, or, for a tree drawn from the
     # left, right after the title, where it is seen before the figure is scrolled.
@@ -289,6 +294,23 @@ def plot_tree(tree: StarchartTree, *, metric: str | None = None, unit: str | Non
                   fontsize=_FONT - 1, labelpad=1, parse_math=False)
     bar.ax.xaxis.set_label_position("top")
     return fig
+
+
+#: Colours of the marks of :func:`plot_tree`: one per distinct label (colour-blind-safe, light enough to read on).
+_MARK_COLORS = ("#56b4e9", "#e69f00", "#cc79a7", "#009e73", "#f0e442", "#0072b2", "#d55e00")
+
+
+def _draw_marks(ax: Any, x: Mapping[int, float], nodes: Sequence[Any], marks: Mapping[int, str], best: int) -> None:
+    """Shade each marked node that is drawn, and write its label under it (under the best leaf's star)."""
+    colors = {label: _MARK_COLORS[i % len(_MARK_COLORS)] for i, label in enumerate(dict.fromkeys(marks.values()))}
+    for node_id, label in marks.items():
+        if node_id not in x:
+            continue
+        y = -nodes[node_id].depth
+        ax.add_patch(FancyBboxPatch((x[node_id] - 0.46, y - 0.42), 0.92, 0.84, boxstyle="round,pad=0.02",
+                                    fc=colors[label], ec=colors[label], alpha=0.35, lw=1.5, zorder=0.5))
+        ax.text(x[node_id], y - (0.62 if node_id == best else 0.46), shorten(label, 24), ha="center", va="top",
+                fontsize=_FONT - 1.5, color="#222222", fontweight="bold", zorder=3, parse_math=False)
 
 
 def splits_that_matter(tree: StarchartTree, max_boxes: int = 16, minimize: bool = True) -> set[int] | None:

@@ -32,6 +32,16 @@ def test_platforms_compares_the_convolution_gpus():
     assert "best subspace of each platform" in result.output
 
 
+def test_platforms_draws_the_merged_tree_with_each_best_subspace(tmp_path):
+    a, b = _csv(tmp_path / "a" / "gpu.csv", [1, 2, 3, 4, 5, 6]), _csv(tmp_path / "b" / "gpu.csv", [6, 5, 4, 3, 2, 1])
+    result = run("platforms", f"A={a}", f"B={b}", "--tree-plot", tmp_path / "tree.svg", "--top-splits", "2")
+    assert result.exit_code == 0, result.output
+    assert "wrote" in result.output
+    assert (tmp_path / "tree.svg").read_text().rstrip().endswith("</svg>")  # what it shades: test_report_html.py
+    result = run("platforms", f"A={a}", f"B={b}", "--tree-plot", tmp_path / "tree.txt")
+    assert result.exit_code == 2 and "--tree-plot" in result.output
+
+
 def test_platforms_labels_and_their_clashes(tmp_path):
     a = _csv(tmp_path / "one" / "gpu.csv", [3, 2, 1, 2, 3, 4])
     b = _csv(tmp_path / "two" / "gpu.csv", [1, 2, 3, 4, 5, 6])

@@ -259,6 +259,24 @@ def test_a_tree_drawn_by_its_top_splits_shows_those_and_the_way_to_the_best_leaf
         plot_tree(tree, top_splits=0)
 
 
+def test_the_merged_platform_tree_shades_each_platforms_best_subspace():
+    from starchart import datasets
+    from starchart.analyses.platforms import compare_platforms
+
+    data = {gpu: datasets.load_convolution(gpu) for gpu in ("A100", "A4000", "A6000")}
+    comparison = compare_platforms(data, "time", samples=200, seed=0)
+    best = comparison.best_subspaces()
+    nodes = dict(zip(best.platform, best.merged_best_node))
+    assert all(comparison.tree.nodes_[n].is_leaf for n in nodes.values())
+    fig = comparison.plot_tree(top_splits=3)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    for gpu, node in nodes.items():
+        label = next(t for t in texts if t.startswith("best on") and gpu in t)
+        assert f"[{node}]" in " ".join(texts) and label  # the leaf is drawn, and labelled with its GPU
+    shades = [p for p in fig.axes[0].patches if p.get_alpha() == 0.35]
+    assert len(shades) == len(set(nodes.values()))
+
+
 def test_measurements_legend_hides_no_repeat_bar():
     """The legend sat in the upper-left corner of the axes, over the first configurations' repeat bars
     when their values jump (Kernel Tuner's 15-configuration vector_add cache: rank 5 onwards)."""
