@@ -396,7 +396,7 @@ class PlatformComparison:
                      for node, (mean, size) in zip(groups.index, groups.itertuples(index=False))
                      if size >= min_samples]
             own = self.trees[p].best_leaf(minimize=self.minimize)
-            row = {"platform": p}
+            row: dict[str, Any] = {"platform": p}
             if stats:
                 pick = min if self.minimize else max
                 best = pick(stats, key=lambda s: s[0])

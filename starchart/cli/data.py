@@ -174,6 +174,9 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
          min_split: int = typer.Option(10, "--min-split", min=2,
                                        help="Do not split nodes with fewer samples."),
          max_depth: Optional[int] = typer.Option(None, "--max-depth", min=0, help="Limit the depth."),
+         leaf_model: str = typer.Option("mean", "--leaf-model", metavar="mean|linear",
+                                        help="What a leaf predicts: its mean (the paper's) or a line in the numeric "
+                                             "parameters (fewer levels for the same error)."),
          prune: Optional[str] = typer.Option(None, "--prune",
                                              help="Cost-complexity pruning sized by 10-fold CV: '1se' (rpart's "
                                                   "1-SE rule) or 'relative' (lowest CV median relative error)."),
@@ -229,12 +232,13 @@ def tree(data: Path = typer.Argument(..., help=DataHelp),
             hint = f"no configuration succeeded; `starchart info {data}` shows why they failed"
         raise InputError(f"metric {metric!r} has no measured values", where=str(data), hint=hint)
     X, y = ds.X[finite], y[finite]
-    params = {"threshold": threshold, "min_samples_split": min_split, "max_depth": max_depth}
+    params: dict[str, Any] = {"threshold": threshold, "min_samples_split": min_split, "max_depth": max_depth,
+                              "leaf_model": leaf_model}
     if not np.isfinite(threshold):  # --threshold's min=0 lets inf and nan through
         raise InputError(f"the threshold must be a finite number, got {threshold}", where="--threshold",
                          hint="use 0 (the paper's default) or a small SSE drop")
 
-    with option_names({"prune": "--prune"}):
+    with option_names({"prune": "--prune", "leaf_model": "--leaf-model", "max_depth": "--max-depth"}):
         fitted, said, _ = fit_stated_tree(X, y, prune=prune, metric=metric, **params)
     if leaf is not None:
         minimize = minimize_for(maximize, metric, ds.meta)
@@ -306,7 +310,9 @@ def _tree_summary(fitted: Any, metric: str, n: int, source: str, error_line: str
     lines = [f"Starchart tree of {metric} — {source}",
              f"{n} {'sample' if n == 1 else 'samples'}, {fitted.n_leaves_} {'leaf' if fitted.n_leaves_ == 1 else 'leaves'}, "
              f"depth {fitted.depth_}"
-             + (f" ({left_out} more without a finite {metric} left out)" if left_out else ""),
+             + (f" ({left_out} more without a finite {metric} left out)" if left_out else "")
+             + (f"; each leaf predicts by a line in {', '.join(fitted.leaf_columns_)} (the means shown are the "
+                "leaves' own)" if getattr(fitted, "leaf_coef_", None) is not None else ""),
              *([error_line] if error_line else []),
              f"parameter importance (share of SSE explained): {ranked or 'none'}",
              best_leaf_line(fitted, metric, minimize, unit),

@@ -375,6 +375,10 @@ def fit_pruned(X: pd.DataFrame, y: Any, cv: int = 10, seed: int | None = 0,
     # not as a TypeError from StarchartTree.__init__
     X, y = _validate_xy(X, y)
     _fold_ids(len(y), cv, seed, where="cv")
+    if tree_params.get("leaf_model", "mean") != "mean":  # the CP table prices mean leaves
+        raise InputError("pruning sizes a tree of mean leaves", where="leaf_model",
+                         hint=f"prune with {arg('leaf_model', repr('mean'))}, or limit a tree of linear leaves "
+                              f"by {arg('max_depth', 'D')} instead")
     full = StarchartTree(**check_tree_options(tree_params, where="fit_pruned")).fit(X, y)
     table = cp_table(full, X, y, folds=cv, seed=seed)
     row = choose_cp(table, rule)

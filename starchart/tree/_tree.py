@@ -40,10 +40,11 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from starchart._util.validation import Constraint, Instances, Interval, Validated, check, check_seed
+from starchart._util.validation import Constraint, Instances, Interval, Options, Validated, check, check_seed
 from starchart.errors import InputError, NotFittedError
 from starchart.tree._graphviz import tree_to_dot
 from starchart.tree._growth import TreeArrays, grow_tree
+from starchart.tree._leaves import fit_linear_leaves, predict_linear_leaves
 from starchart.tree._text import format_value, tree_to_text
 from starchart.tree._walk import BY_POSITION, CATEGORICAL, ORDERED, walk
 
@@ -336,6 +337,11 @@ class StarchartTree(Validated):
         Nodes with fewer samples are not split (the R tool's ``splittable``, default 10).
     max_depth:
         Optional limit on the depth of the tree (the root has depth 0).
+    leaf_model:
+        What a leaf predicts: ``"mean"`` (the paper's tree) or ``"linear"``: a least-squares line in the
+        numeric parameters that vary within the leaf, clipped to the leaf's range of responses
+        (:mod:`starchart.tree._leaves`; a leaf with too few designs keeps its mean). The splits are the
+        same either way.
 
     Attributes (after ``fit``)
     --------------------------
@@ -348,14 +354,15 @@ class StarchartTree(Validated):
     values_ : dict                  the distinct training values of each parameter, sorted
     """
 
-    _parameter_constraints = TREE_CONSTRAINTS
-    _parameter_hints = TREE_HINTS
+    _parameter_constraints = {**TREE_CONSTRAINTS, "leaf_model": (Options("mean", "linear"),)}
+    _parameter_hints = {**TREE_HINTS, "leaf_model": "'linear' fits a line per leaf, 'mean' is the paper's"}
 
     def __init__(self, threshold: float = 0.0, min_samples_split: int = 10,
-                 max_depth: int | None = None):
+                 max_depth: int | None = None, leaf_model: str = "mean"):
         self.threshold = threshold
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
+        self.leaf_model = leaf_model
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: pd.DataFrame, y: Any) -> "StarchartTree":
@@ -370,7 +377,20 @@ class StarchartTree(Validated):
         self._set_fitted(enc.names, dict(zip(enc.names, enc.kinds)),
                          {name: lv.tolist() for name, lv in zip(enc.names, enc.levels)},
                          arrays)
+        if params["leaf_model"] == "linear":
+            columns = self._numeric_columns()
+            leaf = self.apply(X)
+            self._set_leaf_lines(columns, fit_linear_leaves(_numeric(X, columns), y_arr, leaf, arrays.node_count))
         return self
+
+    def _numeric_columns(self) -> list[str]:
+        """The parameters a linear leaf may use: ordered ones whose values are numbers."""
+        return [name for name in self.feature_names_in_ if self.param_kinds_[name] == "ordered"
+                and all(isinstance(v, (int, float, np.number)) for v in self.values_[name])]
+
+    def _set_leaf_lines(self, columns: list[str], coef: np.ndarray) -> None:
+        self.leaf_columns_ = columns
+        self.leaf_coef_ = coef
 
     def _set_fitted(self, names: list[str], kinds: dict[str, ParamKind],
                     values: dict[str, list[Any]], arrays: TreeArrays) -> None:
@@ -414,9 +434,16 @@ class StarchartTree(Validated):
         return self._cached("routing", build)
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
-        """Predict each row of ``X`` as the mean response of its leaf."""
+        """Predict each row of ``X`` as the mean response of its leaf (with ``leaf_model="linear"``: by its
+        leaf's line, where the leaf has one)."""
         leaf = self.apply(X)
-        return self.tree_.mean[leaf]
+        mean = self.tree_.mean[leaf]
+        if getattr(self, "leaf_coef_", None) is None:
+            return mean
+        t = self.tree_
+        lines = predict_linear_leaves(self.leaf_coef_, leaf, _numeric(self._check_columns(X), self.leaf_columns_),
+                                      t.min, t.max)
+        return np.where(np.isnan(lines), mean, lines)
 
     def _thresholds(self) -> np.ndarray:
         """Per node, the largest position that goes left (NaN for leaves and categorical splits).
@@ -786,6 +813,9 @@ class StarchartTree(Validated):
         }
         if t.right_low is not None:  # a forest's tree: its splits sit halfway between the sides
             payload["right_low"] = t.right_low.tolist()
+        if getattr(self, "leaf_coef_", None) is not None:
+            payload["leaf_lines"] = {"columns": self.leaf_columns_,
+                                     "coef": [None if np.isnan(row[0]) else row.tolist() for row in self.leaf_coef_]}
         return json.dumps(payload, default=_json_default)
 
     @classmethod
@@ -810,16 +840,26 @@ class StarchartTree(Validated):
             kinds, values = dict(payload["param_kinds"]), dict(payload["values"])
             if not all(name in kinds and name in values for name in names):
                 raise KeyError("a parameter's kind or values")
+            tree._set_fitted(names, kinds, values, arrays)
+            if "leaf_lines" in payload:
+                lines = payload["leaf_lines"]
+                width = 1 + len(lines["columns"])
+                coef = np.array([[np.nan] * width if row is None else row for row in lines["coef"]], dtype=float)
+                tree._set_leaf_lines(list(lines["columns"]), coef.reshape(-1, width))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             missing = f"no {exc.args[0]!r}" if isinstance(exc, KeyError) and exc.args else str(exc)
             raise InputError(f"incomplete or damaged Starchart tree ({missing})", where="tree JSON",
                              hint="pass the whole text produced by StarchartTree.to_json()") from exc
-        tree._set_fitted(names, kinds, values, arrays)
         return tree
 
     def __repr__(self) -> str:
         fitted = f" [{self.n_leaves_} leaves]" if hasattr(self, "tree_") else ""
         return super().__repr__() + fitted
+
+
+def _numeric(X: pd.DataFrame, columns: list[str]) -> np.ndarray:
+    """The ``columns`` of ``X`` as floats (booleans as 0 / 1), rows × columns."""
+    return X[columns].to_numpy(dtype=float) if columns else np.zeros((len(X), 0))
 
 
 _ARRAY_FIELDS = ("parent", "depth", "n_samples", "mean", "sse", "min", "max", "feature", "cut",
@@ -857,10 +897,10 @@ def check_tree_options(options: Mapping[str, Any] | None, where: str = "tree_opt
     >>> check_tree_options({"max_deph": 3})
     Traceback (most recent call last):
     ...
-    starchart.errors.InputError: tree_options: unknown tree option 'max_deph' (hint: the options are threshold, min_samples_split, max_depth)
+    starchart.errors.InputError: tree_options: unknown tree option 'max_deph' (hint: the options are threshold, min_samples_split, max_depth, leaf_model)
     """
     options = dict(options or {})
-    known = ("threshold", "min_samples_split", "max_depth")
+    known = ("threshold", "min_samples_split", "max_depth", "leaf_model")
     for name in options:
         if name not in known:
             raise InputError(f"unknown tree option {name!r}", where=where, hint=f"the options are {', '.join(known)}")

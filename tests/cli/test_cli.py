@@ -38,6 +38,15 @@ def test_tree_top_splits_draws_what_explains_most(tmp_path):
     assert result.exit_code == 2 and "--top-splits" in result.output
 
 
+def test_tree_with_linear_leaves_says_so_and_refuses_pruning():
+    path = dataset_path("starchart_kmeans/kmeans_hd7970.csv")
+    result = run("tree", path, "--metric", "runtime", "--leaf-model", "linear", "--max-depth", "4")
+    assert result.exit_code == 0, result.output
+    assert "each leaf predicts by a line in ppb, tpp, consec" in " ".join(result.output.split())
+    result = run("tree", path, "--metric", "runtime", "--leaf-model", "linear", "--prune", "1se")
+    assert result.exit_code == 2 and "--leaf-model: pruning sizes a tree of mean leaves" in result.output
+
+
 def test_tree_json_round_trips(tmp_path):
     target = tmp_path / "tree.json"
     result = run("tree", dataset_path("convolution/A100.json.gz"), "--sample", "200", "--seed", "3",
