@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
-from starchart.errors import InputError
+from starchart.errors import InputError, arg
 from starchart.strategies.encoding import CandidatePool
 
 Sampler = Callable[[np.random.Generator, int], np.ndarray]
@@ -52,3 +53,50 @@ class CandidateStrategy:
             self.pool.extend(self.sampler(self.rng, 1000))
             open_ = np.flatnonzero(~self.pool.evaluated)
         return open_
+
+
+class PoolStrategy(CandidateStrategy):
+    """A simple strategy: it chooses among the open candidates, and proposes batches without repeats.
+
+    A subclass chooses with :meth:`choose` among the open (not yet evaluated, not yet proposed in this
+    batch) candidates. The constructor takes what :class:`TreeGuidedOptimizer` takes; a strategy that
+    cannot use a warm start or the tree's options refuses them.
+    """
+
+    name: ClassVar[str] = ""
+
+    def __init__(self, pool: CandidatePool, *, seed: int | None = None, minimize: bool = True,
+                 budget: int | None = None, options: Any = None, sampler: Sampler | None = None,
+                 prior: Any = None) -> None:
+        if options is not None or prior is not None:
+            raise InputError(f"the {self.name!r} strategy takes no tree options and no warm start", where="strategy",
+                             hint=f"leave out {arg('prior', '')} and {arg('options', '')}, or use "
+                                  f"{arg('strategy', repr('tree'))}")
+        self.pool = pool
+        self.minimize = bool(minimize)
+        self.budget = budget
+        self.sampler = sampler
+        self.rng = np.random.default_rng(seed)
+        self.indices: list[int] = []
+        self.values: list[float] = []
+
+    def ask(self) -> int:
+        """The pool index of the candidate to evaluate next."""
+        return self.ask_batch(1)[0]
+
+    def ask_batch(self, n: int) -> list[int]:
+        """``n`` distinct candidates to evaluate next (fewer where the space has fewer left)."""
+        chosen: list[int] = []
+        for _ in range(n):
+            open_ = np.setdiff1d(self.open_candidates(), chosen, assume_unique=True)
+            if not len(open_):
+                break
+            chosen.append(int(self.choose(open_)))
+        if not chosen:
+            raise InputError("every configuration of the space has been evaluated", where="search",
+                             hint="the budget is larger than the space")
+        return chosen
+
+    def choose(self, open_: np.ndarray) -> int:
+        """One of the ``open_`` pool indices (sorted ascending)."""
+        raise NotImplementedError

@@ -13,7 +13,9 @@ Built in:
 - ``uniform``: configurations drawn uniformly at random, none twice (the baseline every method is
   measured against);
 - ``exhaustive``: every configuration, in the order the space enumerates them (a space too large to
-  enumerate: a uniform sample, in the order drawn).
+  enumerate: a uniform sample, in the order drawn);
+- ``leaf``: uniform draws inside the best leaf of a Starchart tree refitted after every result, the iterative
+  sampling of the paper's follow-up, TACO (:class:`~starchart.strategies.leaf_sampling.LeafSampling`).
 
 A package adds one with :func:`register_strategy`, or by declaring its class in the entry-point
 group ``starchart.strategies``. It is then a choice of ``search(strategy=...)``,
@@ -36,65 +38,17 @@ Examples
 from __future__ import annotations
 
 import difflib
-from typing import Any, ClassVar
 
 import numpy as np
 
 from starchart._util.plugins import PluginLoader
-from starchart.errors import InputError, arg
-from starchart.strategies.base import CandidateStrategy, Sampler
-from starchart.strategies.encoding import CandidatePool
+from starchart.errors import InputError
+from starchart.strategies.base import PoolStrategy
 from starchart.strategies.engine import StaticGuidedOptimizer, TreeGuidedOptimizer
+from starchart.strategies.leaf_sampling import LeafSampling
 
 #: The entry-point group through which other packages add strategies: ``name = "module:Class"``.
 ENTRY_POINT_GROUP = "starchart.strategies"
-
-
-class PoolStrategy(CandidateStrategy):
-    """A simple strategy: it chooses among the open candidates, and proposes batches without repeats.
-
-    A subclass chooses with :meth:`choose` among the open (not yet evaluated, not yet proposed in this
-    batch) candidates. The constructor takes what :class:`TreeGuidedOptimizer` takes; a strategy that
-    cannot use a warm start or the tree's options refuses them.
-    """
-
-    name: ClassVar[str] = ""
-
-    def __init__(self, pool: CandidatePool, *, seed: int | None = None, minimize: bool = True,
-                 budget: int | None = None, options: Any = None, sampler: Sampler | None = None,
-                 prior: Any = None) -> None:
-        if options is not None or prior is not None:
-            raise InputError(f"the {self.name!r} strategy takes no tree options and no warm start", where="strategy",
-                             hint=f"leave out {arg('prior', '')} and {arg('options', '')}, or use "
-                                  f"{arg('strategy', repr('tree'))}")
-        self.pool = pool
-        self.minimize = bool(minimize)
-        self.budget = budget
-        self.sampler = sampler
-        self.rng = np.random.default_rng(seed)
-        self.indices: list[int] = []
-        self.values: list[float] = []
-
-    def ask(self) -> int:
-        """The pool index of the candidate to evaluate next."""
-        return self.ask_batch(1)[0]
-
-    def ask_batch(self, n: int) -> list[int]:
-        """``n`` distinct candidates to evaluate next (fewer where the space has fewer left)."""
-        chosen: list[int] = []
-        for _ in range(n):
-            open_ = np.setdiff1d(self.open_candidates(), chosen, assume_unique=True)
-            if not len(open_):
-                break
-            chosen.append(int(self.choose(open_)))
-        if not chosen:
-            raise InputError("every configuration of the space has been evaluated", where="search",
-                             hint="the budget is larger than the space")
-        return chosen
-
-    def choose(self, open_: np.ndarray) -> int:
-        """One of the ``open_`` pool indices (sorted ascending)."""
-        raise NotImplementedError
 
 
 class UniformStrategy(PoolStrategy):
@@ -118,7 +72,7 @@ class ExhaustiveStrategy(PoolStrategy):
 
 #: Strategy classes by name: built-in first, then registered and installed ones (read on first use).
 STRATEGIES: dict[str, type] = {"tree": TreeGuidedOptimizer, "static": StaticGuidedOptimizer,
-                               "uniform": UniformStrategy, "exhaustive": ExhaustiveStrategy}
+                               "uniform": UniformStrategy, "exhaustive": ExhaustiveStrategy, "leaf": LeafSampling}
 _plugins = PluginLoader(ENTRY_POINT_GROUP)
 
 

@@ -1,4 +1,4 @@
-"""The registry of search strategies: tree, static, uniform, exhaustive and plug-ins, driven by one search loop
+"""The registry of search strategies: tree, static, uniform, exhaustive, leaf and plug-ins, driven by one search loop
 with the same store, resume and determinism as the tree-guided search."""
 
 from __future__ import annotations
@@ -27,7 +27,28 @@ def configs(result):
 
 
 def test_the_built_in_strategies_are_registered():
-    assert strategy_names()[:4] == ["tree", "static", "uniform", "exhaustive"]
+    assert strategy_names()[:5] == ["tree", "static", "uniform", "exhaustive", "leaf"]
+
+
+def test_leaf_sampling_gathers_its_draws_in_the_best_leaf_and_resumes(tmp_path):
+    space = Space({"x": list(range(30)), "y": list(range(20))})
+    whole = search(PythonEvaluator(cone), space, budget=60, seed=3, strategy="leaf")
+    uniform = search(PythonEvaluator(cone), space, budget=60, seed=3, strategy="uniform")
+    values = whole.history["time"].to_numpy()
+    assert len(set(configs_of(whole))) == 60
+    assert values[-20:].mean() < 0.5 * uniform.history["time"].to_numpy()[-20:].mean()  # drawn where it is good
+    store = tmp_path / "s.db"
+    stopped = search(PythonEvaluator(cone), space, budget=60, seed=3, strategy="leaf", store=store, time_limit=1e-9)
+    assert stopped.stopped and Store.open(store).get("search")["strategy"] == "leaf"
+    assert configs_of(resume_search(store)) == configs_of(whole)
+
+
+def cone(c):
+    return 1.0 + abs(c["x"] - 21) + 0.7 * abs(c["y"] - 7)
+
+
+def configs_of(result):
+    return [(row.x, row.y) for row in result.history.itertuples()]
 
 
 def test_uniform_measures_distinct_configurations_and_repeats_for_a_seed():
