@@ -239,14 +239,9 @@ def plot_platform_tree(comparison: PlatformComparison, *, top_splits: int | None
         node = getattr(row, "merged_best_node", None)
         if node is not None and node == node:  # NaN: no leaf holds enough of that platform's designs
             marks.setdefault(int(node), []).append(str(row.platform))
-    expand = None
-    if top_splits is not None:
-        expand = set(expanded_nodes(tree, top_splits=top_splits, minimize=comparison.minimize))
-        for node in marks:  # every shaded leaf is drawn: the splits above it too
-            parent = tree.nodes_[node].parent
-            while parent is not None:
-                expand.add(parent)
-                parent = tree.nodes_[parent].parent
+    # every shaded leaf is drawn: the splits above it too
+    expand = (None if top_splits is None else
+              expanded_nodes(tree, top_splits=top_splits, minimize=comparison.minimize, reach=marks))
     labels = {node: "best on " + ", ".join(names) for node, names in marks.items()}
     return plot_tree(tree, metric=comparison.metric, minimize=comparison.minimize, expand=expand, marks=labels,
                      title=title or f"One tree over {', '.join(comparison.platforms)}: each platform's best subspace")

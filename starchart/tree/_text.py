@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -116,10 +117,10 @@ def count_below(tree: "StarchartTree", node_id: int) -> int:
 
 
 def expanded_nodes(tree: "StarchartTree", max_depth: int | None = None, top_splits: int | None = None,
-                   minimize: bool = True) -> set[int]:
+                   minimize: bool = True, reach: Iterable[int] = ()) -> set[int]:
     """The internal nodes whose split a rendering shows: those above ``max_depth``, and with ``top_splits=K``
     only the K splits that reduce the squared error most, the splits on the path to the best leaf (lowest mean
-    when ``minimize``), and the splits above those, so the view stays one tree.
+    when ``minimize``) and to every node of ``reach``, and the splits above those, so the view stays one tree.
 
     >>> import pandas as pd
     >>> from starchart.tree._tree import StarchartTree
@@ -136,7 +137,7 @@ def expanded_nodes(tree: "StarchartTree", max_depth: int | None = None, top_spli
     ranked = sorted(internal, key=lambda i: (-tree.nodes_[i].improvement, i))[:top_splits]
     best = tree.best_leaf(minimize=minimize).node_id
     shown: set[int] = set()
-    for start in [*ranked, tree.nodes_[best].parent]:
+    for start in [*ranked, *(tree.nodes_[node].parent for node in (best, *reach))]:
         node = start
         while node is not None and node not in shown:
             shown.add(node)
