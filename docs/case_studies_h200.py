@@ -186,6 +186,9 @@ def inputs_section() -> tuple[list[str], dict[str, Any]]:
         result = starchart.input_sensitivity(data, inputs=["n"], work=work, size="n")
         figure = save(result.plot(title=f"{name} on the H200: importance per input size (throughput)"),
                       f"inputs_{name}")
+        tree_figure = save(result.plot_tree(top_splits=3, title=f"{name} on the H200: one tree over n and the "
+                                                                 "parameters (throughput), each size's best shaded"),
+                           f"inputs_tree_{name}")
         inter = result.interactions[["parameter", "interaction_share", "main_share", "p_value",
                                      "depends_on_input"]].copy()
         for c in ("interaction_share", "main_share"):
@@ -197,7 +200,10 @@ def inputs_section() -> tuple[list[str], dict[str, Any]]:
                f"the variance of log-throughput, p < 0.01): **{', '.join(result.dependent()) or 'none'}**.", "",
                cs.md_table(inter, digits=3), "",
                "The best configuration of each size (rows) run at each size (columns), relative to that size's best:",
-               "", cs.md_table(transfer, digits=3), "", f"![{name} inputs]({figure})", ""]
+               "", cs.md_table(transfer, digits=3), "", f"![{name} inputs]({figure})", "",
+               "The paper's Fig. 9: the merged tree's three splits that explain most and the way to each size's best "
+               f"subspace, shaded (`starchart inputs data/h200/{name}-inputs.csv --input n --work '{work}' "
+               "--tree-plot tree.png`).", "", f"![{name} merged tree]({tree_figure})", ""]
         numbers[name] = {"input_share": result.input_share, "dependent": result.dependent(),
                          "transfer": result.transfer.to_dict()}
     if "npt" in load("bfs-inputs").params:

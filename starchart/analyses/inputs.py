@@ -296,6 +296,12 @@ class InputSensitivity:
         """See :func:`plot_input_sensitivity`."""
         return load_reference("starchart.report.figures:plot_input_sensitivity")(self, title=title)
 
+    def plot_tree(self, *, top_splits: int | None = 3, title: str | None = None) -> Figure:
+        """The merged tree over the inputs and the tuning parameters with each input's best subspace shaded (the
+        paper's Fig. 9): the ``top_splits`` splits that explain most and the way to every input's best leaf.
+        See :func:`starchart.report.figures.plot_input_tree`."""
+        return load_reference("starchart.report.figures:plot_input_tree")(self, top_splits=top_splits, title=title)
+
     def report_sections(self) -> list[tuple[str, Any]]:
         """``(heading, content)`` pairs for the HTML report's ``extra_sections``."""
         best = self.best.copy()

@@ -50,7 +50,7 @@ from starchart._util.validation import Interval, check
 from starchart.dataset import Dataset
 from starchart.errors import InputError
 from starchart.io.load import load
-from starchart.tree import StarchartTree, check_tree_options, split_labels
+from starchart.tree import StarchartTree, best_leaf_per_group, check_tree_options, split_labels
 
 if TYPE_CHECKING:  # the figures are drawn in starchart.report.figures
     from matplotlib.figure import Figure
@@ -385,25 +385,18 @@ class PlatformComparison:
         worst such leaf, and the best leaf of the platform's own tree."""
         rows = []
         frame = self.data.frame
-        # the merged tree was fitted on exactly these rows: one pass down it places each in its leaf
-        # (testing every leaf's region on every row took seconds for trees of thousands of leaves)
-        leaf_of_row = self.tree.apply(frame[[self.name, *self.params]])
         leaves = {leaf.node_id: leaf for leaf in self.tree.leaves_}
+        per_platform = best_leaf_per_group(self.tree, frame, frame[self.name], frame[self.metric],
+                                           minimize=self.minimize, min_samples=min_samples)
+        worst = best_leaf_per_group(self.tree, frame, frame[self.name], frame[self.metric],
+                                    minimize=not self.minimize, min_samples=min_samples)
         for p in self.platforms:
-            on_p = (frame[self.name] == p).to_numpy()
-            groups = frame.loc[on_p, self.metric].groupby(leaf_of_row[on_p], sort=True).agg(["mean", "size"])
-            stats = [(float(mean), int(size), leaves[int(node)])
-                     for node, (mean, size) in zip(groups.index, groups.itertuples(index=False))
-                     if size >= min_samples]
             own = self.trees[p].best_leaf(minimize=self.minimize)
             row: dict[str, Any] = {"platform": p}
-            if stats:
-                pick = min if self.minimize else max
-                best = pick(stats, key=lambda s: s[0])
-                worst = (max if self.minimize else min)(stats, key=lambda s: s[0])
-                row |= {"merged_best": _without(best[2].description, self.name), "merged_best_n": best[1],
-                        "merged_best_mean": best[0], "merged_worst_mean": worst[0],
-                        "merged_best_node": best[2].node_id}
+            if p in per_platform:
+                node, mean, n = per_platform[p]
+                row |= {"merged_best": _without(leaves[node].description, self.name), "merged_best_n": n,
+                        "merged_best_mean": mean, "merged_worst_mean": worst[p][1], "merged_best_node": node}
             row |= {"own_best": own.description, "own_best_n": own.n_samples, "own_best_mean": own.mean}
             rows.append(row)
         return pd.DataFrame(rows)

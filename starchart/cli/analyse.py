@@ -258,9 +258,15 @@ def inputs_command(
     metrics: Optional[str] = MetricsOption,
     maximize: Optional[bool] = DirectionOption,
     plot: Optional[Path] = PlotOption,
+    tree_plot: Optional[Path] = typer.Option(None, "--tree-plot", help="Also draw the tree over the inputs and the "
+                                             "parameters, each input's best subspace shaded (.svg/.png; Fig. 9)."),
+    top_splits: int = typer.Option(3, "--top-splits", min=1, metavar="K",
+                                   help="--tree-plot: the K splits that explain most, and the way to each best."),
 ) -> None:
     """Input sensitivity: how much the input matters, which parameters' effect depends on it, how bests transfer."""
     metric = metric_name(metric)
+    if tree_plot is not None:
+        check_figure_path(tree_plot, "--tree-plot")
     data = _data_to_plot(source, metrics, plot)
     direction = None if maximize is None else not maximize
     with option_names({"inputs": "--input", "work": "--work", "size": "--size", "time": "--metric"}):
@@ -281,6 +287,7 @@ def inputs_command(
         table.add_row(_input_values(label), *(f"{value:.2f}" if value == value else "—" for value in row))
     out.print(table)
     save_plot(result.plot, plot)
+    save_plot(lambda: result.plot_tree(top_splits=top_splits), tree_plot)
 
 
 def _input_values(label: str) -> str:

@@ -7,6 +7,8 @@ results' ``.plot()`` methods draw with these; the analyses themselves import no 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -21,7 +23,7 @@ from starchart.analyses.platforms import PlatformComparison
 from starchart.analyses.tradeoff import _COLORS, _MARKERS, TradeoffResult, _cell_masks, pareto_mask
 from starchart.errors import InputError
 from starchart.report.plots import plot_tree
-from starchart.tree import expanded_nodes
+from starchart.tree import StarchartTree, best_leaf_per_group, expanded_nodes
 
 
 def plot_sample_size(curve: pd.DataFrame, *, target: float | None = None, chosen: int | None = None,
@@ -225,23 +227,45 @@ def plot_model_comparison(result: ModelComparison, *, title: str | None = None) 
 
 
 
+def plot_merged_tree(tree: StarchartTree, best: Mapping[Any, int], *, metric: str, minimize: bool = True,
+                     top_splits: int | None = 3, title: str | None = None) -> Figure:
+    """A tree over several platforms or inputs with each one's best subspace shaded, as the paper's Fig. 8:
+    ``best`` maps each platform or input (its label) to its best leaf. Drawn are the ``top_splits`` splits
+    that reduce the error most and the splits on the way to every shaded leaf (``None``: the whole tree)."""
+    marks: dict[int, list[str]] = {}
+    for label, node in best.items():
+        marks.setdefault(int(node), []).append(str(label))
+    # every shaded leaf is drawn: the splits above it too
+    expand = (None if top_splits is None else
+              expanded_nodes(tree, top_splits=top_splits, minimize=minimize, reach=marks))
+    labels = {node: "best on " + ", ".join(names) for node, names in marks.items()}
+    return plot_tree(tree, metric=metric, minimize=minimize, expand=expand, marks=labels, title=title)
+
+
 def plot_platform_tree(comparison: PlatformComparison, *, top_splits: int | None = 3,
                        title: str | None = None) -> Figure:
     """The tree over every platform (``platform`` is one of its parameters), each platform's best subspace
     shaded and labelled: the leaf of the merged tree where that platform's own designs are fastest on
     average (:meth:`~starchart.analyses.platforms.PlatformComparison.best_subspaces`), as the paper's Fig. 8
-    shades them. Drawn are the ``top_splits`` splits that reduce the error most and the splits on the way to
-    every shaded leaf (``None``: the whole tree)."""
-    tree = comparison.tree
-    subspaces = comparison.best_subspaces()
-    marks: dict[int, list[str]] = {}
-    for row in subspaces.itertuples(index=False):
-        node = getattr(row, "merged_best_node", None)
-        if node is not None and node == node:  # NaN: no leaf holds enough of that platform's designs
-            marks.setdefault(int(node), []).append(str(row.platform))
-    # every shaded leaf is drawn: the splits above it too
-    expand = (None if top_splits is None else
-              expanded_nodes(tree, top_splits=top_splits, minimize=comparison.minimize, reach=marks))
-    labels = {node: "best on " + ", ".join(names) for node, names in marks.items()}
-    return plot_tree(tree, metric=comparison.metric, minimize=comparison.minimize, expand=expand, marks=labels,
-                     title=title or f"One tree over {', '.join(comparison.platforms)}: each platform's best subspace")
+    shades them (:func:`plot_merged_tree`)."""
+    best = comparison.best_subspaces()
+    # NaN (or no column): no leaf holds enough of that platform's designs
+    shaded = ({} if "merged_best_node" not in best.columns else
+              {row.platform: int(row.merged_best_node) for row in best.itertuples(index=False)
+               if pd.notna(row.merged_best_node)})
+    return plot_merged_tree(comparison.tree, shaded, metric=comparison.metric, minimize=comparison.minimize,
+                            top_splits=top_splits, title=title or f"One tree over {', '.join(comparison.platforms)}: "
+                                                                  "each platform's best subspace")
+
+
+def plot_input_tree(result: InputSensitivity, *, top_splits: int | None = 3, title: str | None = None) -> Figure:
+    """The tree over the tuning parameters and the input (the paper's Fig. 9), each input's best subspace
+    shaded: the leaf where that input's own designs do best on average (:func:`plot_merged_tree`)."""
+    frame = result.data.frame
+    labels = frame[result.inputs].astype(str).apply(
+        lambda row: ", ".join(f"{name}={value}" for name, value in zip(result.inputs, row)), axis=1)
+    best = best_leaf_per_group(result.tree, frame, labels, frame[result.metric], minimize=result.minimize)
+    return plot_merged_tree(result.tree, {label: node for label, (node, _, _) in best.items()}, metric=result.metric,
+                            minimize=result.minimize, top_splits=top_splits,
+                            title=title or f"One tree over {', '.join(result.inputs)} and the tuning parameters: "
+                                           "each input's best subspace")

@@ -32,12 +32,13 @@ from starchart.tree._tree import (
                                      StarchartTree,
                                      Subspace,
                                      TreeNode,
+                                     best_leaf_per_group,
                                      check_tree_options,
                                      format_value,
 )
 
 __all__ = ["PruningPath", "StarchartForest", "StarchartTree", "Subspace", "TreeNode", "best_leaf_line",
            "check_tree_options", "choose_cp", "cp_table", "cross_validated_error", "describe_error", "dot_to_svg",
-           "expanded_nodes",
+           "best_leaf_per_group", "expanded_nodes",
            "fit_pruned", "fit_stated_tree", "format_value", "prune", "pruning_path", "split_labels", "tree_to_dot",
            "tree_to_text"]

@@ -857,6 +857,32 @@ class StarchartTree(Validated):
         return super().__repr__() + fitted
 
 
+def best_leaf_per_group(tree: StarchartTree, frame: pd.DataFrame, groups: pd.Series, response: Any, *,
+                        minimize: bool = True, min_samples: int = 3) -> dict[Any, tuple[int, float, int]]:
+    """Per group of rows (a platform, an input size), the leaf of ``tree`` where that group's own responses are
+    best on average, among the leaves holding at least ``min_samples`` of its rows: ``{group: (leaf id, mean,
+    rows)}``. A group with no such leaf is left out. The leaves of a tree over several platforms or inputs that
+    the paper's Fig. 8 shades.
+
+    >>> X = pd.DataFrame({"gpu": ["a"] * 4 + ["b"] * 4, "bx": [1, 1, 2, 2] * 2})
+    >>> y = np.array([1.0, 1.1, 3.0, 3.1, 5.0, 5.2, 2.0, 2.1])
+    >>> tree = StarchartTree(min_samples_split=2).fit(X, y)
+    >>> {g: (leaf, round(mean, 2), n) for g, (leaf, mean, n) in
+    ...  best_leaf_per_group(tree, X, X["gpu"], y, min_samples=2).items()}
+    {'a': (3, 1.05, 2), 'b': (6, 2.05, 2)}
+    """
+    leaf_of_row = tree.apply(frame[tree.feature_names_in_])
+    values = pd.Series(np.asarray(response, dtype=float), index=frame.index)
+    out: dict[Any, tuple[int, float, int]] = {}
+    for group, rows in values.groupby(np.asarray(groups), sort=False):
+        stats = rows.groupby(leaf_of_row[frame.index.get_indexer(rows.index)]).agg(["mean", "size"])
+        stats = stats[stats["size"] >= min_samples]
+        if len(stats):
+            node = stats["mean"].idxmin() if minimize else stats["mean"].idxmax()
+            out[group] = (int(node), float(stats.loc[node, "mean"]), int(stats.loc[node, "size"]))
+    return out
+
+
 def _numeric(X: pd.DataFrame, columns: list[str]) -> np.ndarray:
     """The ``columns`` of ``X`` as floats (booleans as 0 / 1), rows × columns."""
     return X[columns].to_numpy(dtype=float) if columns else np.zeros((len(X), 0))

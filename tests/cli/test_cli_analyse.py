@@ -89,8 +89,10 @@ MATMUL_INPUTS = Path(__file__).resolve().parents[2] / "docs" / "figures" / "case
 
 
 def test_inputs_on_the_recorded_matmul_study(tmp_path):
-    result = run("inputs", MATMUL_INPUTS, "--input", "N", "--work", "n^3", "--plot", tmp_path / "i.svg")
+    result = run("inputs", MATMUL_INPUTS, "--input", "N", "--work", "n^3", "--plot", tmp_path / "i.svg",
+                 "--tree-plot", tmp_path / "tree.png", "--top-splits", "2")
     assert result.exit_code == 0, result.output
+    assert (tmp_path / "tree.png").read_bytes().startswith(b"\x89PNG")  # Fig. 9: what it shades, test_report_html
     assert "inputs ['N']: 24% of the merged tree's SSE reduction (throughput)" in result.output
     assert "effect depends on the input (interaction ≥ 2% of the variance, p < 0.01): ORDER" in result.output
     # N=512's best elsewhere; the header names the input once, so the columns are its values

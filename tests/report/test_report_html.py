@@ -277,6 +277,26 @@ def test_the_merged_platform_tree_shades_each_platforms_best_subspace():
     assert len(shades) == len(set(nodes.values()))
 
 
+def test_the_merged_input_tree_shades_each_sizes_best_subspace():
+    from starchart.analyses.inputs import input_sensitivity
+    from starchart.tree import best_leaf_per_group
+
+    from child_env import ROOT
+
+    data = starchart.load(ROOT / "data" / "h200" / "bfs-inputs.csv")
+    result = input_sensitivity(data, inputs=["n"], work="n", size="n")
+    frame = result.data.frame
+    best = best_leaf_per_group(result.tree, frame, frame["n"], frame[result.metric], minimize=result.minimize)
+    assert sorted(best) == sorted(frame["n"].unique())
+    for size, (leaf, mean, rows) in best.items():  # no leaf with three or more of its rows does better
+        on = (frame["n"] == size).to_numpy()
+        leaves = result.tree.apply(frame.loc[on, result.tree.feature_names_in_])
+        means = frame.loc[on, result.metric].groupby(leaves).agg(["mean", "size"])
+        assert rows >= 3 and mean == means.loc[means["size"] >= 3, "mean"].max()
+    texts = [t.get_text() for t in result.plot_tree(top_splits=3).axes[0].texts]
+    assert {f"best on n={size}" for size in best} <= set(texts)
+
+
 def test_measurements_legend_hides_no_repeat_bar():
     """The legend sat in the upper-left corner of the axes, over the first configurations' repeat bars
     when their values jump (Kernel Tuner's 15-configuration vector_add cache: rank 5 onwards)."""
