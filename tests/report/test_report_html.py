@@ -278,10 +278,10 @@ def test_the_merged_platform_tree_shades_each_platforms_best_subspace():
 
 
 def test_the_merged_input_tree_shades_each_sizes_best_subspace():
+    from child_env import ROOT
+
     from starchart.analyses.inputs import input_sensitivity
     from starchart.tree import best_leaf_per_group
-
-    from child_env import ROOT
 
     data = starchart.load(ROOT / "data" / "h200" / "bfs-inputs.csv")
     result = input_sensitivity(data, inputs=["n"], work="n", size="n")
