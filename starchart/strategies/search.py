@@ -468,12 +468,15 @@ def _search(evaluator: Evaluator, space: Space, budget: int, seed: int, initial:
                 batch = optimizer.ask_batch(min(workers, room)) if workers > 1 else [optimizer.ask()]
             found: dict[int, Measurement] = {}  # of this batch: stored earlier, or measured now
             todo: dict[str, tuple[int, dict[str, Any]]] = {}  # to measure, by key: pool index, configuration
+            # a batch stopped part-way stored whichever of its members finished first, in any order: a member
+            # not stored is no divergence while every stored result left belongs to this batch
+            batch_keys = {config_key(c, space.names) for c in enc.decode(pool.codes[batch])}
             for index in batch:
                 if pool.evaluated[index]:  # an initial configuration already learnt from a stored study
                     continue
                 config = enc.decode(pool.codes[index])[0]
                 key = config_key(config, space.names)
-                if stored and not diverged and key not in stored:
+                if stored and not diverged and key not in stored and not set(stored) <= batch_keys:
                     # the stored study went another way (another seed or budget): learn from all of it first
                     diverged = True
                     for m in _take_stored(stored, len(stored)):

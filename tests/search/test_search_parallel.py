@@ -45,6 +45,19 @@ class Jittery:
         return {"time": 1.0 + (c["x"] - 11) ** 2 + (c["y"] - 3) ** 2 + {"a": 2, "b": 0, "c": 5}[c["z"]]}
 
 
+class StopsOn:
+    """A bowl that stops (as Ctrl-C) on the configurations given, after the others of their batch finished."""
+
+    def __init__(self, stop_on: set | None = None):
+        self.stop_on = stop_on or set()
+
+    def __call__(self, c):
+        if (c["x"], c["y"], c["z"]) in self.stop_on:
+            time.sleep(0.3)  # the other members of the batch finish, and are stored, first
+            raise KeyboardInterrupt
+        return 1.0 + (c["x"] - 11) ** 2 + (c["y"] - 3) ** 2 + {"a": 2, "b": 0, "c": 5}[c["z"]]
+
+
 def _history(result):
     return result.history[["x", "y", "z", "time", "status"]].fillna(-1).to_dict("records")
 
@@ -84,6 +97,22 @@ def test_a_parallel_search_stopped_mid_batch_resumes_to_the_same_search(tmp_path
     assert again.calls == 30 - kept
     with Store.open(path) as db:
         assert len(db) == 30
+
+
+def test_a_batch_stopped_with_its_later_members_stored_resumes_to_the_same_search(tmp_path):
+    """Workers finish in any order: a stop can store the second and third of a batch but not its first. The
+    rerun takes those two from the store, measures the rest, and learns all four in the order proposed (it
+    used to take the missing first one for a divergence, learn the stored ones first, and go another way)."""
+    whole = search(PythonEvaluator(StopsOn()), SPACE, budget=16, seed=8, workers=4)
+    last = whole.history.iloc[12:16]
+    stop_on = {(r.x, r.y, r.z) for r in last.iloc[[0, 3]].itertuples()}  # the batch's first and last
+    path = tmp_path / "s.db"
+    with pytest.raises(KeyboardInterrupt):
+        search(PythonEvaluator(StopsOn(stop_on)), SPACE, budget=16, seed=8, workers=4, store=path)
+    with Store.open(path) as db:
+        assert len(db) == 14
+    resumed = search(PythonEvaluator(StopsOn()), SPACE, budget=16, seed=8, workers=4, store=path)
+    assert _history(resumed) == _history(whole)
 
 
 @pytest.mark.parametrize("workers", [0, -1, 1.5, True])
