@@ -53,13 +53,13 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from starchart.errors import InputError
+from starchart.errors import InputError, arg
 from starchart.strategies.base import CandidateStrategy
 from starchart.strategies.encoding import CandidatePool
 from starchart.strategies.features import ProductFeatures
 from starchart.strategies.model import TreeEnsemble
 from starchart.strategies.prior import PriorFeature
-from starchart.strategies.static import StaticFeatures
+from starchart.strategies.static import CARVING_TABLE, StaticFeatures
 
 __all__ = ["SearchOptions", "StaticGuidedOptimizer", "TreeGuidedOptimizer", "expected_improvement"]
 
@@ -388,7 +388,7 @@ class StaticGuidedOptimizer(TreeGuidedOptimizer):
     >>> import pandas as pd
     >>> from starchart.space import Space
     >>> from starchart.strategies.encoding import CandidatePool, Encoding
-    >>> from starchart.strategies.static import StaticFeatures
+    >>> from starchart.strategies.static import CARVING_TABLE, StaticFeatures
     >>> space = Space({"x": list(range(10))})
     >>> enc = Encoding.from_space(space)
     >>> table = pd.DataFrame({"x": range(10), "registers": [40] * 5 + [96] * 5,
@@ -404,8 +404,7 @@ class StaticGuidedOptimizer(TreeGuidedOptimizer):
     def __init__(self, pool: CandidatePool, *, static: StaticFeatures | None = None, **kwargs: Any) -> None:
         if static is None:
             raise InputError("the 'static' strategy needs the static metrics of the space", where="strategy",
-                             hint="pass static= a carving table (starchart.carve_source(...) or the CSV "
-                                  "`starchart carve ... -o FILE.csv` writes), or use the 'tree' strategy")
+                             hint=f"give {arg('static', '...')}: {CARVING_TABLE}; or use the 'tree' strategy")
         super().__init__(pool, static=static, **kwargs)
         self._survives = np.zeros(0, dtype=bool)
 

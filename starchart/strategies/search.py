@@ -263,7 +263,7 @@ def search(evaluator: Evaluator, space: Space, budget: int, seed: int | None = N
         given, else ``"tree"``. ``prior``, ``options`` and ``static`` guide the tree only.
     static:
         What the compiler says of each configuration, before anything runs: the table of a carving (the
-        result of :func:`starchart.carve_source`, its ``.frame``, or the CSV ``starchart carve ... -o FILE.csv``
+        result of :func:`starchart.carve_source`, its ``.frame``, or the CSV ``starchart carve ... --table FILE.csv``
         writes). The trees may split on its metrics (registers, occupancy, instructions, …) from the first
         model on, and the ``static`` strategy draws its initial design among the configurations carving kept
         (:mod:`starchart.strategies.static`). A file is recorded, so a resume finds it again.

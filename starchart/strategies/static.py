@@ -38,10 +38,14 @@ import numpy as np
 import pandas as pd
 
 from starchart._util.configs import plain_value
-from starchart.errors import InputError, arg
+from starchart.errors import InputError, say
 from starchart.strategies.encoding import Encoding, _hashable
 
 __all__ = ["MAX_LEVELS", "STATIC_METRICS", "StaticFeatures", "static_table"]
+
+#: Where a table of static metrics comes from, in the words of the API or of the command line.
+CARVING_TABLE = say("the frame of starchart.carve_source(...), or a CSV of it",
+                    "the CSV `starchart carve SOURCE.cu ... --table FILE.csv` writes")
 
 #: The metrics used when the table has them and none are named: resources, occupancy, the instruction
 #: count and mix, and carving's two scores (:mod:`starchart.carve.metrics`).
@@ -89,8 +93,8 @@ class StaticFeatures:
         missing = [name for name in encoding.names if name not in table.columns]
         if missing:
             raise InputError(f"the static metrics lack the parameter(s) {', '.join(missing)}", where=where,
-                             hint="give one row per configuration of the same space, with its parameters as columns "
-                                  "(the table `starchart carve ... -o FILE.csv` writes)")
+                             hint=f"give one row per configuration of the same space, with its parameters as columns: "
+                                  f"{CARVING_TABLE}")
         names = _chosen_metrics(table, metrics, set(encoding.names), where)
         codes, inside = _codes(encoding, table)
         if not inside.any():
@@ -131,21 +135,20 @@ def static_table(static: Any, where: str = "static") -> pd.DataFrame:
         return frame
     if not isinstance(static, (str, Path)):
         raise InputError(f"static metrics must be a table or a file, got {type(static).__name__}", where=where,
-                         hint=f"e.g. {arg('static', repr('carved.csv'))} (written by `starchart carve ... -o carved.csv`)"
-                              " or the result of starchart.carve_source")
+                         hint=f"give {CARVING_TABLE}")
     path = Path(static)
     if not path.is_file():
-        raise InputError(f"{path} is not a file", where=where, hint="give the table `starchart carve ... -o FILE` wrote")
+        raise InputError(f"{path} is not a file", where=where, hint=f"give {CARVING_TABLE}")
     readers = {".csv": pd.read_csv, ".json": pd.read_json, ".parquet": pd.read_parquet}
     reader = readers.get(path.suffix.lower())
     if reader is None:
         raise InputError(f"{path.name}: static metrics are read from .csv, .json or .parquet", where=str(path),
-                         hint="write the carving table as CSV: starchart carve ... -o FILE.csv")
+                         hint=f"give {CARVING_TABLE}")
     try:
         return reader(path)
     except (ValueError, OSError, pd.errors.ParserError) as err:
         raise InputError(f"{path.name} could not be read as a table: {err}", where=str(path),
-                         hint="give the table `starchart carve ... -o FILE.csv` wrote") from None
+                         hint=f"give {CARVING_TABLE}") from None
 
 
 def _chosen_metrics(table: pd.DataFrame, metrics: Sequence[str] | None, params: set[str],
