@@ -20,6 +20,7 @@ The replayed studies take a few seconds; the input study measures the bundled C 
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 import time
@@ -402,6 +403,29 @@ def platform_study() -> tuple[list[str], dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------- §VII-C input sensitivity
+def verdict_stability(single: list[str]) -> list[str]:
+    """How often repeated measurements of the same study reach the same verdict (``benchmarks/input_verdict.py``),
+    beside the verdict ``single`` of the one run above."""
+    path = ROOT / "benchmarks" / "results" / "input_verdict.json"
+    if not path.exists():
+        return []
+    found = json.loads(path.read_text())
+    rows = pd.DataFrame(found["rows"])
+    counts = [c for c in rows.columns if c.endswith(": input-dependent") and not c.startswith("pooled")]
+    shown = rows[(rows[counts] != f"0/{found['repeats']}").any(axis=1) | rows["pooled: input-dependent"]
+                 | rows["parameter"].isin(single)]
+    pooled = rows.loc[rows["pooled: input-dependent"], "parameter"].tolist()
+    agree = ("agrees with it" if sorted(pooled) == sorted(single) else
+             f"does not: the one run's {', '.join(single) or 'no parameter'} against "
+             f"{', '.join(pooled) or 'no parameter'} pooled")
+    return [f"**How stable is this verdict?** `{found['command']}` measured the same study {found['repeats']} times "
+            "on a quiet machine and as many times with the other core kept busy, and applied the same test to each "
+            "repeat and to the repeats pooled (each configuration's median time at each size). The pooled verdict "
+            f"{agree}. Parameters that any repeat, the pooled data or the run above called input-dependent "
+            f"(measured {found['environment']['date'][:10]}):", "",
+            md_table(shown, digits=3), ""]
+
+
 def input_study(configs_per_size: int) -> tuple[list[str], dict[str, Any]]:
     md = ["## 4. Input sensitivity (paper §VII-C)", ""]
     if shutil.which("gcc") is None:
@@ -467,6 +491,7 @@ def input_study(configs_per_size: int) -> tuple[list[str], dict[str, Any]]:
         "",
         f"![input sensitivity]({fig})",
         "",
+        *verdict_stability(result.dependent()),
     ]
     numbers = {"runs": len(ds), "seconds": seconds, "input_share": result.input_share,
                "dependent": result.dependent(), "transfer": result.transfer.to_dict()}
