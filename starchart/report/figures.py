@@ -226,7 +226,6 @@ def plot_model_comparison(result: ModelComparison, *, title: str | None = None) 
     return fig
 
 
-
 def plot_merged_tree(tree: StarchartTree, best: Mapping[Any, int], *, metric: str, minimize: bool = True,
                      top_splits: int | None = 3, title: str | None = None) -> Figure:
     """A tree over several platforms or inputs with each one's best subspace shaded, as the paper's Fig. 8:
