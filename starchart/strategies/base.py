@@ -18,6 +18,15 @@ from starchart.strategies.encoding import CandidatePool
 Sampler = Callable[[np.random.Generator, int], np.ndarray]
 
 
+def initial_draws(budget: int | None) -> int:
+    """Uniform draws before a model decides: 2√budget, clipped to 5 … 20 (10 when the budget is unknown).
+
+    >>> initial_draws(20), initial_draws(100), initial_draws(400), initial_draws(None)
+    (9, 20, 20, 10)
+    """
+    return 10 if budget is None else int(min(max(round(2 * math.sqrt(budget)), 5), 20))
+
+
 class CandidateStrategy:
     """The bookkeeping of an ask/tell strategy: ``pool``, ``rng``, and what was told, in order.
 

@@ -54,7 +54,7 @@ import numpy as np
 from numba import njit
 
 from starchart.errors import InputError, arg
-from starchart.strategies.base import CandidateStrategy
+from starchart.strategies.base import CandidateStrategy, initial_draws
 from starchart.strategies.encoding import CandidatePool
 from starchart.strategies.features import ProductFeatures
 from starchart.strategies.model import TreeEnsemble
@@ -177,9 +177,7 @@ class TreeGuidedOptimizer(CandidateStrategy):
         """How many uniformly chosen configurations come before the model decides."""
         if self.options.initial is not None:
             return int(self.options.initial)
-        if self.budget is None:
-            return 10
-        return int(min(max(round(2 * math.sqrt(self.budget)), 5), 20))
+        return initial_draws(self.budget)
 
     # ------------------------------------------------------------------ asking
     def ask(self) -> int:
@@ -271,14 +269,11 @@ class TreeGuidedOptimizer(CandidateStrategy):
         idx = np.array(self.indices)
         codes = self.pool.codes
         y = self._transform(np.array(self.values)[ok])
-        if self._refit_due():
+        # between fits, the last fit's candidates (those it scored) less what was measured since
+        cand = None if self._refit_due() else open_[np.isfinite(self._padded_scores()[0][open_])]
+        if cand is None or not len(cand):
             self._fit(idx, ok, y)
             cand = self._candidates(open_)
-        else:  # the model of the last fit: the candidates it scored then, less what was measured since
-            cand = open_[np.isfinite(self._padded_scores()[0][open_])]
-            if not len(cand):
-                self._fit(idx, ok, y)
-                cand = self._candidates(open_)
         every = opts.local_every
         if every and (self.n_told - self.initial) % every == every - 1:
             leaders = codes[idx[ok][np.argsort(y, kind="stable")[:opts.local_top]]]
@@ -310,16 +305,20 @@ class TreeGuidedOptimizer(CandidateStrategy):
         self._model.fit(features[idx[ok]], y, self._feature_levels, self._feature_categorical, self.rng)
         self._fail = None
         if not ok.all():
+            rows, levels, categorical = self._failure_rows(idx)
             self._fail = TreeEnsemble(opts.n_trees, opts.feature_fraction, opts.min_samples_split)
-            if self._static is None:
-                self._fail.fit(self.pool.codes[idx], (~ok).astype(float), self._n_levels, self._categorical, self.rng)
-            else:  # what the compiler says (no binary, no room for a block) predicts failures best
-                self._fail.fit(features[idx], (~ok).astype(float), self._feature_levels, self._feature_categorical,
-                               self.rng)
+            self._fail.fit(rows, (~ok).astype(float), levels, categorical, self.rng)
         self._fit_at = self.n_told
         self._mu = np.full(len(self.pool), np.nan)
         self._sigma = np.full(len(self.pool), np.nan)
         self._feasible = np.full(len(self.pool), np.nan)
+
+    def _failure_rows(self, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What the failure model sees of pool rows ``indices``, with its features' levels and kinds: the value
+        codes, or, told what the compiler says (no binary, no room for a block), every feature of the model."""
+        if self._static is None:
+            return self.pool.codes[indices], self._n_levels, self._categorical
+        return self._features()[indices], self._feature_levels, self._feature_categorical
 
     def _padded_scores(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The scores per pool row, NaN for the rows the pool gained since the last fit (a sampled pool grows)."""
@@ -340,11 +339,8 @@ class TreeGuidedOptimizer(CandidateStrategy):
             pred = self._model.predict_all(features[fresh])
             self._mu[fresh] = pred.mean(axis=0)
             self._sigma[fresh] = np.maximum(pred.std(axis=0), 1e-9)
-            if self._fail is None:
-                self._feasible[fresh] = 1.0
-            else:
-                rows = self.pool.codes[fresh] if self._static is None else features[fresh]
-                self._feasible[fresh] = 1.0 - self._fail.predict_all(rows).mean(axis=0)
+            failing = 0.0 if self._fail is None else self._fail.predict_all(self._failure_rows(fresh)[0]).mean(axis=0)
+            self._feasible[fresh] = 1.0 - failing
         return self._mu[cand], self._sigma[cand], self._feasible[cand]
 
     def _features(self) -> np.ndarray:

@@ -28,12 +28,11 @@ Examples
 
 from __future__ import annotations
 
-import math
 from typing import ClassVar
 
 import numpy as np
 
-from starchart.strategies.base import PoolStrategy
+from starchart.strategies.base import PoolStrategy, initial_draws
 from starchart.strategies.model import CodeTree
 
 __all__ = ["LeafSampling"]
@@ -56,7 +55,7 @@ class LeafSampling(PoolStrategy):
     @property
     def initial(self) -> int:
         """Uniform draws before the first tree: as many as the tree-guided search makes (2√budget, 5 … 20)."""
-        return 10 if self.budget is None else int(min(max(round(2 * math.sqrt(self.budget)), 5), 20))
+        return initial_draws(self.budget)
 
     def choose(self, open_: np.ndarray) -> int:
         values = np.array(self.values, dtype=float)
