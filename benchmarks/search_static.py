@@ -38,9 +38,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from carving_spaces import HERE, KERNELS, Kernel
+from carving_spaces import KERNELS, Kernel
 from common import DATASETS, RESULTS, report
 from search import BUDGETS, WITHIN, _quality, _space_data
+
+from starchart.strategies.static import STATIC_METRICS
 
 ROOT = Path(__file__).resolve().parent.parent
 OURS = ["static", "static features", "starchart"]
@@ -162,7 +164,7 @@ def main() -> None:
                   for name in spaces if name in of_record.get(m, {})} for m in OTHERS}
     rows = summary_rows(every, spaces, budgets)
     carving = {name: {"configurations": len(t), "kept_by_carving": int((t["carved_by"] == "").sum()),
-                      "metrics": [c for c in t.columns if c in _metric_names()]} for name, t in tables.items()}
+                      "metrics": [c for c in t.columns if c in STATIC_METRICS]} for name, t in tables.items()}
     report("search_static", "The search told the compiler's static metrics, against the search without them and "
            "the methods of benchmarks/search.py (median quality; share of runs within 5 % of the optimum)", rows,
            extra={"seeds": args.seeds, "ablation_seeds": args.ablation_seeds, "budgets": budgets, "carving": carving,
@@ -180,12 +182,5 @@ def _recorded(of_record: dict, name: str, seed: str, budgets: list[int]) -> dict
     return None if runs is None else {str(b): runs[str(b)] for b in budgets}
 
 
-def _metric_names() -> tuple[str, ...]:
-    from starchart.strategies.static import STATIC_METRICS
-
-    return STATIC_METRICS
-
-
 if __name__ == "__main__":
-    assert HERE.exists()
     main()

@@ -247,12 +247,10 @@ def plot_platform_tree(comparison: PlatformComparison, *, top_splits: int | None
     shaded and labelled: the leaf of the merged tree where that platform's own designs are fastest on
     average (:meth:`~starchart.analyses.platforms.PlatformComparison.best_subspaces`), as the paper's Fig. 8
     shades them (:func:`plot_merged_tree`)."""
-    best = comparison.best_subspaces()
-    # NaN (or no column): no leaf holds enough of that platform's designs
-    shaded = ({} if "merged_best_node" not in best.columns else
-              {row.platform: int(row.merged_best_node) for row in best.itertuples(index=False)
-               if pd.notna(row.merged_best_node)})
-    return plot_merged_tree(comparison.tree, shaded, metric=comparison.metric, minimize=comparison.minimize,
+    frame = comparison.data.frame
+    best = best_leaf_per_group(comparison.tree, frame, frame[comparison.name], frame[comparison.metric],
+                               minimize=comparison.minimize)
+    return plot_merged_tree(comparison.tree, {p: node for p, (node, _, _) in best.items()}, metric=comparison.metric, minimize=comparison.minimize,
                             top_splits=top_splits, title=title or f"One tree over {', '.join(comparison.platforms)}: "
                                                                   "each platform's best subspace")
 

@@ -50,7 +50,7 @@ from starchart._util.units import KNOWN_UNITS, metric_label, metric_unit, unit_o
 from starchart._util.validation import Interval, check, check_seed
 from starchart.dataset import REPEATS_PREFIX
 from starchart.errors import InputError
-from starchart.tree import expanded_nodes, format_value, split_labels
+from starchart.tree import expanded_nodes, format_value, split_labels, with_ancestors
 
 if TYPE_CHECKING:
     from starchart.dataset import Dataset
@@ -332,20 +332,11 @@ def splits_that_matter(tree: StarchartTree, max_boxes: int = 16, minimize: bool 
     """
     if tree.n_leaves_ <= max_boxes:
         return None
-    nodes = tree.nodes_
-
-    def with_ancestors(node_id: int | None) -> list[int]:
-        path = []
-        while node_id is not None and node_id >= 0:  # the root's parent is None
-            path.append(node_id)
-            node_id = nodes[node_id].parent
-        return path
-
     best = tree.best_leaf(minimize=minimize).node_id
-    shown = set(with_ancestors(best)) - {best}  # every split above the best leaf: it is always drawn
+    shown = set(with_ancestors(tree, best)) - {best}  # every split above the best leaf: it is always drawn
     # a drawing that expands k splits has k + 1 terminal boxes
-    for node in sorted((n for n in nodes if not n.is_leaf), key=lambda n: -n.improvement):
-        more = set(with_ancestors(node.id)) - shown
+    for node in sorted((n for n in tree.nodes_ if not n.is_leaf), key=lambda n: -n.improvement):
+        more = set(with_ancestors(tree, node.id)) - shown
         if len(shown | more) + 1 > max_boxes:
             continue
         shown |= more

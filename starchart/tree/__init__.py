@@ -27,7 +27,7 @@ from starchart.tree._pruning import (
                                      prune,
                                      pruning_path,
 )
-from starchart.tree._text import best_leaf_line, expanded_nodes, split_labels, tree_to_text
+from starchart.tree._text import best_leaf_line, expanded_nodes, split_labels, tree_to_text, with_ancestors
 from starchart.tree._tree import (
                                      StarchartTree,
                                      Subspace,
@@ -41,4 +41,4 @@ __all__ = ["PruningPath", "StarchartForest", "StarchartTree", "Subspace", "TreeN
            "check_tree_options", "choose_cp", "cp_table", "cross_validated_error", "describe_error", "dot_to_svg",
            "best_leaf_per_group", "expanded_nodes",
            "fit_pruned", "fit_stated_tree", "format_value", "prune", "pruning_path", "split_labels", "tree_to_dot",
-           "tree_to_text"]
+           "tree_to_text", "with_ancestors"]

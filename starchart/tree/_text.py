@@ -136,13 +136,18 @@ def expanded_nodes(tree: "StarchartTree", max_depth: int | None = None, top_spli
         return internal
     ranked = sorted(internal, key=lambda i: (-tree.nodes_[i].improvement, i))[:top_splits]
     best = tree.best_leaf(minimize=minimize).node_id
-    shown: set[int] = set()
-    for start in [*ranked, *(tree.nodes_[node].parent for node in (best, *reach))]:
-        node = start
-        while node is not None and node not in shown:
-            shown.add(node)
-            node = tree.nodes_[node].parent
-    return shown & internal
+    shown = {i for node in (*ranked, best, *reach) for i in with_ancestors(tree, node)}
+    return shown & internal  # a leaf of best or reach is drawn as its parent's child, not expanded
+
+
+def with_ancestors(tree: "StarchartTree", node_id: int) -> list[int]:
+    """``node_id`` and every node above it, up to the root."""
+    path: list[int] = []
+    node: int | None = node_id
+    while node is not None:
+        path.append(node)
+        node = tree.nodes_[node].parent
+    return path
 
 
 def tree_to_text(tree: "StarchartTree", decimals: int = 4, max_depth: int | None = None,

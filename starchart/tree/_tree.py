@@ -871,16 +871,14 @@ def best_leaf_per_group(tree: StarchartTree, frame: pd.DataFrame, groups: pd.Ser
     ...  best_leaf_per_group(tree, X, X["gpu"], y, min_samples=2).items()}
     {'a': (3, 1.05, 2), 'b': (6, 2.05, 2)}
     """
-    leaf_of_row = tree.apply(frame[tree.feature_names_in_])
-    values = pd.Series(np.asarray(response, dtype=float), index=frame.index)
-    out: dict[Any, tuple[int, float, int]] = {}
-    for group, rows in values.groupby(np.asarray(groups), sort=False):
-        stats = rows.groupby(leaf_of_row[frame.index.get_indexer(rows.index)]).agg(["mean", "size"])
-        stats = stats[stats["size"] >= min_samples]
-        if len(stats):
-            node = stats["mean"].idxmin() if minimize else stats["mean"].idxmax()
-            out[group] = (int(node), float(stats.loc[node, "mean"]), int(stats.loc[node, "size"]))
-    return out
+    rows = pd.DataFrame({"group": np.asarray(groups), "leaf": tree.apply(frame[tree.feature_names_in_]),
+                         "y": np.asarray(response, dtype=float)})
+    stats = rows.groupby(["group", "leaf"], sort=True)["y"].agg(["mean", "size"])
+    stats = stats[stats["size"] >= min_samples]
+    picked = stats.groupby(level="group", sort=False)["mean"].idxmin() if minimize else \
+        stats.groupby(level="group", sort=False)["mean"].idxmax()
+    return {group: (int(key[1]), float(stats.loc[key, "mean"]), int(stats.loc[key, "size"]))
+            for group, key in picked.items()}
 
 
 def _numeric(X: pd.DataFrame, columns: list[str]) -> np.ndarray:
