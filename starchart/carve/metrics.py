@@ -421,7 +421,11 @@ def static_metrics(frame: pd.DataFrame, cc: str | float, *, threads_per_block: S
     -------
     DataFrame
         The columns of :func:`carving_metrics` plus ``limiter`` and ``occupancy`` (theoretical: resident
-        warps over the SM's maximum).
+        warps over the SM's maximum). When ``frame`` has the ``shared_wavefronts`` column of
+        :func:`starchart.carve.shared_memory.shared_wavefronts_frame` (per warp), also
+        ``weighted_instructions`` (instructions plus shared wavefronts) and ``weighted_efficiency`` (Efficiency
+        with each wavefront counted as an instruction; Utilization is left as it is, since a replay hides no
+        latency).
 
     Examples
     --------
@@ -442,6 +446,12 @@ def static_metrics(frame: pd.DataFrame, cc: str | float, *, threads_per_block: S
                           warp_size=warp_size)
     out["limiter"] = occ["limiter"]
     out["occupancy"] = theoretical_occupancy(out, cc)
+    if "shared_wavefronts" in frame.columns:
+        # Slow instructions weighted (the paper's §4.1.2): each shared-memory wavefront costs an issue slot,
+        # so an 8-way conflicting load counts 9 times. Only in Efficiency: a replay is not independent work
+        # between blocking points, so Utilization (latency hidden) must not grow with conflicts.
+        out["weighted_instructions"] = out["instr"] + resolve(frame, "shared_wavefronts", "shared wavefronts")
+        out["weighted_efficiency"] = efficiency(out["weighted_instructions"], out["threads"])
     return out
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +20,12 @@ import pandas as pd
 
 from starchart._util.text import shorten
 from starchart.carve.carving import NOT_COMPILED, CarveResult, _predicate_mask, carve, check_within
-from starchart.carve.metrics import Spec, _launch, static_metrics
+from starchart.carve.metrics import Spec, _launch, resolve, static_metrics
 from starchart.carve.occupancy import device_limits
 from starchart.carve.progress import ProgressOption, step_progress
 from starchart.carve.resources import ResourceCompiler
+from starchart.carve.sass import source_trip_counts
+from starchart.carve.shared_memory import block_shape, shared_wavefronts_frame
 from starchart.errors import InputError, SpaceError, arg
 from starchart.measure.launch import compile_options
 from starchart.space import Space
@@ -39,7 +41,9 @@ _UNDEFINED = re.compile(r"""identifier "(\w+)" is undefined|'(\w+)' (?:was not d
 def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float, *, threads_per_block: Spec,
                  threads: Spec, predicates: str | Iterable[str] = (), within: float = 0.0, strict: bool = False,
                  constants: Mapping[str, Any] | None = None, trip_counts: Any = "source", jobs: int = 1,
-                 compiler_options: Iterable[str] = (), progress: ProgressOption = False) -> CarveResult:
+                 compiler_options: Iterable[str] = (), progress: ProgressOption = False,
+                 block: str | Sequence[Spec] | None = None,
+                 metrics: Sequence[str] = ("efficiency", "utilization")) -> CarveResult:
     """Compile every valid configuration of ``space`` and carve it (see the module docstring).
 
     Parameters
@@ -69,6 +73,14 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
         ``True``: a progress bar on stderr while compiling and disassembling; a function
         ``progress(step, done, total)`` is called instead (see :mod:`starchart.carve.progress`).
         Each configuration's result is cached as it finishes: after Ctrl-C the same call resumes.
+    block:
+        The block's shape, ``"BLOCK_SIZE_X, BLOCK_SIZE_Y"`` (x, y, z: expressions over the parameters and
+        constants). Given, each configuration also gets its shared-memory wavefronts and bank conflicts
+        counted from the SASS (:mod:`starchart.carve.shared_memory`) and ``weighted_efficiency`` (each
+        wavefront counted as an instruction).
+    metrics:
+        The columns whose Pareto front is kept (see :func:`~starchart.carve.carving.carve`), e.g.
+        ``("weighted_efficiency", "utilization")`` with ``block``.
 
     Configurations that do not compile are dropped with ``carved_by == "does not compile"`` and the
     compiler's message in ``reason``; like failed ones they do not count as removed by carving.
@@ -102,12 +114,27 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
     predicates = (predicates,) if isinstance(predicates, str) else tuple(predicates)
     within = check_within(within)  # carve() says so too, but only after every compile
 
+    shape = block_shape(block) if block is not None else None  # a malformed shape is refused before compiling
+    needs_block = [m for m in metrics if m.lstrip("-").startswith("weighted_")]
+    if needs_block and shape is None:
+        raise InputError(f"the metric(s) {', '.join(map(repr, needs_block))} count shared-memory wavefronts, which "
+                         "need the block's shape", where="metrics",
+                         hint=f"give {arg('block', repr('BLOCK_SIZE_X, BLOCK_SIZE_Y'))} (x, y, z of a block)")
+    trips = source_trip_counts(compiler.source) if trip_counts == "source" else trip_counts
+
     def metrics_of(table: pd.DataFrame) -> pd.DataFrame:
+        if shape is not None:
+            table = pd.concat([table, shared_wavefronts_frame(table, compiler.kernel, shape, trip_counts=trips,
+                                                              params=list(space.names), constants=constants,
+                                                              toolchain=compiler.toolchain)], axis=1)
         # the launch expressions may use the constants too ("N * N // WPT" with N=1024), not only parameters
         scalars = {name: value for name, value in constants.items()
                    if name not in table.columns and isinstance(value, (int, float, bool, str))}
-        return static_metrics(table.assign(**scalars), cc, threads_per_block=threads_per_block,
-                              threads=threads).drop(columns=list(scalars))
+        out = static_metrics(table.assign(**scalars), cc, threads_per_block=threads_per_block,
+                             threads=threads).drop(columns=list(scalars))
+        for metric in metrics:  # a misspelt metric, or a weighted one without a block, named in seconds
+            resolve(out, metric.lstrip("-"), "carving metric")
+        return out
 
     _check_launch(configs, constants, threads_per_block, threads, cc)
     # One configuration first, silently: a misspelt kernel, launch expression or predicate column is
@@ -119,8 +146,8 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
     if len(table) and compiled.empty:
         raise _nothing_compiled(table, space, compiler.name)
     _warn_unannotated(compiled, trip_counts)
-    metrics = metrics_of(compiled)
-    result = carve(metrics, predicates=predicates, within=within, strict=strict, params=list(space.names))
+    result = carve(metrics_of(compiled), metrics=tuple(metrics), predicates=predicates, within=within,
+                   strict=strict, params=list(space.names))
     return _with_failures(result, table[table["status"] != "ok"])
 
 

@@ -61,6 +61,13 @@ def carve_command(
     table: Optional[Path] = typer.Option(None, "--table", help="Write every configuration's static metrics and "
                                          "verdict as CSV (for starchart search --static)."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write the efficiency/utilization plot (.svg/.png)."),
+    block: Optional[str] = typer.Option(
+        None, "--block", help="The block's shape 'X, Y[, Z]' (expressions over the parameters, for a .cu source): "
+                              "also count shared-memory wavefronts and bank conflicts from the SASS (columns "
+                              "shared_wavefronts, bank_conflicts, weighted_efficiency; usable in -p)."),
+    weighted: bool = typer.Option(False, "--weighted", help="Keep the Pareto front of weighted_efficiency (each "
+                                                            "shared-memory wavefront counted as an instruction) "
+                                                            "and utilization; needs --block."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1,
                                        help="Parallel compilations and disassemblies (default: every usable core; "
                                             "-j 1: one at a time). The result is the same whatever -j."),
@@ -81,7 +88,12 @@ def carve_command(
     # the library's errors in the command line's words ("--cc", "-D N=...", the space file)
     options = {"cc": "--cc", "within": "--within", "predicates": "--predicate", "predicate": "--predicate",
                "threads": "--threads", "threads per block": "--threads-per-block", "constants": "-D",
-               "kernel": "--kernel", **({"space": str(space_file)} if space_file is not None else {})}
+               "kernel": "--kernel", "block": "--block", "metrics": "--weighted",
+               **({"space": str(space_file)} if space_file is not None else {})}
+    if source.suffix.lower() != ".cu" and (block is not None or weighted):
+        raise InputError(f"{'--block' if block is not None else '--weighted'} counts shared-memory wavefronts "
+                         "from the compiled code, so it needs a CUDA source", where=source,
+                         hint="give the kernel's .cu file (with --kernel and --space), or leave the option out")
     if source.suffix.lower() == ".cu":
 
         if kernel is None or space_file is None or threads_per_block is None or threads is None:
@@ -96,7 +108,9 @@ def carve_command(
                 result = carve_source(source, kernel, space, cc, threads_per_block=threads_per_block,
                                       threads=threads, predicates=predicate, within=within,
                                       constants=_defines(define), jobs=jobs if jobs is not None else usable_cores(),
-                                      progress=bar)
+                                      progress=bar, block=block,
+                                      metrics=("weighted_efficiency", "utilization") if weighted else
+                                      ("efficiency", "utilization"))
         except KeyboardInterrupt:
             raise _carve_interrupted(bar) from None
     else:

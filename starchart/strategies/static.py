@@ -48,9 +48,11 @@ CARVING_TABLE = say("the frame of starchart.carve_source(...), or a CSV of it",
                     "the CSV `starchart carve SOURCE.cu ... --table FILE.csv` writes")
 
 #: The metrics used when the table has them and none are named: resources, occupancy, the instruction
-#: count and mix, and carving's two scores (:mod:`starchart.carve.metrics`).
+#: count and mix, carving's two scores (:mod:`starchart.carve.metrics`) and, when the table was carved with the
+#: block's shape, the shared-memory wavefronts and bank conflicts (:mod:`starchart.carve.shared_memory`).
 STATIC_METRICS = ("registers", "shared_bytes", "local_bytes", "occupancy", "blocks_per_sm", "instr",
-                  "n_global_load", "n_global_store", "n_fp32", "efficiency", "utilization")
+                  "n_global_load", "n_global_store", "n_fp32", "efficiency", "utilization", "shared_wavefronts",
+                  "bank_conflicts", "weighted_efficiency")
 
 #: Most codes a metric's feature takes (code 0, unknown, included): finer bands give the trees no more to go on
 #: with a few dozen samples, and cost time in every split search.

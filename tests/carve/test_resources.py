@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from cuda_toolchain import toolchain_or_skip
 
 from starchart.carve.resources import ResourceCompiler
 from starchart.carve.sass import (
@@ -25,7 +26,6 @@ from starchart.carve.sass import (
 from starchart.carve.toolchain import (
     ResourceUsage,
     find_kernel,
-    find_toolchain,
     from_cupy,
     from_ktt,
     ktt_resources,
@@ -226,24 +226,13 @@ def test_classes_and_bad_trip_counts():
 
 # --- compiling every configuration (needs NVIDIA's compilers) ---------------------------------------
 
-def _toolchain_or_skip(sm: int = 80, disasm: bool = False):
-    tc = find_toolchain()
-    has_compiler = any(t.supports(sm) for t in tc.nvrtc) and tc.pick("ptxas", sm) or tc.pick("nvcc", sm)
-    if not has_compiler:
-        pytest.skip("no CUDA compiler found: pip install '.[carve]' (NVRTC + ptxas from PyPI) "
-                    "or put a CUDA toolkit on PATH")
-    if disasm and not (tc.pick("nvdisasm", sm) or tc.pick("cuobjdump", sm)):
-        pytest.skip("no nvdisasm/cuobjdump: pip install '.[carve]'")
-    return tc
-
-
 CONFIGS = pd.DataFrame([{"TILE": 16, "WPT": 1, "UNROLL": 1}, {"TILE": 16, "WPT": 4, "UNROLL": 4},
                         {"TILE": 32, "WPT": 2, "UNROLL": 32}, {"TILE": 8, "WPT": 1, "UNROLL": 8}],
                        index=[10, 11, 12, 13])
 
 
 def test_compile_every_configuration_and_cache(tmp_path):
-    _toolchain_or_skip(80, disasm=True)
+    toolchain_or_skip(80, disasm=True)
     rc = ResourceCompiler(MATMUL, "matmul", "8.0", cache_dir=tmp_path)
     out = rc.frame(CONFIGS, trip_counts="source", constants={"N": 1024})
     assert list(out.index) == [10, 11, 12, 13] and (out.status == "ok").all()
@@ -270,7 +259,7 @@ def _no_tools(*args, **kwargs):
 
 
 def test_only_parameter_columns_become_macros(tmp_path):
-    _toolchain_or_skip(80)
+    toolchain_or_skip(80)
     from starchart.dataset import Dataset
 
     frame = pd.DataFrame({"TILE": [16, 32], "WPT": [1, 1], "UNROLL": [1, 1], "time": [1.0, 2.0]})
@@ -285,7 +274,7 @@ def test_only_parameter_columns_become_macros(tmp_path):
 
 
 def test_compile_errors_are_results(tmp_path):
-    _toolchain_or_skip(80)
+    toolchain_or_skip(80)
     rc = ResourceCompiler(MATMUL, "matmul", "8.0", cache_dir=tmp_path)
     bad = rc.compile({"TILE": 16, "WPT": 1, "UNROLL": "nonsense"})
     assert bad.status == "compile" and "nonsense" in bad.reason and bad.usage is None
@@ -297,7 +286,7 @@ def test_compile_errors_are_results(tmp_path):
 
 
 def test_every_compute_capability_compiles_without_a_gpu(tmp_path):
-    tc = _toolchain_or_skip(80)
+    tc = toolchain_or_skip(80)
     for cc, sm in (("7.0", 70), ("7.5", 75), ("9.0", 90)):
         if not (any(t.supports(sm) for t in tc.nvrtc) or tc.pick("nvcc", sm)):
             continue  # e.g. only CUDA 13 installed: no sm_70
@@ -306,7 +295,7 @@ def test_every_compute_capability_compiles_without_a_gpu(tmp_path):
 
 
 def test_nvcc_and_nvrtc_agree(tmp_path):
-    tc = _toolchain_or_skip(80)
+    tc = toolchain_or_skip(80)
     if not tc.pick("nvcc", 80) or not tc.nvrtc:
         pytest.skip("needs both nvcc and NVRTC")
     config = {"TILE": 32, "WPT": 2, "UNROLL": 4}
@@ -348,7 +337,7 @@ extern "C" __global__ void staged(float *a) {
 def test_named_barriers_from_ptxas_limit_blocks_per_sm_from_hopper_on(tmp_path):
     # cuda_occupancy.h: from 9.0 on an SM has 2 barriers per resident-block slot (64 on 9.0), so 64-thread
     # blocks that use 4 named barriers fit 16 per SM, not 32; before 9.0 barriers do not limit occupancy.
-    _toolchain_or_skip(90)
+    toolchain_or_skip(90)
     from starchart.carve import static_metrics
 
     source = tmp_path / "staged.cu"

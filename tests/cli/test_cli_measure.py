@@ -196,6 +196,25 @@ def test_carve_writes_the_static_metrics_a_search_then_uses(tmp_path):
     assert result.exit_code == 2 and "--static" in result.output and "carve" in result.output
 
 
+def test_carve_counts_bank_conflicts_with_the_block_shape(tmp_path):
+    from child_env import ROOT
+
+    needs_carve_toolchain()
+    table = tmp_path / "static.csv"
+    args = ("carve", ROOT / "examples/carve/transpose.cu", "--kernel", "transpose",
+            "--space", ROOT / "examples/carve/transpose.yaml", "--cc", "8.0",
+            "--threads-per-block", "TILE * BLOCK_ROWS", "--threads", "4096 * 4096 // (TILE // BLOCK_ROWS)")
+    result = invoke(*args, "--block", "TILE, BLOCK_ROWS", "--weighted", "--table", table)
+    assert result.exit_code == 0, result.output
+    assert "Pareto-optimal in (weighted_efficiency, utilization)" in result.output
+    written = pd.read_csv(table).set_index(["TILE", "BLOCK_ROWS", "PAD"])
+    assert written.loc[(32, 32, 0), "bank_conflicts"] == 31 and written.loc[(32, 32, 1), "bank_conflicts"] == 0
+    result = invoke(*args, "--block", "TILE, BLOCK_ROWS", "-p", "bank_conflicts == 0")
+    assert result.exit_code == 0 and "bank_conflicts == 0: removed 10" in result.output, result.output
+    result = invoke(*args, "--weighted")
+    assert result.exit_code == 2 and "--block" in result.output and "Traceback" not in result.output
+
+
 def test_carve_defines_the_parameters_and_names_a_missing_define(tmp_path):
     needs_carve_toolchain()
     source = tmp_path / "scale.cu"

@@ -1,0 +1,174 @@
+"""Bank conflicts counted from SASS, checked against KTT's measured counters, and carving with them.
+
+    python benchmarks/carving_conflicts.py --source PATH/KernelTunerConvolution.cu [-j 2] [--limit N]
+
+The data is KTT's convolution on an RTX 2080 Ti (``../shared/datasets/ktt``): 5,280 configurations that ran,
+each with Nsight Compute's shared-memory wavefront counters. The source is the kernel KTT measured,
+``Examples/KernelTunerConvolution/KernelTunerConvolution.cu`` of HiPerCoRe/KTT (commit 0791880634b4; a port of
+Kernel Tuner's convolution example). It is not in this repository: fetch it and pass its path.
+
+Every configuration is compiled for compute capability 7.5 (NVRTC and ptxas from PyPI, no GPU; cached in
+``~/.cache/starchart/carve``). Then:
+
+1. **The conflict count, validated.** :func:`starchart.carve.shared_memory.shared_wavefronts` predicts each
+   configuration's shared-memory wavefronts per warp from its SASS; times the warps of the launch, that is
+   compared with the measured ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum``: rank
+   correlation, exact matches, share within 1 %, median relative error. The static instruction count is
+   checked the same way against ``smsp__inst_executed.sum``.
+2. **Carving, by rules stated before scoring.** All from the compiler's view, no measurement:
+   the paper's metrics (Pareto front of efficiency and utilization), and the same with each shared-memory
+   wavefront counted as an instruction in Efficiency (``weighted_efficiency``; a replay hides no latency, so
+   Utilization stays the paper's). No predicates, no margin. Both with NVRTC's register counts and with the measured binaries' (KTT's compilation data),
+   because the two compilers differ. Each is scored against the measured optimum and against random sampling
+   of the same size (exact order statistics).
+
+The kernel never reads ``PADDING`` (it tests a macro ``use_padding`` that KTT does not define), so the
+configurations differing only in it are the same binary: the script checks the source for the name and then
+compiles the ``PADDING=0`` half only.
+
+Prints the tables and writes ``benchmarks/results/carving_conflicts.json`` (date, machine, tools, command).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from common import DATASETS, quick_path, report
+
+import starchart
+from starchart.carve.carving import carve
+from starchart.carve.metrics import resolve, static_metrics
+from starchart.carve.resources import ResourceCompiler
+from starchart.carve.sampling import random_sampling_table
+from starchart.carve.shared_memory import shared_wavefronts_frame
+from starchart.carve.toolchain import find_toolchain
+
+DATA = DATASETS / "ktt" / "KTConvolutionOutput_2080Ti.json.gz"
+CC = "7.5"
+PARAMS = ["BLOCK_SIZE_X", "BLOCK_SIZE_Y", "TILE_SIZE_X", "TILE_SIZE_Y", "PADDING", "READ_ONLY"]
+CONSTANTS = {"IMAGE_WIDTH": 4096, "IMAGE_HEIGHT": 4096, "HFS": 7}
+BLOCK = "BLOCK_SIZE_X, BLOCK_SIZE_Y"
+THREADS_PER_BLOCK = "BLOCK_SIZE_X * BLOCK_SIZE_Y"
+# KTT's grid: ceil(ceil(4096 / BLOCK) / TILE) blocks per axis
+BLOCKS = ("-(-(-(-IMAGE_WIDTH // BLOCK_SIZE_X)) // TILE_SIZE_X) * -(-(-(-IMAGE_HEIGHT // BLOCK_SIZE_Y)) // TILE_SIZE_Y)")
+THREADS = f"({BLOCKS}) * BLOCK_SIZE_X * BLOCK_SIZE_Y"
+MEASURED = {"load": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+            "store": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+            "instructions": "smsp__inst_executed.sum"}
+# Stated before the full run: wavefronts weigh into Efficiency only (a replay costs an issue slot but hides no
+# latency, so Utilization must not grow with conflicts; see examples/carve/transpose.cu, where weighting both lets
+# the 32-way conflicting tile stay on the front through its Utilization).
+RULES = {"paper": ("efficiency", "utilization"), "weighted": ("weighted_efficiency", "utilization")}
+
+
+def compile_space(source: Path, ran: pd.DataFrame, jobs: int) -> pd.DataFrame:
+    """Static counts and wavefronts of every configuration of ``ran`` (one compile per distinct binary)."""
+    text = source.read_text()
+    if re.search(r"\bPADDING\b", text):
+        raise SystemExit(f"{source} reads PADDING: compile both halves (this script assumes it does not)")
+    distinct = ran[ran["PADDING"] == 0][PARAMS].drop_duplicates()
+    compiler = ResourceCompiler(source, "Convolution", CC, jobs=jobs,
+                                options=[f"-D{k}={v}" for k, v in CONSTANTS.items()])
+    table = compiler.frame(distinct, params=PARAMS, counts=True, constants=CONSTANTS, progress=True)
+    ok = table[table["status"] == "ok"]
+    shared = shared_wavefronts_frame(ok, "Convolution", BLOCK, params=PARAMS, constants=CONSTANTS)
+    static = pd.concat([ok, shared], axis=1).drop(columns=["PADDING"])
+    keys = [p for p in PARAMS if p != "PADDING"]
+    return ran.merge(static, on=keys, how="left", validate="many_to_one")
+
+
+def validate(frame: pd.DataFrame) -> dict[str, Any]:
+    """Predicted against measured counters (launch totals) over the configurations with both."""
+    values = frame.assign(**CONSTANTS)
+    warps = resolve(values, BLOCKS, "blocks") * np.ceil(resolve(values, THREADS_PER_BLOCK, "threads") / 32)
+    predicted = {"load": frame["shared_load_wavefronts"] * warps, "store": frame["shared_store_wavefronts"] * warps,
+                 "instructions": frame["instructions"] * warps}
+    out: dict[str, Any] = {}
+    for name, column in MEASURED.items():
+        both = pd.DataFrame({"p": predicted[name], "m": frame[column]}).dropna()
+        relative = (both["p"] - both["m"]).abs() / both["m"]
+        out[name] = {"configurations": len(both), "rank_correlation": float(both["p"].rank().corr(both["m"].rank())),
+                     "exact": int((both["p"].round() == both["m"].round()).sum()),
+                     "within_1pct": float((relative <= 0.01).mean()), "median_relative_error": float(relative.median()),
+                     "predicted_over_measured_median": float((both["p"] / both["m"]).median())}
+    speed = (1 / frame["time"]).rank()
+    out["rank_correlation_with_speed"] = {
+        name: float(speed.corr((-predicted[name]).rank())) for name in ("load", "instructions")}
+    out["rank_correlation_with_speed"]["measured load wavefronts"] = float(speed.corr((-frame[MEASURED["load"]]).rank()))
+    out["shared_unknown_accesses"] = int(frame["shared_unknown"].fillna(0).sum())
+    return out
+
+
+def carve_scored(frame: pd.DataFrame, rule: str, registers: str) -> dict[str, Any]:
+    """Carve by ``rule`` with ``registers`` (``"nvrtc"`` or ``"ktt"``) and score against the measured times."""
+    column = "registers" if registers == "nvrtc" else "RegistersCount"
+    shared = "shared_bytes" if registers == "nvrtc" else "LocalMemorySize"
+    values = frame.assign(**CONSTANTS)
+    metrics = static_metrics(values, CC, threads_per_block=THREADS_PER_BLOCK, threads=THREADS, registers=column,
+                             shared=shared)
+    result = carve(metrics, metrics=RULES[rule], params=PARAMS)
+    kept_mask = result.frame["carved_by"] == ""
+    judged_mask = result.frame["carved_by"].isin(["", "dominated"])
+    times = frame["time"].to_numpy(dtype=float)
+    kept_times = times[kept_mask.to_numpy()]
+    best_kept = float(kept_times.min()) if len(kept_times) else float("nan")
+    table = random_sampling_table(times, int(kept_mask.sum()), best_kept, name=rule, fractions=(0.95,))
+    optimum = int(np.argmin(times))
+    return {"rule": rule, "registers": registers, "judged": int(judged_mask.sum()), "kept": int(kept_mask.sum()),
+            "removed_share": 1 - float(kept_mask.sum()) / float(judged_mask.sum()),
+            "kept_share_of_all": float(kept_mask.sum()) / len(frame),
+            "optimum_ms": float(times.min()), "best_kept_ms": best_kept,
+            "best_kept_relative": table["carving_relative"],
+            "random_same_size_relative": table["random_relative"],
+            "random_size_for_95": table["random_size_for_95"],
+            "optimum_kept": bool(kept_mask.iloc[optimum]),
+            "optimum_dropped_by": str(result.frame["carved_by"].iloc[optimum]) or None,
+            "cannot_launch": int((~judged_mask).sum())}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", type=Path, required=True, help="KTT's KernelTunerConvolution.cu")
+    parser.add_argument("-j", "--jobs", type=int, default=2, help="configurations compiled at once (default 2)")
+    parser.add_argument("--limit", type=int, default=0, help="score a random sample of this many (a smoke run)")
+    args = parser.parse_args()
+    if not DATA.exists():
+        sys.exit(f"{DATA} not found: the measured data is needed")
+    if not args.source.is_file():
+        sys.exit(f"{args.source}: no such file (see this script's docstring for where to get it)")
+    data = starchart.load(DATA)
+    ran = data.frame[data.frame["status"] == "ok"].reset_index(drop=True)
+    if args.limit:  # the first of a fixed shuffle of the PADDING=0 half, with their PADDING=1 twins
+        half = ran[ran["PADDING"] == 0].sample(frac=1.0, random_state=0).head(args.limit)
+        keys = [p for p in PARAMS if p != "PADDING"]
+        ran = ran.merge(half[keys], on=keys).reset_index(drop=True)
+    frame = compile_space(args.source, ran, args.jobs)
+    checks = validate(frame)
+    same = (frame["registers"] == frame["RegistersCount"]).mean()
+    registers = {"same_share": float(same),
+                 "nvrtc_over_ktt_median": float((frame["registers"] / frame["RegistersCount"]).median()),
+                 "nvrtc_over_ktt_range": [float((frame["registers"] / frame["RegistersCount"]).min()),
+                                          float((frame["registers"] / frame["RegistersCount"]).max())]}
+    for name, row in checks.items():
+        print(name, row)
+    print("registers", registers)
+    rows = [carve_scored(frame, rule, regs) for regs in ("nvrtc", "ktt") for rule in RULES]
+    command = f"python benchmarks/carving_conflicts.py --source {args.source.name}" + (
+        f" --limit {args.limit}" if args.limit else "")
+    report("carving_conflicts",
+           "Carving KTT convolution (RTX 2080 Ti) from the compiler's view, with and without bank conflicts", rows,
+           extra={"validation": checks, "registers": registers, "toolchain": str(find_toolchain()),
+                  "rules": {k: f"Pareto front of {v}, paper's dominance, no predicates, within=0"
+                            for k, v in RULES.items()},
+                  "source": "HiPerCoRe/KTT Examples/KernelTunerConvolution/KernelTunerConvolution.cu @ 0791880634b4",
+                  "command": command}, path=quick_path("carving_conflicts") if args.limit else None)
+
+
+if __name__ == "__main__":
+    main()
