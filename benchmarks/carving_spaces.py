@@ -5,8 +5,9 @@
 For each kernel in ``benchmarks/carving/`` (sources and spaces, with their licences and how they were traced to
 the caches: ``benchmarks/carving/README.md``), every configuration of the space is compiled for the measured GPU's
 compute capability (NVRTC and ptxas from PyPI, no GPU; results cached in ``~/.cache/starchart/carve``, so a
-second run compiles nothing) and carved by **the rule stated before scoring**: Ryoo et al.'s tradeoff carving,
-the Pareto front of efficiency and utilization (the paper's dominance rule, no predicates, no margin).
+second run compiles nothing) and carved by **the rules stated before scoring** (:data:`RULES`): Ryoo et al.'s
+tradeoff carving, the Pareto front of efficiency and utilization (the paper's dominance rule, no predicates, no
+margin), and the same with the shared-memory wavefronts counted from the SASS weighed into efficiency.
 
 The carving is then scored against the cache of the whole space (``../shared/datasets``):
 
@@ -39,6 +40,7 @@ from starchart.carve.toolchain import find_toolchain
 from starchart.space import Space
 
 HERE = Path(__file__).resolve().parent / "carving"
+ROOT = HERE.parent.parent
 
 
 @dataclass(frozen=True)
@@ -53,27 +55,48 @@ class Kernel:
     cc: str
     threads_per_block: str
     threads: str
+    block: str
 
 
 KERNELS = [
     Kernel("pnpoly", HERE / "pnpoly" / "pnpoly.cu", "cn_pnpoly", HERE / "pnpoly" / "pnpoly.yaml",
            DATASETS / "pnpoly" / "RTX_3090.json.gz", "8.6", "block_size_x",
-           "-(-20000000 // (block_size_x * tile_size)) * block_size_x"),
+           "-(-20000000 // (block_size_x * tile_size)) * block_size_x", "block_size_x"),
     # the measuring script divides the grid by the block only (no grid_div): blocks past the data exit at once
     Kernel("dedispersion", HERE / "dedispersion" / "dedispersion.cu", "dedispersion_kernel",
            HERE / "dedispersion" / "dedispersion.yaml", DATASETS / "dedispersion" / "A100.json.gz", "8.0",
            "block_size_x * block_size_y * block_size_z",
-           "-(-25000 // block_size_x) * block_size_x * -(-2048 // block_size_y) * block_size_y"),
+           "-(-25000 // block_size_x) * block_size_x * -(-2048 // block_size_y) * block_size_y",
+           "block_size_x, block_size_y, block_size_z"),
 ]
 
+_CONV_THREADS = "-(-4096 // (block_size_x * tile_size_x)) * block_size_x * -(-4096 // (block_size_y * tile_size_y)) * block_size_y"
 
-def score(kernel: Kernel, jobs: int) -> dict[str, Any]:
-    """Carve ``kernel``'s space and score the result against its measured cache."""
+
+def convolution_kernels(source: Path) -> list[tuple[str, Kernel]]:
+    """The three convolution spaces (their launch: ``benchmarks/carving/SOURCES.md`` §1.3); the source has no
+    licence, so it is not in the repository and is given by path."""
+    space = ROOT / "examples" / "spaces" / "convolution.yaml"
+    return [(f"convolution {gpu}", Kernel("convolution", source, "convolution_kernel", space,
+                                          DATASETS / "convolution" / f"{gpu}.json.gz", cc,
+                                          "block_size_x * block_size_y", _CONV_THREADS, "block_size_x, block_size_y"))
+            for gpu, cc in (("A100", "8.0"), ("A4000", "8.6"), ("A6000", "8.6"))]
+
+
+#: The rules, stated before scoring: the paper's (Pareto front of efficiency and utilization) and the same with
+#: each shared-memory wavefront counted as an instruction in Efficiency (a replay hides no latency, so
+#: Utilization stays the paper's). Both with the paper's dominance, no predicates, no margin.
+RULES = {"paper": ("efficiency", "utilization"), "wavefronts weighted": ("weighted_efficiency", "utilization")}
+
+
+def score(kernel: Kernel, rule: str, jobs: int) -> dict[str, Any]:
+    """Carve ``kernel``'s space by ``rule`` and score the result against its measured cache."""
     data = starchart.load(kernel.cache)
     params = list(data.params)
     space = Space.from_file(kernel.space)
     result = carve_source(kernel.source, kernel.kernel, space, kernel.cc, threads_per_block=kernel.threads_per_block,
-                          threads=kernel.threads, jobs=jobs, progress=True)
+                          threads=kernel.threads, jobs=jobs, progress=True, block=kernel.block,
+                          metrics=RULES[rule])
     frame = result.frame.merge(data.frame[[*params, "status", "time"]].rename(columns={"status": "measured"}),
                                on=params, how="left", validate="one_to_one")
     if frame["measured"].isna().any():
@@ -89,7 +112,7 @@ def score(kernel: Kernel, jobs: int) -> dict[str, Any]:
     flagged = failed["carved_by"].isin(["does not compile", "missing metrics"]) | (failed.get("occupancy", 1) == 0)
     best_row = ran.loc[ran["time"].idxmin()]
     return {
-        "kernel": kernel.name, "gpu": data.meta.get("device_name"), "cc": kernel.cc,
+        "kernel": kernel.name, "rule": rule, "gpu": data.meta.get("device_name"), "cc": kernel.cc,
         "configurations": len(frame), "ran": len(ran), "judged": len(judged), "kept": len(kept),
         "removed_share": 1 - len(kept) / len(judged),
         "optimum_ms": float(times.min()), "best_kept_ms": best_kept,
@@ -100,6 +123,7 @@ def score(kernel: Kernel, jobs: int) -> dict[str, Any]:
         "optimum_dropped_by": str(best_row["carved_by"]) or None,
         "measured_failures": len(failed), "failures_flagged_by_carving": int(np.sum(flagged)),
         "ran_but_refused_by_carving": int((~ran["carved_by"].isin(["", "dominated"])).sum()),
+        "bank_conflicts_median": float(judged["bank_conflicts"].median()),
     }
 
 
@@ -107,16 +131,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-j", "--jobs", type=int, default=2, help="configurations compiled at once (default 2)")
     parser.add_argument("--only", default="", help="score only the kernels whose name contains this")
+    parser.add_argument("--convolution-source", type=Path,
+                        help="the unlicensed convolution.cu (benchmarks/carving/SOURCES.md §1): adds convolution on "
+                             "the A100 and A4000 (the A6000 cache is a copy of the A4000's)")
     args = parser.parse_args()
     if not DATASETS.exists():
         sys.exit(f"{DATASETS} not found: the measured caches are needed")
-    rows = [score(kernel, args.jobs) for kernel in KERNELS if args.only in kernel.name]
+    kernels = list(KERNELS)
+    if args.convolution_source:
+        kernels += [kernel for name, kernel in convolution_kernels(args.convolution_source) if "A6000" not in name]
+    rows = [score(kernel, rule, args.jobs) for kernel in kernels if args.only in kernel.name for rule in RULES]
     tools = find_toolchain()
     report("carving_spaces", "Carving (Pareto front of efficiency and utilization) against whole measured spaces",
            rows, extra={"rule": "tradeoff carving: Pareto front of (efficiency, utilization), paper's dominance, "
-                                "no predicates, within=0",
+                                "no predicates, within=0; and the same with weighted_efficiency (shared-memory "
+                                "wavefronts counted as instructions) in place of efficiency",
                         "toolchain": str(tools),
-                        "command": "python benchmarks/carving_spaces.py" + (f" --only {args.only}" if args.only else "")})
+                        "command": "python benchmarks/carving_spaces.py" + (f" --only {args.only}" if args.only else "")
+                        + (" --convolution-source convolution.cu" if args.convolution_source else "")})
 
 
 if __name__ == "__main__":

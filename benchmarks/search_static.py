@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from carving_spaces import KERNELS, Kernel
+from carving_spaces import KERNELS, Kernel, convolution_kernels
 from common import DATASETS, RESULTS, report
 from search import BUDGETS, WITHIN, _quality, _space_data
 
@@ -48,16 +48,6 @@ ROOT = Path(__file__).resolve().parent.parent
 OURS = ["static", "static features", "starchart"]
 OTHERS = ["starchart", "uniform", "genetic_algorithm", "bayes_opt", "diff_evo", "pso", "random_sample", "optuna_tpe"]
 SPACE_OF = {"pnpoly": "pnpoly RTX 3090", "dedispersion": "dedispersion A100"}
-_CONV_THREADS = "-(-4096 // (block_size_x * tile_size_x)) * block_size_x * -(-4096 // (block_size_y * tile_size_y)) * block_size_y"
-
-
-def convolution_kernels(source: Path) -> list[tuple[str, Kernel]]:
-    """The three convolution spaces (their launch: ``benchmarks/carving/SOURCES.md`` §1.3)."""
-    space = ROOT / "examples" / "spaces" / "convolution.yaml"
-    return [(f"convolution {gpu}", Kernel("convolution", source, "convolution_kernel", space,
-                                          DATASETS / "convolution" / f"{gpu}.json.gz", cc,
-                                          "block_size_x * block_size_y", _CONV_THREADS))
-            for gpu, cc in (("A100", "8.0"), ("A4000", "8.6"), ("A6000", "8.6"))]
 
 
 def carving_table(kernel: Kernel, work: Path, jobs: int) -> pd.DataFrame:

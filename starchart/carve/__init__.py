@@ -5,6 +5,8 @@
   ``ptxas -v``, ``cuobjdump -res-usage``, KTT or CuPy, or by compiling every configuration;
 - :mod:`~starchart.carve.sass`: instruction counts from the SASS, scaled by loop trip counts
   (read from the code where the bounds are constants, else annotated);
+- :mod:`~starchart.carve.shared_memory`: shared-memory wavefronts and bank conflicts from the SASS (one
+  block's threads run through the integer code), for ``weighted_efficiency``;
 - :mod:`~starchart.carve.metrics`: the paper's efficiency and utilization (static or from counters);
 - :mod:`~starchart.carve.carving`: threshold and trade-off (Pareto) carving, measuring the survivors;
 - :mod:`~starchart.carve.static`: the whole pipeline on a CUDA source, :func:`carve_source` (compile every
@@ -56,6 +58,7 @@ from starchart.carve.sass import (
     sass_counts_frame,
     source_trip_counts,
 )
+from starchart.carve.shared_memory import SharedWavefronts, shared_wavefronts, shared_wavefronts_frame
 from starchart.carve.static import carve_source
 from starchart.carve.toolchain import (
     ResourceUsage,
@@ -92,6 +95,7 @@ __all__ = [
     "ResourceCompiler",
     "ResourceUsage",
     "SassCounts",
+    "SharedWavefronts",
     "StepProgress",
     "count_instructions",
     "device_limits",
@@ -108,6 +112,8 @@ __all__ = [
     "resource_usage",
     "sass_counts_frame",
     "shared_carveout",
+    "shared_wavefronts",
+    "shared_wavefronts_frame",
     "source_trip_counts",
     "target_arch",
 ]
