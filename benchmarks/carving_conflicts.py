@@ -132,11 +132,43 @@ def carve_scored(frame: pd.DataFrame, rule: str, registers: str) -> dict[str, An
             "cannot_launch": int((~judged_mask).sum())}
 
 
+def other_toolkit_registers(source: Path, ran: pd.DataFrame, nvrtc: Path, ptxas: Path, n: int) -> dict[str, Any]:
+    """Registers from another CUDA toolkit (NVRTC library and ptxas, e.g. 11.8 from PyPI) on ``n`` sampled
+    configurations, beside NVRTC 12.9's and the measured binaries'."""
+    import dataclasses
+
+    from starchart.carve.toolchain import Tool, _nvrtc_version, _probe
+
+    here = find_toolchain()
+    other = dataclasses.replace(here, nvrtc=(Tool(nvrtc, _nvrtc_version(nvrtc)),),
+                                ptxas=(Tool(ptxas, _probe(ptxas)[0]),), nvcc=())
+    options = [f"-D{k}={v}" for k, v in CONSTANTS.items()]
+    compilers = {"other": ResourceCompiler(source, "Convolution", CC, options=options, toolchain=other),
+                 "nvrtc": ResourceCompiler(source, "Convolution", CC, options=options)}
+    sample = ran[ran["PADDING"] == 0].sample(n, random_state=1)
+    rows = []
+    for _, row in sample.iterrows():
+        config = {p: int(row[p]) for p in PARAMS}
+        counts = {name: c.compile(config).usage for name, c in compilers.items()}
+        rows.append({**config, "ktt": int(row["RegistersCount"]),
+                     **{name: (u.registers if u else None) for name, u in counts.items()}})
+    table = pd.DataFrame(rows)
+    return {"toolkit": f"NVRTC {_nvrtc_version(nvrtc)}, ptxas {_probe(ptxas)[0]}", "sampled": n,
+            "same_as_nvrtc_12_9": int((table["other"] == table["nvrtc"]).sum()),
+            "within_one_of_nvrtc_12_9": int(((table["other"] - table["nvrtc"]).abs() <= 1).sum()),
+            "same_as_ktt": int((table["other"] == table["ktt"]).sum()), "rows": rows}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", type=Path, required=True, help="KTT's KernelTunerConvolution.cu")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="configurations compiled at once (default 2)")
     parser.add_argument("--limit", type=int, default=0, help="score a random sample of this many (a smoke run)")
+    parser.add_argument("--other-toolkit", nargs=2, type=Path, metavar=("LIBNVRTC", "PTXAS"),
+                        help="also compare the registers another toolkit gives on --other-sample configurations, "
+                             "e.g. CUDA 11.8's from `pip install --target DIR nvidia-cuda-nvrtc-cu11 "
+                             "nvidia-cuda-nvcc-cu11`")
+    parser.add_argument("--other-sample", type=int, default=30, help="configurations for --other-toolkit")
     args = parser.parse_args()
     if not DATA.exists():
         sys.exit(f"{DATA} not found: the measured data is needed")
@@ -155,12 +187,17 @@ def main() -> None:
                  "nvrtc_over_ktt_median": float((frame["registers"] / frame["RegistersCount"]).median()),
                  "nvrtc_over_ktt_range": [float((frame["registers"] / frame["RegistersCount"]).min()),
                                           float((frame["registers"] / frame["RegistersCount"]).max())]}
+    if args.other_toolkit:
+        registers["other_toolkit"] = other_toolkit_registers(args.source, ran, *args.other_toolkit, args.other_sample)
     for name, row in checks.items():
         print(name, row)
-    print("registers", registers)
+    print("registers", {k: v for k, v in registers.items() if k != "other_toolkit"})
+    if args.other_toolkit:
+        print("other toolkit", {k: v for k, v in registers["other_toolkit"].items() if k != "rows"})
     rows = [carve_scored(frame, rule, regs) for regs in ("nvrtc", "ktt") for rule in RULES]
     command = f"python benchmarks/carving_conflicts.py --source {args.source.name}" + (
-        f" --limit {args.limit}" if args.limit else "")
+        f" --limit {args.limit}" if args.limit else "") + (
+        f" --other-toolkit libnvrtc.so.11.2 ptxas --other-sample {args.other_sample}" if args.other_toolkit else "")
     report("carving_conflicts",
            "Carving KTT convolution (RTX 2080 Ti) from the compiler's view, with and without bank conflicts", rows,
            extra={"validation": checks, "registers": registers, "toolchain": str(find_toolchain()),

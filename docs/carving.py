@@ -415,6 +415,12 @@ def conflicts_section() -> str:
         f"| {r['judged']:,} | {r['kept']} | {pct(r['kept_share_of_all'])} | {r['best_kept_ms']:.4f} "
         f"| **{pct(r['best_kept_relative'])}** | {pct(r['random_same_size_relative'])} | {r['cannot_launch']} |"
         for r in run["rows"])
+    other = regs.get("other_toolkit")
+    toolkit = "" if other is None else (
+        f" An older toolkit does not explain it: {other['toolkit']} gives NVRTC 12.9's count on "
+        f"{other['same_as_nvrtc_12_9']} of {other['sampled']} sampled configurations (within one register on "
+        f"{other['within_one_of_nvrtc_12_9']}) and the measured binaries' on {other['same_as_ktt']}. The file does not "
+        "record how KTT built its binaries.")
     target = [r for r in run["rows"] if r["rule"] == "weighted" and r["registers"] == "nvrtc"][0]
     met = target["kept_share_of_all"] <= 0.10 and target["best_kept_relative"] >= 0.99
     return f"""
@@ -451,7 +457,7 @@ wavefronts {speed['load']:.2f} (measured {speed['measured load wavefronts']:.2f}
 **Registers differ.** NVRTC 12.9 gives the same register count as the measured binaries for
 {pct(regs['same_share'])} of the configurations; its counts are a median {regs['nvrtc_over_ktt_median']:.2f}×
 theirs ({regs['nvrtc_over_ktt_range'][0]:.2f}–{regs['nvrtc_over_ktt_range'][1]:.2f}×), so fewer blocks fit and
-some configurations that ran cannot launch in the compiler's view. Carving is scored with both.
+some configurations that ran cannot launch in the compiler's view.{toolkit} Carving is scored with both.
 
 **Carving from the compiler's view.** Rules stated before scoring: {run['rules']['paper']} (`paper`), and the same with
 `weighted_efficiency` in place of `efficiency` (`weighted`). Shares of the {val['load']['configurations']:,}

@@ -112,14 +112,14 @@ def _add(a: _Value | None, b: _Value | None) -> _Value | None:
     if a is None or b is None:
         return None
     lanes = a.lanes + b.lanes
-    return _Value(lanes, True) if a.exact and b.exact else _inexact(lanes)
+    return _Value(_signed(lanes), True) if a.exact and b.exact else _inexact(lanes)
 
 
 def _mul(a: _Value | None, b: _Value | None) -> _Value | None:
     if a is None or b is None:
         return None
-    if a.exact and b.exact:
-        return _Value(a.lanes * b.lanes, True)
+    if a.exact and b.exact:  # 32-bit registers wrap, as the hardware's do
+        return _Value(_signed((a.lanes & _MASK32) * (b.lanes & _MASK32)), True)
     known, other = (a, b) if a.exact else (b, a) if b.exact else (None, None)
     if known is not None and other is not None and _uniform(known):
         return _inexact(other.lanes * known.lanes[0])  # (u + v) × k = u·k + v·k
@@ -525,9 +525,12 @@ class _AccessCounter:
         address = self.machine.address(x.operands, state)
         threads = self.machine.threads
         lanes = address.lanes if address is not None else np.arange(threads, dtype=np.int64) * 4
+        # a shift common to every lane permutes the banks and changes no count: unrolled code repeats one
+        # pattern at many offsets, counted once
+        lanes = lanes - lanes.min()
         key = (lanes.tobytes(), active.tobytes(), width)
         if key not in self.memo:
-            per_warp, ideal_per_warp = _wavefronts(lanes - lanes.min(), active, width, threads)
+            per_warp, ideal_per_warp = _wavefronts(lanes, active, width, threads)
             self.memo[key] = (float(per_warp.mean()), float(ideal_per_warp.mean()))
         waves, ideal = self.memo[key]
         row = self.rows.setdefault(x.address, {"address": x.address, "opcode": x.opcode, "line": x.line,
