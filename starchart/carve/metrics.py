@@ -52,13 +52,14 @@ import difflib
 import io
 import re
 import tokenize
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from starchart.carve.occupancy import device_limits, occupancy_frame
+from starchart.carve.sass import INSTRUCTION_CLASSES
 from starchart.constraints import ALLOWED_FUNCTIONS, Expression, compile_expression
 from starchart.errors import InputError, SpaceError, arg
 
@@ -409,7 +410,8 @@ def carving_metrics(frame: pd.DataFrame, *, instructions: Spec, regions: Spec, t
 def static_metrics(frame: pd.DataFrame, cc: str | float, *, threads_per_block: Spec, threads: Spec,
                    instructions: Spec = "instructions", regions: Spec = "regions", registers: Spec = "registers",
                    shared: Spec = "shared_bytes", warp_size: int = 32,
-                   occupancy: Callable[..., Any] | None = None) -> pd.DataFrame:
+                   occupancy: Callable[..., Any] | None = None,
+                   instruction_weights: Mapping[str, float] | None = None) -> pd.DataFrame:
     """The paper's metrics from static counts and compiler resource usage, with ``B_SM`` computed for ``cc``.
 
     The defaults are the column names of :func:`starchart.carve.sass.sass_counts_frame`
@@ -426,6 +428,12 @@ def static_metrics(frame: pd.DataFrame, cc: str | float, *, threads_per_block: S
         ``weighted_instructions`` (instructions plus shared wavefronts) and ``weighted_efficiency`` (Efficiency
         with each wavefront counted as an instruction; Utilization is left as it is, since a replay hides no
         latency).
+
+    ``instruction_weights`` (e.g. ``{"global_load": 4}``) weighs the instruction classes of
+    :data:`starchart.carve.sass.INSTRUCTION_CLASSES` (the ``n_<class>`` columns of the SASS counts) into
+    ``weighted_instructions`` and ``weighted_efficiency`` as well: each instruction of the class counts as that many,
+    the paper's "some instructions count as multiple instructions" (§4.1.2). With the wavefronts, shared-memory
+    classes are already counted by what they cost and cannot be weighted again.
 
     Examples
     --------
@@ -446,13 +454,39 @@ def static_metrics(frame: pd.DataFrame, cc: str | float, *, threads_per_block: S
                           warp_size=warp_size)
     out["limiter"] = occ["limiter"]
     out["occupancy"] = theoretical_occupancy(out, cc)
-    if "shared_wavefronts" in frame.columns:
+    weights = _instruction_weights(instruction_weights, "shared_wavefronts" in frame.columns)
+    if "shared_wavefronts" in frame.columns or weights:
         # Slow instructions weighted (the paper's §4.1.2): each shared-memory wavefront costs an issue slot,
         # so an 8-way conflicting load counts 9 times. Only in Efficiency: a replay is not independent work
         # between blocking points, so Utilization (latency hidden) must not grow with conflicts.
-        out["weighted_instructions"] = out["instr"] + resolve(frame, "shared_wavefronts", "shared wavefronts")
+        extra = resolve(frame, "shared_wavefronts", "shared wavefronts") if "shared_wavefronts" in frame.columns \
+            else np.zeros(len(frame))
+        for klass, weight in weights.items():
+            column = f"n_{klass}"  # absent where no configuration has the class: none to weigh
+            if column in frame.columns:
+                extra = extra + (weight - 1) * pd.to_numeric(frame[column]).fillna(0).to_numpy(dtype=float)
+        out["weighted_instructions"] = out["instr"] + extra
         out["weighted_efficiency"] = efficiency(out["weighted_instructions"], out["threads"])
     return out
+
+
+def _instruction_weights(weights: Mapping[str, float] | None, wavefronts: bool) -> dict[str, float]:
+    """``instruction_weights`` checked: known classes, positive weights, shared classes not counted twice."""
+    checked = {}
+    for klass, weight in (weights or {}).items():
+        if klass not in INSTRUCTION_CLASSES:
+            close = difflib.get_close_matches(str(klass), list(INSTRUCTION_CLASSES), n=1)
+            raise InputError(f"no instruction class {klass!r}", where="instruction_weights",
+                             hint=(f"did you mean {close[0]!r}? " if close else "") +
+                                  f"classes: {', '.join(INSTRUCTION_CLASSES)}")
+        if not (isinstance(weight, (int, float)) and np.isfinite(weight) and weight > 0):
+            raise InputError(f"weight {weight!r} of {klass!r} is not a positive number", where="instruction_weights",
+                             hint="e.g. 4 (each instruction of the class counts as four)")
+        if wavefronts and klass.startswith("shared"):
+            raise InputError(f"{klass!r} is counted by its wavefronts already (the block's shape was given)",
+                             where="instruction_weights", hint=f"leave {klass!r} out of the weights")
+        checked[klass] = float(weight)
+    return checked
 
 
 def theoretical_occupancy(metrics: pd.DataFrame, cc: str | float) -> np.ndarray:

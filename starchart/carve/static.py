@@ -26,7 +26,7 @@ from starchart.carve.progress import ProgressOption, step_progress
 from starchart.carve.resources import ResourceCompiler
 from starchart.carve.sass import source_trip_counts
 from starchart.carve.shared_memory import block_shape, shared_wavefronts_frame
-from starchart.errors import InputError, SpaceError, arg
+from starchart.errors import InputError, SpaceError, arg, say
 from starchart.measure.launch import compile_options
 from starchart.space import Space
 
@@ -43,7 +43,8 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
                  constants: Mapping[str, Any] | None = None, trip_counts: Any = "source", jobs: int = 1,
                  compiler_options: Iterable[str] = (), progress: ProgressOption = False,
                  block: str | Sequence[Spec] | None = None,
-                 metrics: Sequence[str] = ("efficiency", "utilization")) -> CarveResult:
+                 metrics: Sequence[str] = ("efficiency", "utilization"),
+                 instruction_weights: Mapping[str, float] | None = None) -> CarveResult:
     """Compile every valid configuration of ``space`` and carve it (see the module docstring).
 
     Parameters
@@ -81,6 +82,9 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
     metrics:
         The columns whose Pareto front is kept (see :func:`~starchart.carve.carving.carve`), e.g.
         ``("weighted_efficiency", "utilization")`` with ``block``.
+    instruction_weights:
+        Instruction classes that count as several instructions in ``weighted_efficiency``, e.g.
+        ``{"global_load": 4}`` (see :func:`~starchart.carve.metrics.static_metrics`).
 
     Configurations that do not compile are dropped with ``carved_by == "does not compile"`` and the
     compiler's message in ``reason``; like failed ones they do not count as removed by carving.
@@ -116,10 +120,11 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
 
     shape = block_shape(block) if block is not None else None  # a malformed shape is refused before compiling
     needs_block = [m for m in metrics if m.lstrip("-").startswith("weighted_")]
-    if needs_block and shape is None:
+    if needs_block and shape is None and not instruction_weights:
         raise InputError(f"the metric(s) {', '.join(map(repr, needs_block))} count shared-memory wavefronts, which "
-                         "need the block's shape", where="metrics",
-                         hint=f"give {arg('block', repr('BLOCK_SIZE_X, BLOCK_SIZE_Y'))} (x, y, z of a block)")
+                         "need the block's shape, or weighted instructions", where="metrics",
+                         hint=f"give {arg('block', repr('BLOCK_SIZE_X, BLOCK_SIZE_Y'))} (x, y, z of a block), or "
+                              + say("instruction_weights={'global_load': 4}", "--weight global_load=4"))
     trips = source_trip_counts(compiler.source) if trip_counts == "source" else trip_counts
 
     def metrics_of(table: pd.DataFrame) -> pd.DataFrame:
@@ -131,7 +136,7 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
         scalars = {name: value for name, value in constants.items()
                    if name not in table.columns and isinstance(value, (int, float, bool, str))}
         out = static_metrics(table.assign(**scalars), cc, threads_per_block=threads_per_block,
-                             threads=threads).drop(columns=list(scalars))
+                             threads=threads, instruction_weights=instruction_weights).drop(columns=list(scalars))
         for metric in metrics:  # a misspelt metric, or a weighted one without a block, named in seconds
             resolve(out, metric.lstrip("-"), "carving metric")
         return out

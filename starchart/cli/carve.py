@@ -67,7 +67,10 @@ def carve_command(
                               "shared_wavefronts, bank_conflicts, weighted_efficiency; usable in -p)."),
     weighted: bool = typer.Option(False, "--weighted", help="Keep the Pareto front of weighted_efficiency (each "
                                                             "shared-memory wavefront counted as an instruction) "
-                                                            "and utilization; needs --block."),
+                                                            "and utilization; needs --block or --weight."),
+    weight: list[str] = typer.Option([], "--weight", help="CLASS=W: count each instruction of the class as W in "
+                                                          "weighted_efficiency, e.g. global_load=4 (repeatable; "
+                                                          "classes: global_load, local_load, fp64, sfu...)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1,
                                        help="Parallel compilations and disassemblies (default: every usable core; "
                                             "-j 1: one at a time). The result is the same whatever -j."),
@@ -88,12 +91,14 @@ def carve_command(
     # the library's errors in the command line's words ("--cc", "-D N=...", the space file)
     options = {"cc": "--cc", "within": "--within", "predicates": "--predicate", "predicate": "--predicate",
                "threads": "--threads", "threads per block": "--threads-per-block", "constants": "-D",
-               "kernel": "--kernel", "block": "--block", "metrics": "--weighted",
+               "kernel": "--kernel", "block": "--block", "metrics": "--weighted", "instruction_weights": "--weight",
                **({"space": str(space_file)} if space_file is not None else {})}
-    if source.suffix.lower() != ".cu" and (block is not None or weighted):
-        raise InputError(f"{'--block' if block is not None else '--weighted'} counts shared-memory wavefronts "
-                         "from the compiled code, so it needs a CUDA source", where=source,
+    if source.suffix.lower() != ".cu" and (block is not None or weighted or weight):
+        used = "--block" if block is not None else "--weighted" if weighted else "--weight"
+        raise InputError(f"{used} weighs instructions counted in the compiled code, so it needs a CUDA source",
+                         where=source,
                          hint="give the kernel's .cu file (with --kernel and --space), or leave the option out")
+    weights = _weights(weight)
     if source.suffix.lower() == ".cu":
 
         if kernel is None or space_file is None or threads_per_block is None or threads is None:
@@ -110,7 +115,7 @@ def carve_command(
                                       constants=_defines(define), jobs=jobs if jobs is not None else usable_cores(),
                                       progress=bar, block=block,
                                       metrics=("weighted_efficiency", "utilization") if weighted else
-                                      ("efficiency", "utilization"))
+                                      ("efficiency", "utilization"), instruction_weights=weights)
         except KeyboardInterrupt:
             raise _carve_interrupted(bar) from None
     else:
@@ -184,6 +189,21 @@ def _best_kept_line(best: dict[str, Any], objective: str) -> str:
     unit = f" {metric_unit(objective)}" if metric_unit(objective) else ""
     return (f"  measured {objective}: best kept {best['best_kept']:.4g}{unit}, best of all "
             f"{best['best_overall']:.4g}{unit} ({100 * best['relative']:.1f} % of the best)")
+
+
+def _weights(items: list[str]) -> dict[str, float]:
+    """``["global_load=4"]`` → ``{"global_load": 4.0}`` (the classes are checked by the library)."""
+    weights: dict[str, float] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            weights[name.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep or not name.strip():
+            raise InputError(f"bad weight {item!r}", where="--weight",
+                             hint="write CLASS=NUMBER, e.g. --weight global_load=4")
+    return weights
 
 
 def _defines(items: list[str]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from starchart.carve.metrics import (
     counter_metrics,
     efficiency,
     resolve,
+    static_metrics,
     utilization,
     warps_per_block,
 )
@@ -160,3 +161,26 @@ def test_ktt_counters_give_metrics_for_every_measured_configuration():
     lanes = frame.loc[ok, "smsp__thread_inst_executed_per_inst_executed.ratio"] / 32
     assert (ratio <= 1.0 + 1e-9).all() and ratio.median() > 0.9
     assert np.corrcoef(ratio, lanes)[0, 1] > 0.5
+
+
+def test_instruction_weights_count_slow_classes_in_weighted_efficiency():
+    frame = pd.DataFrame({"instructions": [100.0, 100.0], "regions": [10.0, 10.0], "registers": [32, 32],
+                          "shared_bytes": [0, 0], "n_global_load": [10.0, 40.0]})
+    out = static_metrics(frame, "8.0", threads_per_block=256, threads=2 ** 20, instruction_weights={"global_load": 4})
+    assert out["weighted_instructions"].tolist() == [130.0, 220.0]
+    assert out["weighted_efficiency"].tolist() == [1 / (130 * 2 ** 20), 1 / (220 * 2 ** 20)]
+    assert out["utilization"].iloc[0] == out["utilization"].iloc[1]  # weights leave Utilization alone
+    # a class no configuration has weighs nothing; without weights or wavefronts there is no weighted metric
+    same = static_metrics(frame, "8.0", threads_per_block=256, threads=2 ** 20, instruction_weights={"fp64": 8})
+    assert same["weighted_instructions"].tolist() == [100.0, 100.0]
+    assert "weighted_efficiency" not in static_metrics(frame, "8.0", threads_per_block=256, threads=2 ** 20).columns
+
+
+@pytest.mark.parametrize("weights, message", [({"global_lod": 4}, "did you mean 'global_load'"),
+                                               ({"global_load": 0}, "not a positive number"),
+                                               ({"shared_load": 2}, "counted by its wavefronts already")])
+def test_instruction_weights_are_checked(weights, message):
+    frame = pd.DataFrame({"instructions": [100.0], "regions": [10.0], "registers": [32], "shared_bytes": [0],
+                          "shared_wavefronts": [12.0]})
+    with pytest.raises(InputError, match=message):
+        static_metrics(frame, "8.0", threads_per_block=256, threads=2 ** 20, instruction_weights=weights)
