@@ -125,7 +125,8 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
                          "need the block's shape, or weighted instructions", where="metrics",
                          hint=f"give {arg('block', repr('BLOCK_SIZE_X, BLOCK_SIZE_Y'))} (x, y, z of a block), or "
                               + say("instruction_weights={'global_load': 4}", "--weight global_load=4"))
-    trips = source_trip_counts(compiler.source) if trip_counts == "source" else trip_counts
+    # the wavefronts' runs need the same loop trip counts as the instruction counts
+    trips = source_trip_counts(compiler.source) if shape is not None and trip_counts == "source" else trip_counts
 
     def metrics_of(table: pd.DataFrame) -> pd.DataFrame:
         if shape is not None:
