@@ -59,7 +59,7 @@ def carving_table(kernel: Kernel, work: Path, jobs: int) -> pd.DataFrame:
     if not path.exists():
         result = carve_source(kernel.source, kernel.kernel, Space.from_file(kernel.space), kernel.cc,
                               threads_per_block=kernel.threads_per_block, threads=kernel.threads, jobs=jobs,
-                              progress=True)
+                              progress=True, block=kernel.block)
         result.frame.drop(columns=["cubin"]).to_pickle(path)
     return pd.read_pickle(path)
 

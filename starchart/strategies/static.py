@@ -166,8 +166,16 @@ def _chosen_metrics(table: pd.DataFrame, metrics: Sequence[str] | None, params: 
             raise InputError(f"{clash[0]!r} is a parameter of the space, not a metric", where=where,
                              hint="name metric columns only")
         return tuple(metrics)
-    chosen = tuple(m for m in STATIC_METRICS if m in table.columns
-                   and pd.to_numeric(table[m], errors="coerce").dropna().nunique() >= 2)
+    chosen: tuple[str, ...] = ()
+    for m in STATIC_METRICS:
+        if m not in table.columns:
+            continue
+        values = pd.to_numeric(table[m], errors="coerce")
+        # a constant column splits nothing; one equal to a column already chosen (weighted_efficiency of a kernel
+        # without shared memory is its efficiency) only makes the trees weigh the same thing twice
+        if values.dropna().nunique() >= 2 and not any(
+                values.equals(pd.to_numeric(table[c], errors="coerce")) for c in chosen):
+            chosen += (m,)
     if not chosen:
         raise InputError("the static metrics hold none of the known metric columns with two or more values",
                          where=where, hint=f"name the columns to use, or give a table with some of: "

@@ -51,6 +51,16 @@ def test_each_metric_becomes_ordered_codes_with_zero_for_what_the_table_lacks():
     assert np.all(np.diff(static.features(enc.encode(frame.loc[frame.index[6:], ["x", "y"]]))[:, 2]) >= 0)
 
 
+def test_constant_and_repeated_metrics_are_left_out():
+    # a kernel without shared memory: no wavefronts, and its weighted efficiency is its efficiency
+    frame = table().assign(efficiency=lambda f: 1 / (1 + f.registers), shared_wavefronts=0.0, bank_conflicts=0.0)
+    frame["weighted_efficiency"] = frame["efficiency"]
+    static = StaticFeatures.from_table(Encoding.from_space(SPACE), frame)
+    assert static.names == ("registers", "occupancy", "efficiency")
+    frame.loc[0, "weighted_efficiency"] *= 0.5  # conflicts somewhere: now it says something of its own
+    assert "weighted_efficiency" in StaticFeatures.from_table(Encoding.from_space(SPACE), frame).names
+
+
 def test_rows_outside_the_space_are_ignored_and_named_metrics_are_checked():
     enc = Encoding.from_space(SPACE)
     frame = pd.concat([table(), pd.DataFrame({"x": [99], "y": [0], "registers": [0], "occupancy": [1.0]})])
