@@ -119,6 +119,7 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
     within = check_within(within)  # carve() says so too, but only after every compile
 
     shape = block_shape(block) if block is not None else None  # a malformed shape is refused before compiling
+    metrics = (metrics,) if isinstance(metrics, str) else tuple(metrics)  # one name: carve() says it needs two
     needs_block = [m for m in metrics if m.lstrip("-").startswith("weighted_")]
     if needs_block and shape is None and not instruction_weights:
         raise InputError(f"the metric(s) {', '.join(map(repr, needs_block))} count shared-memory wavefronts, which "
