@@ -272,7 +272,9 @@ result = carve_source("examples/carve/matmul.cu", "matmul", Space.from_file("exa
 - **Predicates** (`-p`) may use the parameters and each configuration's `registers`, `shared_bytes`,
   `local_bytes`, `spill_stores`, `spill_loads`, `barriers`, `instructions`, `regions`, `threads`,
   `warps_per_block`, `blocks_per_sm`, `occupancy` (theoretical: resident warps over the SM's maximum),
-  `efficiency` and `utilization`; e.g. `-p "occupancy >= 0.5" -p "spill_stores == 0"`.
+  `efficiency` and `utilization`, and with `--block "BX, BY"` also `shared_wavefronts`, `bank_conflicts` and
+  `weighted_efficiency` ([below](#bank-conflicts-counted-from-the-code)); e.g. `-p "occupancy >= 0.5" -p
+  "spill_stores == 0"`.
 - **Outputs.** The summary goes to stdout (`--json`: one JSON object with the counts and the kept
   configurations); `-o kept.csv` holds the kept configurations' parameter columns only (the input of
   `starchart run SPACE --configs kept.csv`); `--plot` draws the efficiency/utilization front.
@@ -393,36 +395,101 @@ On this kernel {verdict}: the paper's recipe measures {len(main_result.kept)} co
     (ROOT / "docs" / "carving.md").write_text(text + conflicts_section() + spaces_section())
 
 
-#: What ``python benchmarks/carving_conflicts.py`` wrote: bank conflicts from SASS against KTT's counters.
+#: What ``python benchmarks/carving_conflicts.py`` wrote: bank conflicts from SASS against KTT's counters, on the
+#: version of KTT's kernel that was measured (the whole space, or ``--limit``'s sample).
 CONFLICTS = ROOT / "benchmarks" / "results" / "carving_conflicts.json"
+CONFLICTS_SAMPLE = ROOT / "benchmarks" / "results" / "carving_conflicts_sample.json"
+#: The same run on the first version of KTT's kernel file, whose binaries are not the measured ones.
+CONFLICTS_GLOBAL = ROOT / "benchmarks" / "results" / "carving_conflicts_global_filter.json"
+_COUNTS = {"load": "shared-memory load wavefronts", "store": "shared-memory store wavefronts",
+           "instructions": "warp instructions (`instructions` × warps)"}
 
 
-def conflicts_section() -> str:
-    """Bank conflicts counted from the SASS, checked on KTT's counters, and carving with them (from
-    :data:`CONFLICTS`; empty when that run has not been made)."""
-    if not CONFLICTS.exists():
-        return ""
-    run = json.loads(CONFLICTS.read_text())
-    val, regs = run["validation"], run["registers"]
-    names = {"load": "shared-memory load wavefronts", "store": "shared-memory store wavefronts",
-             "instructions": "warp instructions (`instructions` × warps)"}
-    checks = "\n".join(
-        f"| {names[k]} | {val[k]['configurations']:,} | {val[k]['rank_correlation']:.3f} | {val[k]['exact']:,} "
-        f"| {pct(val[k]['within_1pct'])} | {100 * val[k]['median_relative_error']:.2f} % |" for k in names)
-    speed = val["rank_correlation_with_speed"]
-    carved = "\n".join(
+def _record(path: Path) -> dict[str, Any] | None:
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _checks(run: dict[str, Any]) -> str:
+    val = run["validation"]
+    return "\n".join(
+        f"| {_COUNTS[k]} | {val[k]['configurations']:,} | {val[k]['rank_correlation']:.3f} | {val[k]['exact']:,} "
+        f"| {pct(val[k]['within_1pct'])} | {100 * val[k]['median_relative_error']:.2f} % |" for k in _COUNTS)
+
+
+def _carved(run: dict[str, Any]) -> str:
+    return "\n".join(
         f"| {r['rule']} | {'NVRTC 12.9 (here)' if r['registers'] == 'nvrtc' else 'measured binaries (KTT)'} "
         f"| {r['judged']:,} | {r['kept']} | {pct(r['kept_share_of_all'])} | {r['best_kept_ms']:.4f} "
         f"| **{pct(r['best_kept_relative'])}** | {pct(r['random_same_size_relative'])} | {r['cannot_launch']} |"
         for r in run["rows"])
-    other = regs.get("other_toolkit")
-    toolkit = "" if other is None else (
-        f" An older toolkit does not explain it: {other['toolkit']} gives NVRTC 12.9's count on "
-        f"{other['same_as_nvrtc_12_9']} of {other['sampled']} sampled configurations (within one register on "
-        f"{other['within_one_of_nvrtc_12_9']}) and the measured binaries' on {other['same_as_ktt']}. The file does not "
-        "record how KTT built its binaries.")
-    target = [r for r in run["rows"] if r["rule"] == "weighted" and r["registers"] == "nvrtc"][0]
-    met = target["kept_share_of_all"] <= 0.10 and target["best_kept_relative"] >= 0.99
+
+
+_CARVED_HEAD = """| rule | registers | judged | kept | kept share | best kept (ms) | best kept rel. | random, same size | cannot launch |
+|---|---|---:|---:|---:|---:|---:|---:|---:|"""
+
+
+def conflicts_section() -> str:
+    """Bank conflicts counted from the SASS, checked on KTT's counters, and carving with them (from the records of
+    ``benchmarks/carving_conflicts.py``; empty when none has been made)."""
+    full, sample, first = _record(CONFLICTS), _record(CONFLICTS_SAMPLE), _record(CONFLICTS_GLOBAL)
+    run = full or sample
+    if run is None:
+        return ""
+    val, regs = run["validation"], run["registers"]
+    n = val["load"]["configurations"]
+    scope = (f"every one of the {n:,} configurations that ran" if full else
+             f"a fixed random sample of {n:,} of the 5,280 configurations that ran (the compile of the whole space "
+             "had not finished; the sample's figures hold for it, carving needs the whole space)")
+    speed = val["rank_correlation_with_speed"]
+    registers = (f"NVRTC 12.9 gives the measured binaries' register count for {pct(regs['same_share'])} of the "
+                 f"configurations (its counts are a median {regs['nvrtc_over_ktt_median']:.2f}× theirs, "
+                 f"{regs['nvrtc_over_ktt_range'][0]:.2f}–{regs['nvrtc_over_ktt_range'][1]:.2f}×).")
+    history = ""
+    if first is not None:
+        oregs, other = first["registers"], first["registers"].get("other_toolkit")
+        fval = first["validation"]
+        registers += (
+            f" The first version of KTT's file (commit 0791880634b4) reads the filter from global memory instead: its "
+            f"binaries agree with the measured registers for {pct(oregs['same_share'])} only (a median "
+            f"{oregs['nvrtc_over_ktt_median']:.2f}×, up to {oregs['nvrtc_over_ktt_range'][1]:.1f}×: each filter value "
+            "is loaded into a register)"
+            + ("" if other is None else
+               f", and {other['toolkit']} gives the same counts as NVRTC 12.9 there ({other['same_as_nvrtc_12_9']} of "
+               f"{other['sampled']} sampled, {other['within_one_of_nvrtc_12_9']} within one register)")
+            + ". The measured binaries came from the later version of the source; the compiler's version made no "
+              "difference.")
+        history = f"""
+**On the first version of the file** (`benchmarks/results/{CONFLICTS_GLOBAL.name}`, all {fval['load']['configurations']:,}
+configurations; its shared-memory code is the same): load wavefronts rank correlation
+{fval['load']['rank_correlation']:.3f}, {fval['load']['exact']:,} exact, {pct(fval['load']['within_1pct'])} within 1 %;
+stores {fval['store']['rank_correlation']:.3f}. Carved from its binaries (not the measured ones) and, as a check of
+what registers do, with its counts but the measured binaries' registers:
+
+{_CARVED_HEAD}
+{_carved(first)}
+
+With this version's registers the optimum's binary holds several times the measured registers, fewer of its
+blocks fit on an SM, and it is dominated; with the measured registers both rules keep it, among
+{' and '.join(pct(r['kept_share_of_all']) for r in first['rows'] if r['registers'] == 'ktt')} of the space.
+Registers that are not the measured ones cost the optimum.
+"""
+    if full:
+        target = [r for r in full["rows"] if r["rule"] == "weighted" and r["registers"] == "nvrtc"][0]
+        met = target["kept_share_of_all"] <= 0.10 and target["best_kept_relative"] >= 0.99
+        carving = f"""**Carving from the compiler's view.** Rules stated before scoring: {run['rules']['paper']} (`paper`), and the
+same with `weighted_efficiency` in place of `efficiency` (`weighted`). Shares of the {n:,} configurations that ran;
+*random* is the expected best of a uniform sample of the same size.
+
+{_CARVED_HEAD}
+{_carved(full)}
+
+The issue's target (at most 10 % kept, best kept ≥ 99 % of the optimum, from the code alone, weighted rule, this
+compiler's registers) is **{'met' if met else 'not met'}**: {target['kept']} kept ({pct(target['kept_share_of_all'])}),
+best kept {pct(target['best_kept_relative'])}.
+"""
+    else:
+        carving = ("**Carving the measured version from the compiler's view** needs every configuration compiled; "
+                   "that run comes with `benchmarks/results/carving_conflicts.json`.\n")
     return f"""
 ## Bank conflicts counted from the code
 
@@ -431,21 +498,22 @@ The measured study above needed Nsight Compute's wavefront counters, so every co
 block's threads through the integer part of the code (addresses, loop counters, predicates; `blockIdx` and the
 arguments as unknowns the same in every thread) and, for every shared-memory access, counts how many distinct
 32-bit words the busiest bank must deliver to each warp. `starchart carve SOURCE.cu --block "BX, BY"` adds
-the columns `shared_wavefronts`, `bank_conflicts` (wavefronts beyond one per access) and `weighted_efficiency`
-(each wavefront counted as an instruction); `--weighted` keeps the Pareto front of `weighted_efficiency` and
-`utilization` (a replay costs an issue slot but hides no latency, so Utilization stays the paper's).
+the columns `shared_wavefronts`, `bank_conflicts` (wavefronts beyond the conflict-free count) and
+`weighted_efficiency` (each wavefront counted as an instruction); `--weighted` keeps the Pareto front of
+`weighted_efficiency` and `utilization` (a replay costs an issue slot but hides no latency, so Utilization stays
+the paper's).
 
 Reproduce with `{run['command']}` ({run['environment']['date'][:10]}; {run['toolchain']}). The source is the
-kernel KTT measured, `{run['source']}` (MIT licence; fetch it, it is not copied here). Every one of the
-{val['load']['configurations']:,} configurations that ran was compiled for compute capability 7.5 (no GPU). The
-kernel never reads `PADDING` (it tests a macro `use_padding` that KTT does not define), so configurations that
-differ only in it share one binary.
+kernel KTT measured, `{run['source']}`, which reads the filter from `__constant__` memory (MIT licence; fetch it,
+it is not copied here). It was compiled for compute capability 7.5, no GPU, for {scope}. The kernel never reads
+`PADDING` (it tests a macro `use_padding` that KTT does not define), so configurations that differ only in it
+share one binary.
 
 **Checked against the measured counters** (launch totals: per-warp counts × warps of the launch):
 
 | count | configurations | rank correlation | exact | within 1 % | median error |
 |---|---:|---:|---:|---:|---:|
-{checks}
+{_checks(run)}
 
 Load wavefronts, the bulk of the shared-memory traffic, are predicted almost exactly. Stores are within a few
 per cent: they sit in loops whose trip count differs between threads, which the block's run follows. The
@@ -454,23 +522,9 @@ run: about {100 * val['instructions']['median_relative_error']:.0f} % off. Rank 
 wavefronts {speed['load']:.2f} (measured {speed['measured load wavefronts']:.2f}), static instructions
 {speed['instructions']:.2f}.
 
-**Registers differ.** NVRTC 12.9 gives the same register count as the measured binaries for
-{pct(regs['same_share'])} of the configurations; its counts are a median {regs['nvrtc_over_ktt_median']:.2f}×
-theirs ({regs['nvrtc_over_ktt_range'][0]:.2f}–{regs['nvrtc_over_ktt_range'][1]:.2f}×), so fewer blocks fit and
-some configurations that ran cannot launch in the compiler's view.{toolkit} Carving is scored with both.
+**Registers.** {registers}
 
-**Carving from the compiler's view.** Rules stated before scoring: {run['rules']['paper']} (`paper`), and the same with
-`weighted_efficiency` in place of `efficiency` (`weighted`). Shares of the {val['load']['configurations']:,}
-configurations that ran; *random* is the expected best of a uniform sample of the same size.
-
-| rule | registers | judged | kept | kept share | best kept (ms) | best kept rel. | random, same size | cannot launch |
-|---|---|---:|---:|---:|---:|---:|---:|---:|
-{carved}
-
-The issue's target (at most 10 % kept, best kept ≥ 99 % of the optimum, from the code alone, weighted rule, this
-compiler's registers) is **{'met' if met else 'not met'}**: {target['kept']} kept ({pct(target['kept_share_of_all'])}),
-best kept {pct(target['best_kept_relative'])}.
-"""
+{carving}{history}"""
 
 
 #: What ``python benchmarks/carving_spaces.py`` wrote: carving scored on other spaces, compiled from their sources.
