@@ -188,6 +188,8 @@ def _join_states(a: _State | None, b: _State) -> _State:
 
 
 _IMM = re.compile(r"^(-)?(0x[0-9a-fA-F]+|\d+)$")
+_REGISTER = re.compile(r"U?R\d+")
+_PREDICATE = re.compile(r"!?U?P(\d+|T)")
 _CONST = re.compile(r"^c\[0x0\]\[(0x[0-9a-fA-F]+)\]$")
 _ADDRESS = re.compile(r"\[([^\]]*)\]")
 
@@ -218,7 +220,7 @@ class _Machine:
         value: _Value | None
         if text in ("RZ", "URZ"):
             value = self.known(0)
-        elif re.fullmatch(r"U?R\d+", text):
+        elif _REGISTER.fullmatch(text):
             value = state.regs.get(text, self.uniform() if text.startswith("U") else None)
         elif m := _IMM.match(text):
             value = self.known(int(m.group(2), 0))
@@ -270,17 +272,16 @@ class _Machine:
         """Apply one instruction to ``state`` (in place)."""
         ops = [o.strip() for o in ins.operands.split(",")] if ins.operands else []
         base, opcode = ins.base, ins.opcode
-        dests = [o for o in ops if re.fullmatch(r"!?U?P(\d+|T)", o)]
         value: _Value | None = None
-        dest = ops[0] if ops and re.fullmatch(r"U?R\d+", ops[0].replace(".reuse", "")) else None
-        args = [o for o in ops[1:] if not re.fullmatch(r"!?U?P(\d+|T)", o)]
+        dest = ops[0] if ops and _REGISTER.fullmatch(ops[0].replace(".reuse", "")) else None
+        args = [o for o in ops[1:] if not _PREDICATE.fullmatch(o)]
         guard = self.predicate(ins.predicate, state) if ins.predicate else None
         if base == "ISETP" and len(ops) >= 4:
             self._isetp(opcode, ops, state, guard if ins.predicate else np.ones(self.threads, dtype=bool))
             return
-        if dest is None:
-            for o in dests[:1] if ops and dests and ops[0] == dests[0] else []:
-                state.preds.pop(o.lstrip("!"), None)
+        if dest is None:  # a predicate written (LOP3 P0, ..., FSETP...): no longer known
+            if ops and _PREDICATE.fullmatch(ops[0]):
+                state.preds.pop(ops[0].lstrip("!"), None)
             return
         get = lambda i: self.operand(args[i], state) if i < len(args) else None  # noqa: E731
         if base == "S2R" and args:
