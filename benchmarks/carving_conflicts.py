@@ -17,13 +17,15 @@ Every configuration is compiled for compute capability 7.5 (NVRTC and ptxas from
    configuration's shared-memory wavefronts per warp from its SASS; times the warps of the launch, that is
    compared with the measured ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum``: rank
    correlation, exact matches, share within 1 %, median relative error. The static instruction count is
-   checked the same way against ``smsp__inst_executed.sum``.
+   checked the same way against ``smsp__inst_executed.sum``, and so is the block run's count of the warp
+   instructions it issued (``executed_instructions``: each thread runs its own loop trips).
 2. **Carving, by rules stated before scoring.** All from the compiler's view, no measurement:
    the paper's metrics (Pareto front of efficiency and utilization), and the same with each shared-memory
    wavefront counted as an instruction in Efficiency (``weighted_efficiency``; a replay hides no latency, so
    Utilization stays the paper's). No predicates, no margin. Both with NVRTC's register counts and with the measured binaries' (KTT's compilation data),
    because the two compilers differ. Each is scored against the measured optimum and against random sampling
-   of the same size (exact order statistics).
+   of the same size (exact order statistics). The ``executed`` rules, stated before they were scored, take
+   Instr and Regions from the block run instead of the static count.
 
 The kernel never reads ``PADDING`` (it tests a macro ``use_padding`` that KTT does not define), so the
 configurations differing only in it are the same binary: the script checks the source for the name and then
@@ -71,7 +73,14 @@ MEASURED = {"load": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
 # Stated before the full run: wavefronts weigh into Efficiency only (a replay costs an issue slot but hides no
 # latency, so Utilization must not grow with conflicts; see examples/carve/transpose.cu, where weighting both lets
 # the 32-way conflicting tile stay on the front through its Utilization).
-RULES = {"paper": ("efficiency", "utilization"), "weighted": ("weighted_efficiency", "utilization")}
+# Stated 2026-11-29 before scoring them: the `executed` rules take Instr and Regions from the block run (each thread
+# its own loop trips) instead of the static count, which counts the tile-loading loops once.
+RULES = {"paper": ("efficiency", "utilization"), "weighted": ("weighted_efficiency", "utilization"),
+         "executed": ("efficiency", "utilization"), "executed weighted": ("weighted_efficiency", "utilization")}
+#: Where each rule's Instr and Regions come from: the static count, or the block run.
+COUNTS = {"paper": ("instructions", "regions"), "weighted": ("instructions", "regions"),
+          "executed": ("executed_instructions", "executed_regions"),
+          "executed weighted": ("executed_instructions", "executed_regions")}
 
 
 def compile_space(source: Path, ran: pd.DataFrame, jobs: int) -> pd.DataFrame:
@@ -103,9 +112,11 @@ def validate(frame: pd.DataFrame) -> dict[str, Any]:
     values = frame.assign(**CONSTANTS)
     warps = resolve(values, BLOCKS, "blocks") * np.ceil(resolve(values, THREADS_PER_BLOCK, "threads") / 32)
     predicted = {"load": frame["shared_load_wavefronts"] * warps, "store": frame["shared_store_wavefronts"] * warps,
-                 "instructions": frame["instructions"] * warps}
+                 "instructions": frame["instructions"] * warps,
+                 "executed_instructions": frame["executed_instructions"] * warps}
+    measured = {**MEASURED, "executed_instructions": MEASURED["instructions"]}
     out: dict[str, Any] = {}
-    for name, column in MEASURED.items():
+    for name, column in measured.items():
         both = pd.DataFrame({"p": predicted[name], "m": frame[column]}).dropna()
         relative = (both["p"] - both["m"]).abs() / both["m"]
         out[name] = {"configurations": len(both), "rank_correlation": float(both["p"].rank().corr(both["m"].rank())),
@@ -114,7 +125,7 @@ def validate(frame: pd.DataFrame) -> dict[str, Any]:
                      "predicted_over_measured_median": float((both["p"] / both["m"]).median())}
     speed = (1 / frame["time"]).rank()
     out["rank_correlation_with_speed"] = {
-        name: float(speed.corr((-predicted[name]).rank())) for name in ("load", "instructions")}
+        name: float(speed.corr((-predicted[name]).rank())) for name in ("load", "instructions", "executed_instructions")}
     out["rank_correlation_with_speed"]["measured load wavefronts"] = float(speed.corr((-frame[MEASURED["load"]]).rank()))
     out["shared_unknown_accesses"] = int(frame["shared_unknown"].fillna(0).sum())
     return out
@@ -125,8 +136,9 @@ def carve_scored(frame: pd.DataFrame, rule: str, registers: str) -> dict[str, An
     column = "registers" if registers == "nvrtc" else "RegistersCount"
     shared = "shared_bytes" if registers == "nvrtc" else "LocalMemorySize"
     values = frame.assign(**CONSTANTS)
+    instructions, regions = COUNTS[rule]
     metrics = static_metrics(values, CC, threads_per_block=THREADS_PER_BLOCK, threads=THREADS, registers=column,
-                             shared=shared)
+                             shared=shared, instructions=instructions, regions=regions)
     result = carve(metrics, metrics=RULES[rule], params=PARAMS)
     kept_mask = result.frame["carved_by"] == ""
     judged_mask = result.frame["carved_by"].isin(["", "dominated"])
@@ -228,8 +240,8 @@ def main() -> None:
     report("carving_conflicts_sample" if args.limit else "carving_conflicts",
            "Carving KTT convolution (RTX 2080 Ti) from the compiler's view, with and without bank conflicts", rows,
            extra={"validation": checks, "registers": registers, "toolchain": toolchain_text(),
-                  "rules": {k: f"Pareto front of {v}, paper's dominance, no predicates, within=0"
-                            for k, v in RULES.items()},
+                  "rules": {k: f"Pareto front of {v}, Instr and Regions from {COUNTS[k]}, paper's dominance, "
+                                "no predicates, within=0" for k, v in RULES.items()},
                   "source": "HiPerCoRe/KTT Examples/KernelTunerConvolution/KernelTunerConvolution.cu @ 6a8cea9a",
                   "source_sha256": hashlib.sha256(args.source.read_bytes()).hexdigest(),
                   "sample": args.limit or None, "command": command})
