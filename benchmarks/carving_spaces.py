@@ -7,7 +7,8 @@ the caches: ``benchmarks/carving/README.md``), every configuration of the space 
 compute capability (NVRTC and ptxas from PyPI, no GPU; results cached in ``~/.cache/starchart/carve``, so a
 second run compiles nothing) and carved by **the rules stated before scoring** (:data:`RULES`): Ryoo et al.'s
 tradeoff carving, the Pareto front of efficiency and utilization (the paper's dominance rule, no predicates, no
-margin), and the same with the shared-memory wavefronts counted from the SASS weighed into efficiency.
+margin), the same with the shared-memory wavefronts counted from the SASS weighed into efficiency, and that
+with the block run's instruction counts after dropping uncoalesced configurations (``coalescing < 0.5``).
 
 The carving is then scored against the cache of the whole space (``../shared/datasets``):
 
@@ -86,7 +87,14 @@ def convolution_kernels(source: Path) -> list[tuple[str, Kernel]]:
 #: The rules, stated before scoring: the paper's (Pareto front of efficiency and utilization) and the same with
 #: each shared-memory wavefront counted as an instruction in Efficiency (a replay hides no latency, so
 #: Utilization stays the paper's). Both with the paper's dominance, no predicates, no margin.
-RULES = {"paper": ("efficiency", "utilization"), "wavefronts weighted": ("weighted_efficiency", "utilization")}
+RULES = {"paper": ("efficiency", "utilization"), "wavefronts weighted": ("weighted_efficiency", "utilization"),
+         "coalesced executed weighted": ("weighted_efficiency", "utilization")}
+#: Stated 2026-11-29 before it was scored on these spaces (see ``carving_conflicts.py`` for how it arose on KTT's
+#: convolution): the paper's threshold carving on coalescing from the code (drop configurations whose global
+#: accesses take more than twice the sectors their bytes need), then the weighted front with Instr and Regions
+#: from the block run.
+OPTIONS: dict[str, dict[str, Any]] = {"coalesced executed weighted": {"counts": "executed",
+                                                                       "predicates": ("coalescing >= 0.5",)}}
 
 
 def score(kernel: Kernel, rule: str, jobs: int) -> dict[str, Any]:
@@ -96,14 +104,15 @@ def score(kernel: Kernel, rule: str, jobs: int) -> dict[str, Any]:
     space = Space.from_file(kernel.space)
     result = carve_source(kernel.source, kernel.kernel, space, kernel.cc, threads_per_block=kernel.threads_per_block,
                           threads=kernel.threads, jobs=jobs, progress=True, block=kernel.block,
-                          metrics=RULES[rule])
+                          metrics=RULES[rule], **OPTIONS.get(rule, {}))
     frame = result.frame.merge(data.frame[[*params, "status", "time"]].rename(columns={"status": "measured"}),
                                on=params, how="left", validate="one_to_one")
     if frame["measured"].isna().any():
         missing = int(frame["measured"].isna().sum())
         raise SystemExit(f"{kernel.name}: {missing} configurations of the space are not in {kernel.cache}")
     ran = frame[frame["measured"] == "ok"]
-    judged = ran[ran["carved_by"].isin(["", "dominated"])]  # carving judged these: compiled, with metrics
+    # carving judged these: compiled, with metrics (a threshold's verdict is a judgement too)
+    judged = ran[ran["carved_by"].isin(["", "dominated", *OPTIONS.get(rule, {}).get("predicates", ())])]
     kept = judged[judged["carved_by"] == ""]
     times = ran["time"].to_numpy(dtype=float)
     best_kept = float(kept["time"].min())
@@ -122,8 +131,10 @@ def score(kernel: Kernel, rule: str, jobs: int) -> dict[str, Any]:
         "optimum_kept": bool(best_row["carved_by"] == ""),
         "optimum_dropped_by": str(best_row["carved_by"]) or None,
         "measured_failures": len(failed), "failures_flagged_by_carving": int(np.sum(flagged)),
-        "ran_but_refused_by_carving": int((~ran["carved_by"].isin(["", "dominated"])).sum()),
+        "ran_but_refused_by_carving": len(ran) - len(judged),
         "bank_conflicts_median": float(judged["bank_conflicts"].median()),
+        "coalescing_range": [float(judged["coalescing"].min()), float(judged["coalescing"].max())],
+        "removed_by_threshold": int(ran["carved_by"].isin(OPTIONS.get(rule, {}).get("predicates", ())).sum()),
     }
 
 
@@ -144,8 +155,9 @@ def main() -> None:
     tools = find_toolchain()
     report("carving_spaces", "Carving (Pareto front of efficiency and utilization) against whole measured spaces",
            rows, extra={"rule": "tradeoff carving: Pareto front of (efficiency, utilization), paper's dominance, "
-                                "no predicates, within=0; and the same with weighted_efficiency (shared-memory "
-                                "wavefronts counted as instructions) in place of efficiency",
+                                "no predicates, within=0; the same with weighted_efficiency (shared-memory "
+                                "wavefronts counted as instructions) in place of efficiency; and that with "
+                                "Instr and Regions from the block run after dropping coalescing < 0.5",
                         "toolchain": str(tools),
                         "command": "python benchmarks/carving_spaces.py" + (f" --only {args.only}" if args.only else "")
                         + (" --convolution-source convolution.cu" if args.convolution_source else "")})

@@ -66,13 +66,15 @@ import numpy as np
 import pandas as pd
 
 from starchart.carve.metrics import Spec, resolve
-from starchart.carve.sass import KernelSass, TripCount, _loop_trips, _successors, kernel_sass
+from starchart.carve.sass import KernelSass, TripCount, _loop_trips, _successors, blocking_instructions, kernel_sass
 from starchart.errors import InputError
 
 __all__ = ["SharedWavefronts", "block_shape", "shared_wavefronts", "shared_wavefronts_frame"]
 
 #: Opcodes that access shared memory, and whether they load (``True``) or store.
 _SHARED = {"LDS": True, "LDSM": True, "STS": False, "STSM": False, "ATOMS": True}
+#: Global-memory accesses whose sectors the block run counts.
+_GLOBAL = frozenset({"LDG", "STG"})
 _MASK32 = (1 << 32) - 1
 
 
@@ -291,6 +293,8 @@ class _Machine:
         elif base == "CS2R" and args and args[0] == "SRZ":
             value = self.known(0)
             state.regs[_next(dest)] = self.known(0)
+        elif base == "HFMA2" and len(args) >= 4 and args[0].lstrip("-") == "RZ" and args[1] == "RZ":
+            value = self._half_pair(args[2], args[3])  # 0 × 0 + (hi, lo): how ptxas loads a small constant
         elif base in ("MOV", "MOV32I", "UMOV", "ULDC"):
             value = get(0) if base != "ULDC" else self.operand(args[0], state)
         elif base == "IMAD" and not any(m in opcode for m in (".WIDE", ".HI", ".X")):
@@ -298,6 +302,8 @@ class _Machine:
                 value = get(2)
             else:
                 value = _add(_mul(get(0), get(1)), get(2))
+        elif base == "IMAD" and ".WIDE" in opcode:  # a 64-bit address: its low word (the high one stays unknown)
+            value = _add(_mul(get(0), get(1)), get(2))
         elif base in ("IADD3", "UIADD3") and ".X" not in opcode:
             value = _add(_add(get(0), get(1)), get(2))
         elif base in ("IADD", "IADD32I", "VIADD", "UIADD") and ".X" not in opcode:
@@ -326,6 +332,8 @@ class _Machine:
         elif base.startswith("U"):  # other uniform-datapath results: the same in every thread, unknown
             value = self.uniform()
         width = 4 if ".128" in opcode else 2 if (".64" in opcode or ".WIDE" in opcode) else 1
+        if base == "IMAD" and ".WIDE" in opcode:
+            width = 2  # the value is the low word; _next(dest) is dropped below
         if ins.predicate and value is not None:
             old = state.regs.get(dest)
             if guard is not None and old is not None and old.exact and value.exact:
@@ -338,6 +346,14 @@ class _Machine:
                 state.regs[name] = value
             else:
                 state.regs.pop(name, None)
+
+    def _half_pair(self, high: str, low: str) -> _Value | None:
+        """The 32 bits of two fp16 immediates, ``high`` in the upper half."""
+        try:
+            bits = [int(np.array(float(h), dtype=np.float16).view(np.uint16)) for h in (high, low)]
+        except ValueError:
+            return None
+        return self.known(bits[0] << 16 | bits[1])
 
     def _lea_hi(self, opcode: str, a: _Value | None, b: _Value | None, hi: _Value | None,
                 amount: _Value | None) -> _Value | None:
@@ -424,6 +440,21 @@ def _wavefronts(addresses: np.ndarray, active: np.ndarray, width: int, threads: 
     return out.reshape(warps, per).sum(axis=1), ideal.reshape(warps, per).sum(axis=1)
 
 
+def _sectors(addresses: np.ndarray, active: np.ndarray, width: int, threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """32-byte sectors each warp's request touches, and the fewest its bytes could take, for one global access."""
+    warps = -(-threads // 32)
+    warp = np.arange(threads) // 32
+    first = addresses[active] // 32
+    last = (addresses[active] + width - 1) // 32
+    out = np.zeros(warps)
+    keys = np.concatenate([np.stack([warp[active], first]), np.stack([warp[active], last])], axis=1)
+    if keys.size:
+        distinct = np.unique(keys, axis=1)
+        np.add.at(out, distinct[0], 1.0)
+    ideal = np.ceil(np.bincount(warp[active], minlength=warps) * width / 32)
+    return out, ideal
+
+
 @dataclass
 class SharedWavefronts:
     """Shared-memory wavefronts of one kernel for one block shape (see :func:`shared_wavefronts`).
@@ -437,6 +468,25 @@ class SharedWavefronts:
     ideal_wavefronts: float
     shared_instructions: float
     unknown: int
+    #: Warp instructions issued per warp of the block by the block run (NaN where it fell back to the fixed point):
+    #: every instruction a warp runs with at least one lane active, each loop its threads' own trip count.
+    executed_instructions: float = float("nan")
+    #: The same run's blocking instructions per warp (barriers, first consumers of long-latency loads) + 1: the
+    #: paper's ``Regions`` as executed.
+    executed_regions: float = float("nan")
+    #: 32-byte sectors per warp the run's global loads and stores touch (``LDG``/``STG`` with an address known per
+    #: thread; a block-uniform unknown part, e.g. the array's base and ``blockIdx``, is taken as 32-byte aligned).
+    global_sectors: float = float("nan")
+    #: The fewest sectors those accesses' bytes could take: ``global_sectors`` equals it when every warp coalesces.
+    global_ideal_sectors: float = float("nan")
+
+    @property
+    def coalescing(self) -> float:
+        """Ideal over touched sectors of the global accesses: 1 when fully coalesced, 1/8 when each lane of a
+        warp reading 4 bytes needs its own sector (1 where there is none)."""
+        if not self.global_sectors:
+            return 1.0 if self.global_sectors == 0 else float("nan")
+        return self.global_ideal_sectors / self.global_sectors
 
     @property
     def wavefronts(self) -> float:
@@ -450,10 +500,13 @@ class SharedWavefronts:
 
     def as_dict(self) -> dict[str, float]:
         """The per-configuration columns: ``shared_wavefronts``, ``shared_load_wavefronts``,
-        ``shared_store_wavefronts``, ``bank_conflicts``, ``shared_instructions``, ``shared_unknown``."""
+        ``shared_store_wavefronts``, ``bank_conflicts``, ``shared_instructions``, ``shared_unknown``,
+        ``executed_instructions``, ``executed_regions``, ``global_sectors``, ``coalescing``."""
         return {"shared_wavefronts": self.wavefronts, "shared_load_wavefronts": self.load_wavefronts,
                 "shared_store_wavefronts": self.store_wavefronts, "bank_conflicts": self.conflict_wavefronts,
-                "shared_instructions": self.shared_instructions, "shared_unknown": float(self.unknown)}
+                "shared_instructions": self.shared_instructions, "shared_unknown": float(self.unknown),
+                "executed_instructions": self.executed_instructions, "executed_regions": self.executed_regions,
+                "global_sectors": self.global_sectors, "coalescing": self.coalescing}
 
 
 def _blocks(kernel: KernelSass) -> tuple[list[list[int]], dict[int, int]]:
@@ -501,8 +554,6 @@ def shared_wavefronts(kernel: KernelSass, block: Sequence[int], *, trip_counts: 
     machine = _Machine(shape[:3])  # type: ignore[arg-type]
     trips = _loop_trips(kernel, trip_counts, config, default_trip, True)[0]
     counter = _AccessCounter(machine)
-    if not any(x.base in _SHARED for x, ok in zip(kernel.instructions, kernel.reachable) if ok):
-        return counter.result()  # nothing to count: no need to run the code
     if not _execute(kernel, machine, trips, counter):
         counter = _AccessCounter(machine)
         _dataflow(kernel, machine, trips, counter)
@@ -516,6 +567,35 @@ class _AccessCounter:
         self.machine = machine
         self.memo: dict[tuple[bytes, bytes, int], tuple[float, float]] = {}
         self.rows: dict[int, dict[str, Any]] = {}
+        self.issued: float | None = None  # None: the block did not run (the fixed point counted)
+        self.blocking = 0.0
+        self.sectors = [0.0, 0.0]  # touched, ideal: per block
+        self._warps = -(-machine.threads // 32)
+
+    def add_global(self, x: Any, state: _State, active: np.ndarray) -> None:
+        """Count the sectors of global access ``x`` by the threads in ``active`` (an unknown address: skipped)."""
+        guard = self.machine.predicate(x.predicate, state) if x.predicate else None
+        if guard is not None:
+            active = active & guard
+        address = self.machine.address(x.operands, state)
+        if address is None or not active.any():
+            return
+        key = (address.lanes.tobytes(), active.tobytes(), -_bytes_of(x.opcode))
+        if key not in self.memo:
+            touched, ideal = _sectors(address.lanes, active, _bytes_of(x.opcode), self.machine.threads)
+            self.memo[key] = (float(touched.sum()), float(ideal.sum()))
+        touched_sum, ideal_sum = self.memo[key]
+        self.sectors[0] += touched_sum
+        self.sectors[1] += ideal_sum
+
+    def issue(self, active: np.ndarray, count: int, blocking: int) -> None:
+        """``count`` instructions (``blocking`` of them blocking) run by the threads in ``active``: each warp
+        with a lane in it issues them."""
+        padded = np.zeros(self._warps * 32, dtype=bool)
+        padded[:len(active)] = active
+        warps = float(padded.reshape(self._warps, 32).any(axis=1).sum())
+        self.issued = (self.issued or 0.0) + count * warps
+        self.blocking += blocking * warps
 
     def add(self, x: Any, state: _State, active: np.ndarray, times: float = 1.0) -> None:
         """Count ``x`` run ``times`` times by the threads in ``active`` (``state``: the values before it)."""
@@ -555,7 +635,15 @@ class _AccessCounter:
                                 store_wavefronts=float(w[~loads].sum()),
                                 ideal_wavefronts=float((accesses["executions"] * accesses["ideal"]).sum()),
                                 shared_instructions=float(accesses["executions"].sum()),
-                                unknown=int((~accesses["known"].astype(bool)).sum()))
+                                unknown=int((~accesses["known"].astype(bool)).sum()),
+                                executed_instructions=(float("nan") if self.issued is None
+                                                       else self.issued / self._warps),
+                                executed_regions=(float("nan") if self.issued is None
+                                                  else self.blocking / self._warps + 1),
+                                global_sectors=(float("nan") if self.issued is None
+                                                else self.sectors[0] / self._warps),
+                                global_ideal_sectors=(float("nan") if self.issued is None
+                                                      else self.sectors[1] / self._warps))
 
 
 _BRANCHES = frozenset({"BRA", "JMP"})
@@ -588,6 +676,8 @@ def _execute(kernel: KernelSass, machine: _Machine, trips: list[float], counter:
     ins = kernel.instructions
     index_of = {x.address: i for i, x in enumerate(ins)}
     trip_of = {loop.end: trip for loop, trip in zip(kernel.loops, trips)}
+    barrier, consumer = blocking_instructions(kernel)
+    blocking = np.concatenate([[0], np.cumsum(np.array(barrier, dtype=int) | np.array(consumer, dtype=int))])
     everyone = np.ones(machine.threads, dtype=bool)
     pending: dict[int, tuple[np.ndarray, _State]] = {0: (everyone, _State({}, {}, None))}
     taken_unknown: dict[int, int] = {}
@@ -601,13 +691,17 @@ def _execute(kernel: KernelSass, machine: _Machine, trips: list[float], counter:
     while pending:
         i = min(pending)
         mask, state = pending.pop(i)
+        first = last = i
         while i < len(ins):
             steps += 1
             if steps > limit:
                 return False
+            last = i
             x = ins[i]
             if x.base in _SHARED:
                 counter.add(x, state, mask)
+            elif x.base in _GLOBAL:
+                counter.add_global(x, state, mask)
             if x.base in _BRANCHES or x.base in _ENDS:
                 guard = machine.predicate(x.predicate, state) if x.predicate else everyone
                 target = index_of.get(x.target) if x.target is not None else None
@@ -636,6 +730,8 @@ def _execute(kernel: KernelSass, machine: _Machine, trips: list[float], counter:
             if i in pending:
                 arrive(i, mask, state)
                 break
+        # a segment runs straight from ``first`` to ``last``: its warps issue each instruction once
+        counter.issue(mask, last - first + 1, int(blocking[last + 1] - blocking[first]))
     return True
 
 
@@ -691,7 +787,8 @@ def _dataflow(kernel: KernelSass, machine: _Machine, trips: list[float], counter
 
 #: The columns :func:`shared_wavefronts_frame` adds (see :meth:`SharedWavefronts.as_dict`).
 SHARED_COLUMNS = ("shared_wavefronts", "shared_load_wavefronts", "shared_store_wavefronts", "bank_conflicts",
-                  "shared_instructions", "shared_unknown")
+                  "shared_instructions", "shared_unknown", "executed_instructions", "executed_regions",
+                  "global_sectors", "coalescing")
 
 
 def block_shape(block: str | Sequence[Spec]) -> list[Spec]:

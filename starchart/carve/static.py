@@ -44,7 +44,7 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
                  compiler_options: Iterable[str] = (), progress: ProgressOption = False,
                  block: str | Sequence[Spec] | None = None,
                  metrics: Sequence[str] = ("efficiency", "utilization"),
-                 instruction_weights: Mapping[str, float] | None = None) -> CarveResult:
+                 instruction_weights: Mapping[str, float] | None = None, counts: str = "static") -> CarveResult:
     """Compile every valid configuration of ``space`` and carve it (see the module docstring).
 
     Parameters
@@ -76,15 +76,21 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
         Each configuration's result is cached as it finishes: after Ctrl-C the same call resumes.
     block:
         The block's shape, ``"BLOCK_SIZE_X, BLOCK_SIZE_Y"`` (x, y, z: expressions over the parameters and
-        constants). Given, each configuration also gets its shared-memory wavefronts and bank conflicts
-        counted from the SASS (:mod:`starchart.carve.shared_memory`) and ``weighted_efficiency`` (each
-        wavefront counted as an instruction).
+        constants). Given, one block of each configuration runs through its SASS
+        (:mod:`starchart.carve.shared_memory`): it gets its shared-memory wavefronts and bank conflicts,
+        ``weighted_efficiency`` (each wavefront counted as an instruction), the warp instructions and regions the
+        run issued (``executed_instructions``, ``executed_regions``) and how well its global accesses coalesce
+        (``coalescing``: ideal over touched 32-byte sectors, 1 when fully coalesced; usable in predicates).
     metrics:
         The columns whose Pareto front is kept (see :func:`~starchart.carve.carving.carve`), e.g.
         ``("weighted_efficiency", "utilization")`` with ``block``.
     instruction_weights:
         Instruction classes that count as several instructions in ``weighted_efficiency``, e.g.
         ``{"global_load": 4}`` (see :func:`~starchart.carve.metrics.static_metrics`).
+    counts:
+        Where the metrics' Instr and Regions come from: ``"static"`` (the code's count with its loops' trip
+        counts, the paper's estimate) or ``"executed"`` (the block run's, which follows each thread's own loop
+        trips; needs ``block``; where the run fell back to the fixed point, the static count).
 
     Configurations that do not compile are dropped with ``carved_by == "does not compile"`` and the
     compiler's message in ``reason``; like failed ones they do not count as removed by carving.
@@ -119,6 +125,12 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
     within = check_within(within)  # carve() says so too, but only after every compile
 
     shape = block_shape(block) if block is not None else None  # a malformed shape is refused before compiling
+    if counts not in ("static", "executed"):
+        raise InputError(f"counts must be 'static' or 'executed', got {counts!r}", where="counts",
+                         hint="'executed' takes the instructions from the block's run (with the block's shape)")
+    if counts == "executed" and shape is None:
+        raise InputError("executed counts come from running one block through the code, which needs the block's "
+                         "shape", where="counts", hint=f"give {arg('block', repr('BLOCK_SIZE_X, BLOCK_SIZE_Y'))}")
     metrics = (metrics,) if isinstance(metrics, str) else tuple(metrics)  # one name: carve() says it needs two
     needs_block = [m for m in metrics if m.lstrip("-").startswith("weighted_")]
     if needs_block and shape is None and not instruction_weights:
@@ -137,8 +149,14 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
         # the launch expressions may use the constants too ("N * N // WPT" with N=1024), not only parameters
         scalars = {name: value for name, value in constants.items()
                    if name not in table.columns and isinstance(value, (int, float, bool, str))}
-        out = static_metrics(table.assign(**scalars), cc, threads_per_block=threads_per_block,
-                             threads=threads, instruction_weights=instruction_weights).drop(columns=list(scalars))
+        if counts == "executed":  # the run's counts, the static ones where the code was too long to run
+            table = table.assign(executed_instructions=table["executed_instructions"].fillna(table["instructions"]),
+                                 executed_regions=table["executed_regions"].fillna(table["regions"]))
+        instr, regions = (("executed_instructions", "executed_regions") if counts == "executed"
+                          else ("instructions", "regions"))
+        out = static_metrics(table.assign(**scalars), cc, threads_per_block=threads_per_block, threads=threads,
+                             instructions=instr, regions=regions,
+                             instruction_weights=instruction_weights).drop(columns=list(scalars))
         for metric in metrics:  # a misspelt metric, or a weighted one without a block, named in seconds
             resolve(out, metric.lstrip("-"), "carving metric")
         return out

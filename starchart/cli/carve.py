@@ -63,11 +63,15 @@ def carve_command(
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write the efficiency/utilization plot (.svg/.png)."),
     block: Optional[str] = typer.Option(
         None, "--block", help="The block's shape 'X, Y[, Z]' (expressions over the parameters, for a .cu source): "
-                              "also count shared-memory wavefronts and bank conflicts from the SASS (columns "
-                              "shared_wavefronts, bank_conflicts, weighted_efficiency; usable in -p)."),
+                              "also run one block through the SASS (columns shared_wavefronts, bank_conflicts, "
+                              "weighted_efficiency, executed_instructions, coalescing; usable in -p)."),
     weighted: bool = typer.Option(False, "--weighted", help="Keep the Pareto front of weighted_efficiency (each "
                                                             "shared-memory wavefront counted as an instruction) "
                                                             "and utilization; needs --block or --weight."),
+    executed: bool = typer.Option(False, "--executed", help="Take the metrics' instructions and regions from "
+                                                            "running one block through the code (each thread its "
+                                                            "own loop trips) instead of the static count; needs "
+                                                            "--block."),
     weight: list[str] = typer.Option([], "--weight", help="CLASS=W: count each instruction of the class as W in "
                                                           "weighted_efficiency, e.g. global_load=4 (repeatable; "
                                                           "classes: global_load, local_load, fp64, sfu...)."),
@@ -92,10 +96,12 @@ def carve_command(
     options = {"cc": "--cc", "within": "--within", "predicates": "--predicate", "predicate": "--predicate",
                "threads": "--threads", "threads per block": "--threads-per-block", "constants": "-D",
                "kernel": "--kernel", "block": "--block", "metrics": "--weighted", "instruction_weights": "--weight",
+               "counts": "--executed",
                **({"space": str(space_file)} if space_file is not None else {})}
-    if source.suffix.lower() != ".cu" and (block is not None or weighted or weight):
-        used = "--block" if block is not None else "--weighted" if weighted else "--weight"
-        raise InputError(f"{used} weighs instructions counted in the compiled code, so it needs a CUDA source",
+    if source.suffix.lower() != ".cu" and (block is not None or weighted or weight or executed):
+        used = ("--block" if block is not None else "--weighted" if weighted else "--executed" if executed
+                else "--weight")
+        raise InputError(f"{used} works on the compiled code, so it needs a CUDA source",
                          where=source,
                          hint="give the kernel's .cu file (with --kernel and --space), or leave the option out")
     weights = _weights(weight)
@@ -115,7 +121,8 @@ def carve_command(
                                       constants=_defines(define), jobs=jobs if jobs is not None else usable_cores(),
                                       progress=bar, block=block,
                                       metrics=("weighted_efficiency", "utilization") if weighted else
-                                      ("efficiency", "utilization"), instruction_weights=weights)
+                                      ("efficiency", "utilization"), instruction_weights=weights,
+                                      counts="executed" if executed else "static")
         except KeyboardInterrupt:
             raise _carve_interrupted(bar) from None
     else:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from cuda_toolchain import toolchain_or_skip
 
 from starchart.carve import carve_source
 from starchart.carve.resources import ResourceCompiler
-from starchart.carve.sass import kernel_sass, parse_sass
+from starchart.carve.sass import count_instructions, kernel_sass, parse_sass
 from starchart.carve.shared_memory import block_shape, shared_wavefronts, shared_wavefronts_frame
 from starchart.errors import InputError
 from starchart.space import Space
@@ -93,11 +94,50 @@ def test_a_loop_on_an_unknown_bound_runs_its_trip_count():
     assert shared_wavefronts(kernel, (32,)).load_wavefronts == 1.0  # unannotated: once
 
 
+def test_the_block_run_counts_the_warp_instructions_each_warp_issues():
+    # for (i = tx; i < 40; i += 32) {sh[i] = ...; __syncthreads();} on 64 threads: warp 0 (lanes 0-7 go round
+    # twice) issues the six-instruction body twice, warp 1 once; the static count sees it once
+    lines = ["S2R R0, SR_TID.X", "SHF.L.U32 R1, R0, 0x2, RZ", "STS [R1], R2", "BAR.SYNC.DEFER_BLOCKING 0x0",
+             "IADD3 R0, R0, 0x20, RZ", "IADD3 R1, R1, 0x80, RZ", "ISETP.GE.AND P0, PT, R0, 0x28, PT",
+             "@!P0 BRA `(.L_x_0)", "EXIT"]
+    text = sass(*lines).replace("        /*0020*/", ".L_x_0:\n        /*0020*/")
+    report = shared_wavefronts(parse_sass(text)["k"], (64,))
+    assert report.executed_instructions == (2 + 6 * 2 + 1 + 2 + 6 + 1) / 2
+    assert report.executed_regions == (2 + 1) / 2 + 1  # the barrier, run twice and once, plus one
+    assert count_instructions(parse_sass(text)["k"]).instructions == 9.0
+
+
+def test_threads_that_leave_early_issue_nothing_more():
+    report = waves("S2R R0, SR_TID.X", "ISETP.GE.AND P0, PT, R0, 0x10, PT", "@P0 EXIT", "IADD3 R1, R0, 0x1, RZ",
+                   "EXIT", block=(64,))
+    # both warps issue the first three; only warp 0 (lanes 0-15) issues the last two
+    assert report.executed_instructions == (5 + 3) / 2
+
+
+@pytest.mark.parametrize("stride, sectors", [(0x4, 4.0), (0x8, 8.0), (0x80, 32.0)])
+def test_global_sectors_follow_the_warps_stride(stride, sectors):
+    # a[tx * stride / 4] through a 64-bit address from the argument's base: 4, 8 or 32 sectors per warp of 32
+    report = waves("S2R R0, SR_TID.X", f"IMAD.WIDE R2, R0, {stride:#x}, c[0x0][0x160]", "LDG.E R4, [R2.64]",
+                   "EXIT", block=(64,))
+    assert (report.global_sectors, report.global_ideal_sectors) == (sectors, 4.0)
+    assert report.coalescing == 4.0 / sectors
+
+
+def test_a_constant_loaded_as_two_halves_is_known():
+    # ptxas loads 4 as HFMA2.MMA's fp16 pair (0, 2^-22): the stride must stay known for the sectors
+    report = waves("S2R R0, SR_TID.X", "HFMA2.MMA R5, -RZ, RZ, 0, 2.384185791015625e-07",
+                   "IMAD.WIDE R2, R0, R5, c[0x0][0x160]", "LDG.E R4, [R2.64]", "EXIT")
+    assert report.coalescing == 1.0 and report.global_sectors == 4.0
+
+
 def test_code_too_long_to_run_falls_back_to_the_fixed_point(monkeypatch):
     lines = ["S2R R0, SR_TID.X", "S2R R1, SR_TID.Y", "LEA R2, R0, R1, 0x4", "LDS R3, [R2.X4]", "EXIT"]
     ran = waves(*lines, block=(16, 2))
     monkeypatch.setattr("starchart.carve.shared_memory._execute", lambda *args: False)
-    assert waves(*lines, block=(16, 2)).accesses["wavefronts"].tolist() == ran.accesses["wavefronts"].tolist()
+    fixed = waves(*lines, block=(16, 2))
+    assert fixed.accesses["wavefronts"].tolist() == ran.accesses["wavefronts"].tolist()
+    assert ran.executed_instructions == 5.0
+    assert np.isnan(fixed.executed_instructions)  # the fixed point runs no thread: nothing issued is known
 
 
 def test_min_max_and_rounded_division_follow_the_hardware():
@@ -135,8 +175,12 @@ def test_transpose_conflicts_are_what_the_textbook_says(tmp_path, cc):
     }
     for (tile, rows, pad), (loads, stores) in expected.items():
         result = compiler.compile({"TILE": tile, "BLOCK_ROWS": rows, "PAD": pad})
-        report = shared_wavefronts(kernel_sass(result.cubin, "transpose"), (tile, rows))
+        kernel = kernel_sass(result.cubin, "transpose")
+        report = shared_wavefronts(kernel, (tile, rows))
         assert (report.load_wavefronts, report.store_wavefronts, report.unknown) == (loads, stores, 0)
+        # rows of 4-byte words in and out: coalesced; no thread-dependent loop, so the run issues the static count
+        assert report.coalescing == 1.0 and report.global_sectors == 2 * 4 * tile // rows
+        assert report.executed_instructions == count_instructions(kernel).instructions
 
 
 def test_carving_with_wavefronts_weighted_in(tmp_path, monkeypatch):
@@ -158,6 +202,25 @@ def test_carving_with_wavefronts_weighted_in(tmp_path, monkeypatch):
     free = carve_source(TRANSPOSE, "transpose", space, "8.0", block="TILE, BLOCK_ROWS",
                         predicates="bank_conflicts == 0", **common)
     assert set(free.frame.loc[free.frame["carved_by"] != "bank_conflicts == 0", "TILE"]) == {32}
+
+
+def test_carving_on_the_block_runs_counts(tmp_path, monkeypatch):
+    toolchain_or_skip(80, disasm=True)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    space = Space.from_file(EXAMPLES / "transpose.yaml")
+    common = dict(threads_per_block="TILE * BLOCK_ROWS", threads="4096 * 4096 // (TILE // BLOCK_ROWS)",
+                  block="TILE, BLOCK_ROWS")
+    static = carve_source(TRANSPOSE, "transpose", space, "8.0", **common).frame
+    executed = carve_source(TRANSPOSE, "transpose", space, "8.0", counts="executed",
+                            predicates="coalescing >= 0.5", **common).frame
+    # transpose's loops run the same in every thread: the two counts agree, and every access coalesces
+    assert executed["instr"].tolist() == static["instr"].tolist()
+    assert (executed["coalescing"] == 1.0).all() and "coalescing >= 0.5" not in set(executed["carved_by"])
+    with pytest.raises(InputError, match="needs the block's shape"):
+        carve_source(TRANSPOSE, "transpose", space, "8.0", threads_per_block="TILE * BLOCK_ROWS", threads=4096,
+                     counts="executed")
+    with pytest.raises(InputError, match="'static' or 'executed'"):
+        carve_source(TRANSPOSE, "transpose", space, "8.0", counts="dynamic", **common)
 
 
 def test_weighted_metrics_need_the_block_and_say_so(tmp_path):

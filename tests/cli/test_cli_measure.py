@@ -213,6 +213,11 @@ def test_carve_counts_bank_conflicts_with_the_block_shape(tmp_path):
     assert result.exit_code == 0 and "bank_conflicts == 0: removed 10" in result.output, result.output
     result = invoke(*args, "--weighted")
     assert result.exit_code == 2 and "--block" in result.output and "Traceback" not in result.output
+    result = invoke(*args, "--block", "TILE, BLOCK_ROWS", "--executed", "-p", "coalescing >= 0.5", "--table", table)
+    assert result.exit_code == 0, result.output
+    assert (pd.read_csv(table)["coalescing"] == 1.0).all()  # rows in, rows out
+    result = invoke(*args, "--executed")
+    assert result.exit_code == 2 and "--block" in result.output and "Traceback" not in result.output
 
 
 def test_carve_defines_the_parameters_and_names_a_missing_define(tmp_path):
