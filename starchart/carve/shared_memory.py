@@ -30,8 +30,14 @@ How (for one kernel and one block shape):
    unknown per thread is counted conflict-free and reported (``unknown``).
 4. **Per warp.** Each access's wavefronts are averaged over the block's warps and summed over its runs.
 
-Checked against Nsight Compute on KTT's convolution (5,280 configurations of an RTX 2080 Ti):
-``benchmarks/carving_conflicts.py`` and ``docs/carving.md``.
+The same run also counts, per warp, the instructions issued (every instruction a warp runs with a lane active:
+``executed_instructions``, each loop its threads' own trips, where the static count takes a loop whose trip count
+differs per thread as running once), the blocking points among them (``executed_regions``), and the 32-byte
+sectors its global loads and stores touch against the fewest their bytes could take (``coalescing``; the
+block-uniform part of an address, the array's base and ``blockIdx``, is taken as 32-byte aligned).
+
+Checked against Nsight Compute on KTT's convolution (5,280 configurations of an RTX 2080 Ti), wavefronts and
+executed instructions: ``benchmarks/carving_conflicts.py`` and ``docs/carving.md``.
 
 Limits, stated: 8- and 16-bit accesses count as the 32-bit word they touch; ``LDSM`` is counted like a
 32-bit load of its address operand; the block shape must be given (the SASS does not know it).
@@ -57,15 +63,23 @@ A 32×32 tile read by columns (stride 32 words: every lane in one bank) and by r
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import pickle
 import re
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from starchart.carve.metrics import Spec, resolve
+from starchart.carve.progress import ProgressOption, step_progress
 from starchart.carve.sass import KernelSass, TripCount, _loop_trips, _successors, blocking_instructions, kernel_sass
 from starchart.errors import InputError
 
@@ -823,11 +837,15 @@ def block_shape(block: str | Sequence[Spec]) -> list[Spec]:
 def shared_wavefronts_frame(frame: pd.DataFrame, kernel: str, block: str | Sequence[Spec], *,
                             trip_counts: Mapping[Any, TripCount] | None = None, params: Sequence[str] | None = None,
                             constants: Mapping[str, Any] | None = None, cubin_column: str = "cubin",
-                            default_trip: float = 1.0, toolchain: Any = None) -> pd.DataFrame:
+                            default_trip: float = 1.0, toolchain: Any = None, jobs: int = 1,
+                            progress: ProgressOption = False) -> pd.DataFrame:
     """The :data:`SHARED_COLUMNS` of every row of a :meth:`ResourceCompiler.frame` result (NaN without a cubin).
 
     ``block`` gives the block's x, y and z (``"BLOCK_SIZE_X, BLOCK_SIZE_Y"``): expressions over the
-    parameters and ``constants``. Each cubin's SASS is read from beside it (kept there when it was counted).
+    parameters and ``constants``. Each cubin's SASS is read from beside it (kept there when it was counted), and
+    each run's result is stored there too, so carving the same space again runs nothing. ``jobs`` > 1 runs the
+    blocks in that many processes (each run is pure Python); ``progress`` reports the step ``"running blocks"``
+    (see :mod:`starchart.carve.progress`).
     """
     scalars = {k: v for k, v in (constants or {}).items() if k not in frame.columns}
     values = frame.assign(**scalars)
@@ -835,17 +853,63 @@ def shared_wavefronts_frame(frame: pd.DataFrame, kernel: str, block: str | Seque
     columns = list(frame.columns)
     if params is None:
         params = columns[:columns.index("registers")] if "registers" in columns else []
-    rows: list[dict[str, float]] = []
-    for (_, row), shape in zip(values.iterrows(), dims):
+    tasks: list[tuple[int, str, tuple[int, ...], dict[str, Any]]] = []
+    for n, ((_, row), shape) in enumerate(zip(values.iterrows(), dims)):
         cubin = row.get(cubin_column)
         if not isinstance(cubin, str) or not cubin or np.isnan(shape).any():
-            rows.append({})
             continue
         if (shape < 1).any() or shape.prod() > 1024:
             raise InputError(f"block shape {tuple(int(v) for v in shape)} of a configuration is not a launchable "
                              "block", where="block", hint="check the block expressions: 1 to 1024 threads")
-        config = {**scalars, **{p: row[p] for p in params}}
-        sass = kernel_sass(cubin, kernel, toolchain=toolchain)
-        rows.append(shared_wavefronts(sass, tuple(int(v) for v in shape), trip_counts=trip_counts, config=config,
-                                      default_trip=default_trip).as_dict())
+        config = {k: (v.item() if isinstance(v, np.generic) else v)
+                  for k, v in {**scalars, **{p: row[p] for p in params}}.items()}
+        tasks.append((n, cubin, tuple(int(v) for v in shape), config))
+    run = partial(_stored_run, kernel=kernel, trip_counts=trip_counts, default_trip=default_trip, toolchain=toolchain)
+    try:
+        pickle.dumps(run)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        jobs = 1  # trip counts given as local functions cannot travel to other processes
+    bar = step_progress(progress)
+    results: list[dict[str, float]] = []
+    with bar:
+        bar.start("running blocks", len(tasks))
+        if jobs > 1 and len(tasks) > 1:
+            with ProcessPoolExecutor(min(jobs, len(tasks))) as pool:
+                for result in pool.map(run, tasks, chunksize=max(1, min(16, len(tasks) // (4 * jobs)))):
+                    results.append(result)
+                    bar.advance("running blocks")
+        else:
+            for task in tasks:
+                results.append(run(task))
+                bar.advance("running blocks")
+    rows: list[dict[str, float]] = [{} for _ in range(len(frame))]
+    for task, result in zip(tasks, results):
+        rows[task[0]] = result
     return pd.DataFrame(rows, index=frame.index, columns=list(SHARED_COLUMNS)).astype(float)
+
+
+#: Bump when what a block run counts changes: runs stored by an older version are run again.
+_RUN_VERSION = 2
+
+
+def _stored_run(task: tuple[int, str, tuple[int, ...], dict[str, Any]], *, kernel: str,
+                trip_counts: Mapping[Any, TripCount] | None, default_trip: float, toolchain: Any) -> dict[str, float]:
+    """One configuration's :meth:`SharedWavefronts.as_dict`, read from beside its cubin when it ran before."""
+    _, cubin, shape, config = task
+    trips = sorted(((str(k), repr(v)) for k, v in (trip_counts or {}).items()))
+    key = hashlib.sha256(repr((_RUN_VERSION, kernel, shape, trips, sorted(config.items(), key=str),
+                               default_trip)).encode()).hexdigest()[:24]
+    path = Path(cubin).with_name(f"block_run_{key}.json")
+    try:
+        return {k: float(v) for k, v in json.loads(path.read_text()).items()}
+    except (OSError, ValueError, AttributeError):
+        pass
+    sass = kernel_sass(cubin, kernel, toolchain=toolchain)
+    out = shared_wavefronts(sass, shape, trip_counts=trip_counts, config=config, default_trip=default_trip).as_dict()
+    try:  # written whole, then renamed: a run killed mid-write leaves no half file
+        partial_path = path.with_suffix(f".{os.getpid()}.tmp")
+        partial_path.write_text(json.dumps(out))
+        partial_path.replace(path)
+    except OSError:
+        pass  # a read-only cache: the result is still returned
+    return out

@@ -141,11 +141,12 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
     # the wavefronts' runs need the same loop trip counts as the instruction counts
     trips = source_trip_counts(compiler.source) if shape is not None and trip_counts == "source" else trip_counts
 
-    def metrics_of(table: pd.DataFrame) -> pd.DataFrame:
+    def metrics_of(table: pd.DataFrame, shown: ProgressOption = False) -> pd.DataFrame:
         if shape is not None:
             table = pd.concat([table, shared_wavefronts_frame(table, compiler.kernel, shape, trip_counts=trips,
                                                               params=list(space.names), constants=constants,
-                                                              toolchain=compiler.toolchain)], axis=1)
+                                                              toolchain=compiler.toolchain, jobs=compiler.jobs,
+                                                              progress=shown)], axis=1)
         # the launch expressions may use the constants too ("N * N // WPT" with N=1024), not only parameters
         scalars = {name: value for name, value in constants.items()
                    if name not in table.columns and isinstance(value, (int, float, bool, str))}
@@ -171,7 +172,7 @@ def carve_source(source: str | Path, kernel: str, space: Space, cc: str | float,
     if len(table) and compiled.empty:
         raise _nothing_compiled(table, space, compiler.name)
     _warn_unannotated(compiled, trip_counts)
-    result = carve(metrics_of(compiled), metrics=tuple(metrics), predicates=predicates, within=within,
+    result = carve(metrics_of(compiled, bar), metrics=tuple(metrics), predicates=predicates, within=within,
                    strict=strict, params=list(space.names))
     return _with_failures(result, table[table["status"] != "ok"])
 

@@ -223,6 +223,25 @@ def test_carving_on_the_block_runs_counts(tmp_path, monkeypatch):
         carve_source(TRANSPOSE, "transpose", space, "8.0", counts="dynamic", **common)
 
 
+def test_block_runs_are_stored_beside_the_cubin_and_run_in_processes(tmp_path, monkeypatch):
+    toolchain_or_skip(80, disasm=True)
+    compiler = ResourceCompiler(TRANSPOSE, "transpose", "8.0", cache_dir=tmp_path)
+    table = compiler.frame(Space.from_file(EXAMPLES / "transpose.yaml").to_frame(), counts=True)
+    seen = []
+    first = shared_wavefronts_frame(table, "transpose", "TILE, BLOCK_ROWS", jobs=2,
+                                    progress=lambda step, done, total: seen.append((step, done, total)))
+    assert seen[-1] == ("running blocks", len(table), len(table))
+    assert first.loc[first.index[0], "executed_instructions"] > 0
+    assert len(list(tmp_path.rglob("block_run_*.json"))) == len(table)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("ran again")
+
+    monkeypatch.setattr("starchart.carve.shared_memory.shared_wavefronts", refuse)
+    again = shared_wavefronts_frame(table, "transpose", "TILE, BLOCK_ROWS")  # read back, nothing runs
+    pd.testing.assert_frame_equal(first, again)
+
+
 def test_weighted_metrics_need_the_block_and_say_so(tmp_path):
     space = Space.from_file(EXAMPLES / "transpose.yaml")
     with pytest.raises(InputError, match="need the block's shape") as info:
