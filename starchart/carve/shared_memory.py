@@ -21,8 +21,9 @@ How (for one kernel and one block shape):
    stores come from the threads with ``j < W`` only. A loop on an unknown bound runs its trip count
    (read from the SASS or annotated, as for :func:`~starchart.carve.sass.count_instructions`); a forward
    branch on an unknown predicate sends every thread both ways (both sides of an ``if`` count, as for
-   instructions). Code too long to run (over 400,000 instructions) falls back to a fixed point of the same
-   values over the control-flow graph, each access weighted by its loops' trip counts.
+   instructions). Code too long to run (over 50,000 instructions for a group of threads, or as many for one
+   thread without divergence: about half a second) falls back to a fixed point of the same values over the
+   control-flow graph, each access weighted by its loops' trip counts.
 3. **Wavefronts per access.** For each ``LDS``/``STS``/``ATOMS``/``LDSM`` run, each warp's active lanes are
    split into the phases the hardware serves at once (32 lanes for 32-bit accesses, 16 for 64-bit, 8 for
    128-bit) and each phase costs the largest number of distinct 32-bit words any one bank must deliver. A
@@ -465,7 +466,9 @@ def _sectors(addresses: np.ndarray, active: np.ndarray, width: int, threads: int
     if keys.size:
         distinct = np.unique(keys, axis=1)
         np.add.at(out, distinct[0], 1.0)
-    ideal = np.ceil(np.bincount(warp[active], minlength=warps) * width / 32)
+    # the fewest: the distinct bytes asked for, packed (lanes reading one address share it: a broadcast)
+    distinct_lanes = np.unique(np.stack([warp[active], addresses[active]]), axis=1)
+    ideal = np.ceil(np.bincount(distinct_lanes[0], minlength=warps) * width / 32) if distinct_lanes.size else out * 0
     return out, ideal
 
 
@@ -568,7 +571,9 @@ def shared_wavefronts(kernel: KernelSass, block: Sequence[int], *, trip_counts: 
     machine = _Machine(shape[:3])  # type: ignore[arg-type]
     trips = _loop_trips(kernel, trip_counts, config, default_trip, True)[0]
     counter = _AccessCounter(machine)
-    if not _execute(kernel, machine, trips, counter):
+    # the run costs about 10 µs per instruction a group of threads runs: code that runs long even without
+    # divergence (long constant-trip loops) goes to the fixed point at once, not after the limit's worth of steps
+    if _straight_count(kernel, trips) > _RUN_LIMIT or not _execute(kernel, machine, trips, counter, _RUN_LIMIT):
         counter = _AccessCounter(machine)
         _dataflow(kernel, machine, trips, counter)
     return counter.result()
@@ -584,10 +589,12 @@ class _AccessCounter:
         self.issued: float | None = None  # None: the block did not run (the fixed point counted)
         self.blocking = 0.0
         self.sectors = [0.0, 0.0]  # touched, ideal: per block
+
         self._warps = -(-machine.threads // 32)
 
-    def add_global(self, x: Any, state: _State, active: np.ndarray) -> None:
-        """Count the sectors of global access ``x`` by the threads in ``active`` (an unknown address: skipped)."""
+    def add_global(self, x: Any, state: _State, active: np.ndarray, times: float = 1.0) -> None:
+        """Count the sectors of global access ``x`` run ``times`` times by the threads in ``active`` (an unknown
+        address: skipped)."""
         guard = self.machine.predicate(x.predicate, state) if x.predicate else None
         if guard is not None:
             active = active & guard
@@ -599,8 +606,9 @@ class _AccessCounter:
             touched, ideal = _sectors(address.lanes, active, _bytes_of(x.opcode), self.machine.threads)
             self.memo[key] = (float(touched.sum()), float(ideal.sum()))
         touched_sum, ideal_sum = self.memo[key]
-        self.sectors[0] += touched_sum
-        self.sectors[1] += ideal_sum
+        self.sectors[0] += times * touched_sum
+        self.sectors[1] += times * ideal_sum
+
 
     def issue(self, active: np.ndarray, count: int, blocking: int) -> None:
         """``count`` instructions (``blocking`` of them blocking) run by the threads in ``active``: each warp
@@ -654,10 +662,25 @@ class _AccessCounter:
                                                        else self.issued / self._warps),
                                 executed_regions=(float("nan") if self.issued is None
                                                   else self.blocking / self._warps + 1),
-                                global_sectors=(float("nan") if self.issued is None
-                                                else self.sectors[0] / self._warps),
-                                global_ideal_sectors=(float("nan") if self.issued is None
-                                                      else self.sectors[1] / self._warps))
+                                global_sectors=self.sectors[0] / self._warps,
+                                global_ideal_sectors=self.sectors[1] / self._warps)
+
+
+#: Instructions a block run may take (per group of threads) before the fixed point counts instead.
+_RUN_LIMIT = 50_000
+
+
+def _straight_count(kernel: KernelSass, trips: list[float]) -> float:
+    """Instructions one thread runs if nothing diverges: each reachable instruction times its loops' trips."""
+    total = 0.0
+    for x, ok in zip(kernel.instructions, kernel.reachable):
+        if ok:
+            weight = 1.0
+            for loop, trip in zip(kernel.loops, trips):
+                if loop.start <= x.address <= loop.end:
+                    weight *= trip
+            total += weight
+    return total
 
 
 _BRANCHES = frozenset({"BRA", "JMP"})
@@ -679,7 +702,7 @@ def _merge(a: tuple[np.ndarray, _State], b: tuple[np.ndarray, _State]) -> tuple[
 
 
 def _execute(kernel: KernelSass, machine: _Machine, trips: list[float], counter: _AccessCounter,
-             limit: int = 400_000) -> bool:
+             limit: int = 50_000) -> bool:
     """Run the block's threads through the SASS, diverging and reconverging like a SIMT machine.
 
     Branches on a per-thread known predicate split the threads; the lowest address runs first, so a loop's
@@ -769,7 +792,7 @@ def _dataflow(kernel: KernelSass, machine: _Machine, trips: list[float], counter
         state = state.copy()
         for i in blocks[b]:
             x = ins[i]
-            if x.base in _SHARED:
+            if x.base in _SHARED or x.base in _GLOBAL:
                 seen[i] = state.copy()
             if x.base in ("BRA", "EXIT", "RET", "JMP", "BRX", "JMX"):
                 continue
@@ -797,7 +820,10 @@ def _dataflow(kernel: KernelSass, machine: _Machine, trips: list[float], counter
             if loop.start <= x.address <= loop.end:
                 weight *= trip
         active = state.active if state.active is not None else np.ones(machine.threads, dtype=bool)
-        counter.add(x, state, active, weight)
+        if x.base in _GLOBAL:
+            counter.add_global(x, state, active, weight)
+        else:
+            counter.add(x, state, active, weight)
 
 #: The columns :func:`shared_wavefronts_frame` adds (see :meth:`SharedWavefronts.as_dict`).
 SHARED_COLUMNS = ("shared_wavefronts", "shared_load_wavefronts", "shared_store_wavefronts", "bank_conflicts",
@@ -889,7 +915,7 @@ def shared_wavefronts_frame(frame: pd.DataFrame, kernel: str, block: str | Seque
 
 
 #: Bump when what a block run counts changes: runs stored by an older version are run again.
-_RUN_VERSION = 2
+_RUN_VERSION = 4
 
 
 def _stored_run(task: tuple[int, str, tuple[int, ...], dict[str, Any]], *, kernel: str,

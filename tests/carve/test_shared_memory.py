@@ -123,6 +123,18 @@ def test_global_sectors_follow_the_warps_stride(stride, sectors):
     assert report.coalescing == 4.0 / sectors
 
 
+def test_a_broadcast_read_is_coalesced():
+    # one address for every lane: one sector per warp
+    report = waves("MOV R6, c[0x0][0x160]", "LDG.E R4, [R6.64]", "EXIT", block=(64,))
+    assert (report.global_sectors, report.coalescing) == (1.0, 1.0)
+
+
+def test_the_fixed_point_counts_global_sectors_too(monkeypatch):
+    lines = ["S2R R0, SR_TID.X", "IMAD.WIDE R2, R0, 0x80, c[0x0][0x160]", "LDG.E R4, [R2.64]", "EXIT"]
+    monkeypatch.setattr("starchart.carve.shared_memory._execute", lambda *args: False)
+    assert waves(*lines).coalescing == 4.0 / 32.0
+
+
 def test_a_constant_loaded_as_two_halves_is_known():
     # ptxas loads 4 as HFMA2.MMA's fp16 pair (0, 2^-22): the stride must stay known for the sectors
     report = waves("S2R R0, SR_TID.X", "HFMA2.MMA R5, -RZ, RZ, 0, 2.384185791015625e-07",
