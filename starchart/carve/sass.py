@@ -69,7 +69,7 @@ import os
 import re
 import subprocess
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -679,6 +679,18 @@ def infer_trip_count(kernel: KernelSass, loop: Loop, limit: int = 1 << 31) -> in
     return hi
 
 
+def trip_weights(kernel: KernelSass, trips: Sequence[float]) -> list[float]:
+    """How often each instruction runs per thread: the product of the trip counts of the loops around it."""
+    weights = []
+    for ins in kernel.instructions:
+        weight = 1.0
+        for loop, trip in zip(kernel.loops, trips):
+            if loop.start <= ins.address <= loop.end:
+                weight *= trip
+        weights.append(weight)
+    return weights
+
+
 def count_instructions(kernel: KernelSass, trip_counts: Mapping[Any, TripCount] | None = None, *,
                        config: Mapping[str, Any] | None = None, default_trip: float = 1.0,
                        infer: bool = True) -> SassCounts:
@@ -706,14 +718,12 @@ def count_instructions(kernel: KernelSass, trip_counts: Mapping[Any, TripCount] 
     by_class: dict[str, float] = {}
     total = barriers = consumers = 0.0
     static = 0
+    weights = trip_weights(kernel, trips)
     for i, ins in enumerate(kernel.instructions):
         if not kernel.reachable[i]:
             continue
         static += 1
-        weight = 1.0
-        for loop, trip in zip(kernel.loops, trips):
-            if loop.start <= ins.address <= loop.end:
-                weight *= trip
+        weight = weights[i]
         total += weight
         by_class[ins.klass] = by_class.get(ins.klass, 0.0) + weight
         barriers += weight * barrier[i]

@@ -81,7 +81,15 @@ import pandas as pd
 
 from starchart.carve.metrics import Spec, resolve
 from starchart.carve.progress import ProgressOption, step_progress
-from starchart.carve.sass import KernelSass, TripCount, _loop_trips, _successors, blocking_instructions, kernel_sass
+from starchart.carve.sass import (
+    KernelSass,
+    TripCount,
+    _loop_trips,
+    _successors,
+    blocking_instructions,
+    kernel_sass,
+    trip_weights,
+)
 from starchart.errors import InputError
 
 __all__ = ["SharedWavefronts", "block_shape", "shared_wavefronts", "shared_wavefronts_frame"]
@@ -672,15 +680,7 @@ _RUN_LIMIT = 50_000
 
 def _straight_count(kernel: KernelSass, trips: list[float]) -> float:
     """Instructions one thread runs if nothing diverges: each reachable instruction times its loops' trips."""
-    total = 0.0
-    for x, ok in zip(kernel.instructions, kernel.reachable):
-        if ok:
-            weight = 1.0
-            for loop, trip in zip(kernel.loops, trips):
-                if loop.start <= x.address <= loop.end:
-                    weight *= trip
-            total += weight
-    return total
+    return sum(w for w, ok in zip(trip_weights(kernel, trips), kernel.reachable) if ok)
 
 
 _BRANCHES = frozenset({"BRA", "JMP"})
@@ -813,12 +813,10 @@ def _dataflow(kernel: KernelSass, machine: _Machine, trips: list[float], counter
                 entry[target] = joined
                 if target not in work:
                     work.append(target)
+    weights = trip_weights(kernel, trips)
     for i, state in sorted(seen.items()):
         x = ins[i]
-        weight = 1.0
-        for loop, trip in zip(kernel.loops, trips):
-            if loop.start <= x.address <= loop.end:
-                weight *= trip
+        weight = weights[i]
         active = state.active if state.active is not None else np.ones(machine.threads, dtype=bool)
         if x.base in _GLOBAL:
             counter.add_global(x, state, active, weight)
