@@ -155,15 +155,18 @@ def carve_scored(frame: pd.DataFrame, rule: str, registers: str,
     instructions, regions = COUNTS[rule]
     metrics = static_metrics(values, CC, threads_per_block=THREADS_PER_BLOCK, threads=THREADS, registers=column,
                              shared=shared, instructions=instructions, regions=regions)
-    result = carve(metrics, metrics=RULES[rule], params=PARAMS, predicates=predicates or PREDICATES.get(rule, ()))
+    predicates = tuple(predicates or PREDICATES.get(rule, ()))
+    result = carve(metrics, metrics=RULES[rule], params=PARAMS, predicates=predicates)
     kept_mask = result.frame["carved_by"] == ""
-    judged_mask = result.frame["carved_by"].isin(["", "dominated"])
+    # judged: carving had the metrics to decide (a threshold's verdict is a judgement too)
+    judged_mask = result.frame["carved_by"].isin(["", "dominated", *predicates])
     times = frame["time"].to_numpy(dtype=float)
     kept_times = times[kept_mask.to_numpy()]
     best_kept = float(kept_times.min()) if len(kept_times) else float("nan")
     table = random_sampling_table(times, int(kept_mask.sum()), best_kept, name=rule, fractions=(0.95,))
     optimum = int(np.argmin(times))
-    return {"rule": rule, "registers": registers, "predicates": list(predicates or PREDICATES.get(rule, ())),
+    return {"rule": rule, "registers": registers, "predicates": list(predicates),
+            "removed_by_threshold": int(result.frame["carved_by"].isin(predicates).sum()),
             "judged": int(judged_mask.sum()), "kept": int(kept_mask.sum()),
             "removed_share": 1 - float(kept_mask.sum()) / float(judged_mask.sum()),
             "kept_share_of_all": float(kept_mask.sum()) / len(frame),
