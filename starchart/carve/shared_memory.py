@@ -355,8 +355,6 @@ class _Machine:
         elif base.startswith("U"):  # other uniform-datapath results: the same in every thread, unknown
             value = self.uniform()
         width = 4 if ".128" in opcode else 2 if (".64" in opcode or ".WIDE" in opcode) else 1
-        if base == "IMAD" and ".WIDE" in opcode:
-            width = 2  # the value is the low word; _next(dest) is dropped below
         if ins.predicate and value is not None:
             old = state.regs.get(dest)
             if guard is not None and old is not None and old.exact and value.exact:
@@ -597,7 +595,6 @@ class _AccessCounter:
         self.issued: float | None = None  # None: the block did not run (the fixed point counted)
         self.blocking = 0.0
         self.sectors = [0.0, 0.0]  # touched, ideal: per block
-
         self._warps = -(-machine.threads // 32)
 
     def add_global(self, x: Any, state: _State, active: np.ndarray, times: float = 1.0) -> None:
@@ -616,7 +613,6 @@ class _AccessCounter:
         touched_sum, ideal_sum = self.memo[key]
         self.sectors[0] += times * touched_sum
         self.sectors[1] += times * ideal_sum
-
 
     def issue(self, active: np.ndarray, count: int, blocking: int) -> None:
         """``count`` instructions (``blocking`` of them blocking) run by the threads in ``active``: each warp
@@ -702,7 +698,7 @@ def _merge(a: tuple[np.ndarray, _State], b: tuple[np.ndarray, _State]) -> tuple[
 
 
 def _execute(kernel: KernelSass, machine: _Machine, trips: list[float], counter: _AccessCounter,
-             limit: int = 50_000) -> bool:
+             limit: int = _RUN_LIMIT) -> bool:
     """Run the block's threads through the SASS, diverging and reconverging like a SIMT machine.
 
     Branches on a per-thread known predicate split the threads; the lowest address runs first, so a loop's
