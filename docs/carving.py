@@ -622,7 +622,7 @@ TRUST = """
 - **Threshold on coalescing, from the code.** `coalescing` (ideal over touched sectors of the global accesses)
   comes from the same block run; `-p "coalescing >= 0.5"` is the paper's threshold carving. With the executed
   counts and the weighted front, it kept the optimum of pnpoly and a configuration within 1 % of dedispersion's
-  (the spaces table below), and on KTT's convolution it removed the uncoalesced configurations that dominated
+  (the spaces table above), and on KTT's convolution it removed the uncoalesced configurations that dominated
   the optimum there (the `coalesced` rows above, with how the result moves with the threshold).
 - **Bank conflicts are seen now**, from the code and close to what Nsight Compute measures. They matter where
   shared memory is the bottleneck (the transpose example, the measured study of KTT's convolution); on kernels
