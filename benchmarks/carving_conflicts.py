@@ -46,7 +46,6 @@ import argparse
 import hashlib
 import re
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -107,18 +106,11 @@ def compile_space(source: Path, ran: pd.DataFrame, jobs: int) -> pd.DataFrame:
                                 options=[f"-D{k}={v}" for k, v in CONSTANTS.items()])
     table = compiler.frame(distinct, params=PARAMS, counts=True, constants=CONSTANTS, progress=True)
     ok = table[table["status"] == "ok"]
-    # each configuration's block run is pure Python: split the rows over processes
-    chunks = [ok.iloc[i::jobs] for i in range(jobs)]
-    with ProcessPoolExecutor(jobs) as pool:
-        parts = list(pool.map(_wavefronts, chunks))
-    shared = pd.concat(parts).loc[ok.index]
+    shared = shared_wavefronts_frame(ok, "Convolution", BLOCK, params=PARAMS, constants=CONSTANTS, jobs=jobs,
+                                     progress=True)
     static = pd.concat([ok, shared], axis=1).drop(columns=["PADDING"])
     keys = [p for p in PARAMS if p != "PADDING"]
     return ran.merge(static, on=keys, how="left", validate="many_to_one")
-
-
-def _wavefronts(rows: pd.DataFrame) -> pd.DataFrame:
-    return shared_wavefronts_frame(rows, "Convolution", BLOCK, params=PARAMS, constants=CONSTANTS)
 
 
 def validate(frame: pd.DataFrame) -> dict[str, Any]:

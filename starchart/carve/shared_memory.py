@@ -66,7 +66,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import pickle
 import re
 from collections.abc import Mapping, Sequence
@@ -79,6 +78,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from starchart._util.files import write_json_atomic
 from starchart.carve.metrics import Spec, resolve
 from starchart.carve.progress import ProgressOption, step_progress
 from starchart.carve.sass import (
@@ -579,9 +579,11 @@ def shared_wavefronts(kernel: KernelSass, block: Sequence[int], *, trip_counts: 
     counter = _AccessCounter(machine)
     # the run costs about 10 µs per instruction a group of threads runs: code that runs long even without
     # divergence (long constant-trip loops) goes to the fixed point at once, not after the limit's worth of steps
-    if _straight_count(kernel, trips) > _RUN_LIMIT or not _execute(kernel, machine, trips, counter, _RUN_LIMIT):
+    weights = trip_weights(kernel, trips)
+    straight = sum(w for w, ok in zip(weights, kernel.reachable) if ok)  # one thread's count if nothing diverges
+    if straight > _RUN_LIMIT or not _execute(kernel, machine, trips, counter, _RUN_LIMIT):
         counter = _AccessCounter(machine)
-        _dataflow(kernel, machine, trips, counter)
+        _dataflow(kernel, machine, weights, counter)
     return counter.result()
 
 
@@ -674,11 +676,6 @@ class _AccessCounter:
 _RUN_LIMIT = 50_000
 
 
-def _straight_count(kernel: KernelSass, trips: list[float]) -> float:
-    """Instructions one thread runs if nothing diverges: each reachable instruction times its loops' trips."""
-    return sum(w for w, ok in zip(trip_weights(kernel, trips), kernel.reachable) if ok)
-
-
 _BRANCHES = frozenset({"BRA", "JMP"})
 _ENDS = frozenset({"EXIT", "RET", "KILL"})
 
@@ -768,7 +765,7 @@ def _execute(kernel: KernelSass, machine: _Machine, trips: list[float], counter:
     return True
 
 
-def _dataflow(kernel: KernelSass, machine: _Machine, trips: list[float], counter: _AccessCounter) -> None:
+def _dataflow(kernel: KernelSass, machine: _Machine, weights: list[float], counter: _AccessCounter) -> None:
     """The fallback for code too long to run: one state per address, joined where paths meet (a fixed point),
     each shared access counted with the trip counts of the loops around it."""
     ins = kernel.instructions
@@ -809,7 +806,6 @@ def _dataflow(kernel: KernelSass, machine: _Machine, trips: list[float], counter
                 entry[target] = joined
                 if target not in work:
                     work.append(target)
-    weights = trip_weights(kernel, trips)
     for i, state in sorted(seen.items()):
         x = ins[i]
         weight = weights[i]
@@ -926,10 +922,8 @@ def _stored_run(task: tuple[int, str, tuple[int, ...], dict[str, Any]], *, kerne
         pass
     sass = kernel_sass(cubin, kernel, toolchain=toolchain)
     out = shared_wavefronts(sass, shape, trip_counts=trip_counts, config=config, default_trip=default_trip).as_dict()
-    try:  # written whole, then renamed: a run killed mid-write leaves no half file
-        partial_path = path.with_suffix(f".{os.getpid()}.tmp")
-        partial_path.write_text(json.dumps(out))
-        partial_path.replace(path)
+    try:
+        write_json_atomic(path, out)
     except OSError:
         pass  # a read-only cache: the result is still returned
     return out
