@@ -1,12 +1,13 @@
 """Bank conflicts counted from SASS, checked against KTT's measured counters, and carving with them.
 
-    python benchmarks/carving_conflicts.py --source PATH/KernelTunerConvolution.cu [-j 2] [--limit N]
+    python benchmarks/carving_conflicts.py [-j 2] [--limit N] [--source PATH/KernelTunerConvolution.cu]
 
 The data is KTT's convolution on an RTX 2080 Ti (``../shared/datasets/ktt``): 5,280 configurations that ran,
 each with Nsight Compute's shared-memory wavefront counters. The source is the kernel KTT measured,
 ``Examples/KernelTunerConvolution/KernelTunerConvolution.cu`` of HiPerCoRe/KTT as of commit 6a8cea9a (2024-04-25;
 unchanged since): a port of Kernel Tuner's convolution example that reads the filter from ``__constant__``
-memory. It is not in this repository: fetch it and pass its path. The first version of the file (commit
+memory. It is MIT-licensed and copied unchanged into ``benchmarks/carving/ktt_convolution/`` (licence in
+``benchmarks/carving/licenses/``), the default ``--source``. The first version of the file (commit
 07918806) reads the filter from global memory; its binaries hold up to 5.7× the measured registers, where this
 version's agree with the measured ones (the ``registers`` entry of the JSON says how often).
 
@@ -62,6 +63,7 @@ from starchart.carve.shared_memory import shared_wavefronts_frame
 from starchart.carve.toolchain import find_toolchain
 
 DATA = DATASETS / "ktt" / "KTConvolutionOutput_2080Ti.json.gz"
+SOURCE = Path(__file__).resolve().parent / "carving" / "ktt_convolution" / "KernelTunerConvolution.cu"
 CC = "7.5"
 PARAMS = ["BLOCK_SIZE_X", "BLOCK_SIZE_Y", "TILE_SIZE_X", "TILE_SIZE_Y", "PADDING", "READ_ONLY"]
 CONSTANTS = {"IMAGE_WIDTH": 4096, "IMAGE_HEIGHT": 4096, "HFS": 7}
@@ -171,6 +173,17 @@ def carve_scored(frame: pd.DataFrame, rule: str, registers: str,
             "cannot_launch": int((~judged_mask).sum())}
 
 
+def search_table(source: Path, jobs: int) -> pd.DataFrame:
+    """Every configuration that ran, with its static metrics and its verdict under the paper's rule (NVRTC's
+    registers): the table the ``static`` search strategy is given (``benchmarks/search_static.py``). The
+    constants stay as columns: the replayed space has them as one-value parameters."""
+    data = starchart.load(DATA)
+    ran = data.frame[data.frame["status"] == "ok"].reset_index(drop=True)
+    frame = compile_space(source, ran, jobs)
+    metrics = static_metrics(frame.assign(**CONSTANTS), CC, threads_per_block=THREADS_PER_BLOCK, threads=THREADS)
+    return carve(metrics, metrics=RULES["paper"], params=PARAMS).frame
+
+
 def other_toolkit_registers(source: Path, ran: pd.DataFrame, nvrtc: Path, ptxas: Path, n: int) -> dict[str, Any]:
     """Registers from another CUDA toolkit (NVRTC library and ptxas, e.g. 11.8 from PyPI) on ``n`` sampled
     configurations, beside NVRTC 12.9's and the measured binaries'."""
@@ -209,7 +222,8 @@ def toolchain_text() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", type=Path, required=True, help="KTT's KernelTunerConvolution.cu")
+    parser.add_argument("--source", type=Path, default=SOURCE,
+                        help="KTT's KernelTunerConvolution.cu (default: the copy in benchmarks/carving)")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="configurations compiled at once (default 2)")
     parser.add_argument("--limit", type=int, default=0,
                         help="only the first N binaries of a fixed shuffle (and their PADDING twins); written to "

@@ -20,19 +20,22 @@ The carving is then scored against the cache of the whole space (``../shared/dat
 - *failures*: of the configurations the cache records as failed, how many carving already flagged (does not
   compile, or cannot launch: no block fits on an SM).
 
-Prints a table and writes ``benchmarks/results/carving_spaces.json`` (date, machine, tool versions, command).
+Prints a table and writes ``benchmarks/results/carving_spaces.json`` (date, machine, tool versions, command). A
+run of some kernels only (``--only``, or without ``--convolution-source``) keeps the record's rows of the others,
+so a space can be added without compiling the rest again; ``commands`` says which command scored each space.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from common import DATASETS, report
+from common import DATASETS, RESULTS, report
 
 import starchart
 from starchart.carve import carve_source
@@ -141,7 +144,8 @@ def score(kernel: Kernel, rule: str, jobs: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-j", "--jobs", type=int, default=2, help="configurations compiled at once (default 2)")
-    parser.add_argument("--only", default="", help="score only the kernels whose name contains this")
+    parser.add_argument("--only", default="",
+                        help="score only the spaces whose name ('convolution A100', 'pnpoly RTX_3090') contains this")
     parser.add_argument("--convolution-source", type=Path,
                         help="the unlicensed convolution.cu (benchmarks/carving/SOURCES.md §1): adds convolution on "
                              "the A100 and A4000 (the A6000 cache is a copy of the A4000's)")
@@ -151,16 +155,35 @@ def main() -> None:
     kernels = list(KERNELS)
     if args.convolution_source:
         kernels += [kernel for name, kernel in convolution_kernels(args.convolution_source) if "A6000" not in name]
-    rows = [score(kernel, rule, args.jobs) for kernel in kernels if args.only in kernel.name for rule in RULES]
+    command = ("python benchmarks/carving_spaces.py" + (f" --only {args.only!r}" if args.only else "")
+               + (" --convolution-source convolution.cu" if args.convolution_source else ""))
+    rows = [score(kernel, rule, args.jobs) for kernel in kernels
+            if args.only in f"{kernel.name} {kernel.cache.name.split('.')[0]}" for rule in RULES]
+    kept, commands = _kept_rows({_space(row) for row in rows})
+    rows = kept + rows
+    commands |= {_space(row): command for row in rows if _space(row) not in commands}
     tools = find_toolchain()
     report("carving_spaces", "Carving (Pareto front of efficiency and utilization) against whole measured spaces",
            rows, extra={"rule": "tradeoff carving: Pareto front of (efficiency, utilization), paper's dominance, "
                                 "no predicates, within=0; the same with weighted_efficiency (shared-memory "
                                 "wavefronts counted as instructions) in place of efficiency; and that with "
                                 "Instr and Regions from the block run after dropping coalescing < 0.5",
-                        "toolchain": str(tools),
-                        "command": "python benchmarks/carving_spaces.py" + (f" --only {args.only}" if args.only else "")
-                        + (" --convolution-source convolution.cu" if args.convolution_source else "")})
+                        "toolchain": str(tools), "command": command, "commands": commands})
+
+
+def _space(row: dict[str, Any]) -> str:
+    return f"{row['kernel']} {row['gpu']}"
+
+
+def _kept_rows(scored: set[str]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The record's rows of the spaces not scored now, and the command that scored each of them."""
+    path = RESULTS / "carving_spaces.json"
+    if not path.exists():
+        return [], {}
+    record = json.loads(path.read_text())
+    rows = [row for row in record["rows"] if _space(row) not in scored]
+    old = record.get("commands", {})
+    return rows, {_space(row): old.get(_space(row), record["command"]) for row in rows}
 
 
 if __name__ == "__main__":

@@ -1,14 +1,16 @@
 """The search told what the compiler says (the ``static`` strategy) against the search without it and every
 method of ``benchmarks/search.py``, on the replayed spaces whose kernel sources were found.
 
-    python benchmarks/search_static.py [--seeds 30] [--jobs 1] [--convolution-source PATH/convolution.cu]
+    python benchmarks/search_static.py [--seeds 30] [--jobs 1] [--only NAME] [--convolution-source PATH/convolution.cu]
 
-Spaces: pnpoly (RTX 3090) and dedispersion (A100), whose sources are in ``benchmarks/carving/`` (MIT), and,
-given ``--convolution-source``, convolution on the A100, A4000 and A6000. The convolution kernel that made those
-caches has no licence, so it is not in the repository: ``benchmarks/carving/SOURCES.md`` §1 says where it is.
+Spaces: pnpoly (RTX 3090) and dedispersion (A100), whose sources are in ``benchmarks/carving/`` (MIT); KTT's
+convolution (RTX 2080 Ti), whose source is there too (MIT); and, given ``--convolution-source``, convolution on the
+A100, A4000 and A6000. The convolution kernel that made those caches has no licence, so it is not in the
+repository: ``benchmarks/carving/SOURCES.md`` §1 says where it is.
 
-Per space, every configuration is compiled for the measured GPU's compute capability and carved, exactly as
-``benchmarks/carving_spaces.py`` does (NVRTC and ptxas from PyPI, no GPU; the binaries are cached in
+Per space, every configuration is compiled for the measured GPU's compute capability and carved by the paper's
+rule (the Pareto front of efficiency and utilization), exactly as ``benchmarks/carving_spaces.py`` and, for KTT,
+``benchmarks/carving_conflicts.py`` do (NVRTC and ptxas from PyPI, no GPU; the binaries are cached in
 ``~/.cache/starchart/carve``, and the carving table in ``--work``). Then, for seeds 0 … N − 1 and budgets
 20/50/100/200, failures charged (the rules of ``benchmarks/search.py``):
 
@@ -18,10 +20,13 @@ Per space, every configuration is compiled for the measured GPU's compute capabi
   strategy does the work (``--ablation-seeds``, 10 by default).
 
 ``starchart`` (the ``tree`` strategy, as it is) and the other methods (uniform, Kernel Tuner's strategies, Optuna's
-TPE) are read from the runs of record in ``benchmarks/results/search.json`` (same seeds, same budgets, same
-quality: optimum ÷ best time found). So that the record can stand in for a fresh run, ``--check-seeds`` seeds
-(3 by default) of ``starchart`` are run again here on every space and must give the recorded qualities; the
-JSON keeps the comparison.
+TPE; on KTT's space, which is no Kernel Tuner cache, only uniform and TACO's leaf sampling) are read from the runs
+of record in ``benchmarks/results/search.json`` (same seeds, same budgets, same quality: optimum ÷ best time found).
+So that the record can stand in for a fresh run, ``--check-seeds`` seeds (3 by default) of ``starchart`` are run
+again here on every space and must give the recorded qualities; the JSON keeps the comparison.
+
+A run restricted to some spaces (``--only``, or without ``--convolution-source``) keeps the other spaces' runs
+from the existing record, so one space can be added without compiling the others again.
 
 Prints a table and writes ``benchmarks/results/search_static.json``.
 """
@@ -36,6 +41,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import carving_conflicts
 import numpy as np
 import pandas as pd
 from carving_spaces import KERNELS, Kernel, convolution_kernels
@@ -46,22 +52,41 @@ from starchart.strategies.static import STATIC_METRICS
 
 ROOT = Path(__file__).resolve().parent.parent
 OURS = ["static", "static features", "starchart"]
-OTHERS = ["starchart", "uniform", "genetic_algorithm", "bayes_opt", "diff_evo", "pso", "random_sample", "optuna_tpe"]
+OTHERS = ["starchart", "starchart_leaf", "uniform", "genetic_algorithm", "bayes_opt", "diff_evo", "pso", "random_sample",
+          "optuna_tpe"]
 SPACE_OF = {"pnpoly": "pnpoly RTX 3090", "dedispersion": "dedispersion A100"}
+KTT = "KTT convolution 2080Ti (time)"
 
 
-def carving_table(kernel: Kernel, work: Path, jobs: int) -> pd.DataFrame:
-    """Every configuration's static metrics and carving verdict (compiled once, then read from ``work``)."""
+#: The carving tables of record (parameters, static metrics, carving's verdict), small enough to commit, so that
+#: the search can be measured again without compiling every configuration (hours on 2 cores); ``--recompile``
+#: builds them again from the sources.
+TABLES = RESULTS / "static_tables"
+#: Block-run columns kept in the tables beyond STATIC_METRICS, for later use.
+EXTRA_COLUMNS = ("coalescing", "global_sectors", "executed_instructions", "executed_regions", "carved_by")
+
+
+def carving_table(name: str, kernel: Kernel | Path, jobs: int, recompile: bool = False) -> pd.DataFrame:
+    """Every configuration's static metrics and carving verdict: the committed table, or compiled and carved
+    (``kernel`` a path: KTT's convolution source) and then committed."""
     from starchart.carve import carve_source
     from starchart.space import Space
 
-    path = work / f"static_{kernel.name}_{kernel.cc.replace('.', '')}.pkl"
-    if not path.exists():
-        result = carve_source(kernel.source, kernel.kernel, Space.from_file(kernel.space), kernel.cc,
-                              threads_per_block=kernel.threads_per_block, threads=kernel.threads, jobs=jobs,
-                              progress=True, block=kernel.block)
-        result.frame.drop(columns=["cubin"]).to_pickle(path)
-    return pd.read_pickle(path)
+    path = TABLES / f"{name.split(' (')[0].replace(' ', '_')}.csv.gz"
+    if path.exists() and not recompile:
+        return pd.read_csv(path).fillna({"carved_by": ""})  # a survivor's empty verdict reads back as NaN
+    if isinstance(kernel, Path):
+        frame = carving_conflicts.search_table(kernel, jobs)
+        params = [*carving_conflicts.PARAMS, *carving_conflicts.CONSTANTS]
+    else:
+        frame = carve_source(kernel.source, kernel.kernel, Space.from_file(kernel.space), kernel.cc,
+                             threads_per_block=kernel.threads_per_block, threads=kernel.threads, jobs=jobs,
+                             progress=True, block=kernel.block).frame
+        params = list(Space.from_file(kernel.space).names)
+    columns = [*params, *[c for c in (*STATIC_METRICS, *EXTRA_COLUMNS) if c in frame.columns]]
+    TABLES.mkdir(parents=True, exist_ok=True)
+    frame[columns].to_csv(path, index=False)  # full precision: the bands must be those of the frame
+    return carving_table(name, kernel, jobs)
 
 
 def one_run(task: tuple[str, str, int, list[int], str]) -> tuple[str, str, int, dict[int, float]]:
@@ -88,15 +113,19 @@ def summary_rows(runs: dict[str, dict[str, dict[str, dict[str, float]]]], spaces
         for budget in budgets:
             row: dict[str, Any] = {"method": method, "budget": budget}
             every = []
+            present = 0
             for name in spaces:
                 values = [seeds[str(budget)] for seeds in by_space.get(name, {}).values() if str(budget) in seeds]
                 row[name] = float(np.median(values)) if values else None
                 every += values
+                present += bool(values)
             if not every:
                 continue
             row["median all"] = float(np.median(every))
             row["within 5%"] = float(np.mean(np.array(every) >= WITHIN))
             row["runs"] = len(every)
+            # a method without runs on some space (Kernel Tuner's and Optuna's on KTT's data) pools fewer spaces
+            row["spaces"] = present
             rows.append(row)
     return rows
 
@@ -108,18 +137,23 @@ def main() -> None:
     parser.add_argument("--check-seeds", type=int, default=3, help="seeds of starchart run again, to check the record")
     parser.add_argument("--jobs", type=int, default=1, help="runs at once (and configurations compiled at once)")
     parser.add_argument("--convolution-source", type=Path, help="the unlicensed convolution.cu (SOURCES.md §1)")
+    parser.add_argument("--ktt-source", type=Path, default=carving_conflicts.SOURCE,
+                        help="KTT's KernelTunerConvolution.cu (default: the copy in benchmarks/carving)")
     parser.add_argument("--only", default="", help="only the spaces whose name contains this")
     parser.add_argument("--work", type=Path, default=Path("/tmp/starchart-search-static"))
+    parser.add_argument("--recompile", action="store_true",
+                        help="compile and carve again instead of reading benchmarks/results/static_tables")
     args = parser.parse_args()
     if not DATASETS.exists():
         sys.exit(f"{DATASETS} not found: the measured caches are needed")
     args.work.mkdir(parents=True, exist_ok=True)
-    kernels = [(SPACE_OF[k.name], k) for k in KERNELS]
+    kernels: list[tuple[str, Kernel | Path]] = [(SPACE_OF[k.name], k) for k in KERNELS]
+    kernels.append((KTT, args.ktt_source))
     if args.convolution_source:
         kernels += convolution_kernels(args.convolution_source)
     kernels = [(name, k) for name, k in kernels if args.only in name]
     budgets = [b for b in BUDGETS if b <= 200]
-    tables = {name: carving_table(k, args.work, args.jobs) for name, k in kernels}
+    tables = {name: carving_table(name, k, args.jobs, args.recompile) for name, k in kernels}
     table_paths = {}
     for name, table in tables.items():
         table_paths[name] = str(args.work / f"table_{name.replace(' ', '_')}.pkl")
@@ -127,6 +161,7 @@ def main() -> None:
 
     runs_path = args.work / "runs.json"
     runs: dict[str, Any] = json.loads(runs_path.read_text()) if runs_path.exists() else {}
+    kept = _kept_from_record(set(tables))
     seeds = {"static": args.seeds, "static features": args.ablation_seeds, "starchart": args.check_seeds}
     tasks = [(m, name, seed, budgets, table_paths[name]) for m in OURS for name in tables for seed in range(seeds[m])
              if str(seed) not in runs.get(m, {}).get(name, {})]
@@ -142,19 +177,21 @@ def main() -> None:
         pool.shutdown()
 
     of_record = json.loads((RESULTS / "search.json").read_text())["runs"]
-    spaces = list(tables)
+    spaces = [*kept["carving"], *tables]
     check = {name: {seed: {"now": runs["starchart"][name][seed], "record": _recorded(of_record, name, seed, budgets)}
-                    for seed in sorted(runs["starchart"][name], key=int)[:args.check_seeds]} for name in spaces}
+                    for seed in sorted(runs["starchart"][name], key=int)[:args.check_seeds]} for name in tables}
+    check = kept["starchart_rerun"] | check
     same = all(c["now"] == c["record"] for by_seed in check.values() for c in by_seed.values())
     print(f"starchart run again on {args.check_seeds} seeds per space: {'the recorded qualities' if same else 'DIFFERS'}")
-    every = {m: {name: {s: v for s, v in runs[m][name].items() if int(s) < seeds[m]} for name in spaces
-                 if name in runs.get(m, {})}
+    every = {m: kept["runs"].get(m, {}) | {name: {s: v for s, v in runs[m][name].items() if int(s) < seeds[m]}
+                                            for name in tables if name in runs.get(m, {})}
              for m in OURS if m != "starchart"}
     every |= {m: {name: {s: v for s, v in of_record[m][name].items() if int(s) < args.seeds}
                   for name in spaces if name in of_record.get(m, {})} for m in OTHERS}
     rows = summary_rows(every, spaces, budgets)
-    carving = {name: {"configurations": len(t), "kept_by_carving": int((t["carved_by"] == "").sum()),
-                      "metrics": [c for c in t.columns if c in STATIC_METRICS]} for name, t in tables.items()}
+    carving = kept["carving"] | {
+        name: {"configurations": len(t), "kept_by_carving": int((t["carved_by"] == "").sum()),
+               "metrics": [c for c in t.columns if c in STATIC_METRICS]} for name, t in tables.items()}
     report("search_static", "The search told the compiler's static metrics, against the search without them and "
            "the methods of benchmarks/search.py (median quality; share of runs within 5 % of the optimum)", rows,
            extra={"seeds": args.seeds, "ablation_seeds": args.ablation_seeds, "budgets": budgets, "carving": carving,
@@ -162,8 +199,22 @@ def main() -> None:
                   "others_from": "benchmarks/results/search.json (runs of record, same seeds and budgets)",
                   "cpu_seconds_this_run": time.process_time() - start,
                   "command": "python benchmarks/search_static.py" + (f" --seeds {args.seeds}" if args.seeds != 30 else "")
-                             + (" --convolution-source convolution.cu" if args.convolution_source else ""),
+                             + (" --convolution-source convolution.cu" if args.convolution_source else "")
+                             + (f" --only {args.only!r}" if args.only else ""),
+                  "kept_from_record": sorted(kept["carving"]),
                   "runs": every})
+
+
+def _kept_from_record(rerun: set[str]) -> dict[str, dict[str, Any]]:
+    """What the existing record holds for the spaces not run now: their carving summary, the check of
+    ``starchart`` against the search record, and the runs of the strategies measured here."""
+    path = RESULTS / "search_static.json"
+    record = json.loads(path.read_text()) if path.exists() else {}
+    keep = [name for name in record.get("carving", {}) if name not in rerun]
+    return {"carving": {name: record["carving"][name] for name in keep},
+            "starchart_rerun": {name: record["starchart_rerun"][name] for name in keep},
+            "runs": {m: {name: by_space[name] for name in keep if name in by_space}
+                     for m, by_space in record.get("runs", {}).items() if m in OURS}}
 
 
 def _recorded(of_record: dict, name: str, seed: str, budgets: list[int]) -> dict[str, float] | None:

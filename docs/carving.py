@@ -582,8 +582,8 @@ the columns `shared_wavefronts`, `bank_conflicts` (wavefronts beyond the conflic
 the paper's).
 
 Reproduce with `{run['command']}` ({run['environment']['date'][:10]}; {run['toolchain']}). The source is the
-kernel KTT measured, `{run['source']}`, which reads the filter from `__constant__` memory (MIT licence; fetch it,
-it is not copied here). It was compiled for compute capability 7.5, no GPU, for {scope}. The kernel never reads
+kernel KTT measured, `{run['source']}`, which reads the filter from `__constant__` memory (MIT licence; copied
+unchanged into `benchmarks/carving/ktt_convolution/`, the script's default source). It was compiled for compute capability 7.5, no GPU, for {scope}. The kernel never reads
 `PADDING` (it tests a macro `use_padding` that KTT does not define), so configurations that differ only in it
 share one binary.
 
