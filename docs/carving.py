@@ -667,11 +667,13 @@ def spaces_section() -> str:
         "coalesced rule differs by its threshold and its counts from the block run." if not conflicts else
         f" Only {', '.join(conflicts)} use{'s' if len(conflicts) == 1 else ''} shared memory with conflicts; elsewhere "
         "weighting changes nothing.")
+    commands = sorted(set(run.get("commands", {}).values()) or {run["command"]}, key=len)
     return f"""
 ## On spaces measured by others, compiled from their sources
 
-Reproduce with `{run['command']}` ({run['environment']['date'][:10]}; sources, licences and how each was traced
-to its cache: `benchmarks/carving/`). Every configuration is compiled for the measured GPU (NVRTC and ptxas
+Reproduce with {' and '.join(f'`{c}`' for c in commands)} ({run['environment']['date'][:10]}; sources, licences
+and how each was traced to its cache: `benchmarks/carving/`; the convolution source has no licence, so it is given
+by path). A run of some spaces keeps the record's rows of the others. Every configuration is compiled for the measured GPU (NVRTC and ptxas
 from PyPI, no GPU) and carved by the rule fixed before scoring: **{run['rule']}**. The whole space was measured
 by someone else (Kernel Tuner caches of benchmark_hub), so what carving keeps can be scored against the optimum.
 

@@ -505,6 +505,14 @@ def _sources(ins: Instruction) -> set[int]:
     return {int(r) for r in _REGISTER.findall(operands)}
 
 
+def _mask(registers: set[int]) -> int:
+    """A set of register numbers as a bit mask."""
+    out = 0
+    for r in registers:
+        out |= 1 << r
+    return out
+
+
 def _is_waiting_barrier(ins: Instruction) -> bool:
     if ins.base == "BAR":
         return ".ARV" not in ins.opcode  # arrive does not wait
@@ -526,24 +534,30 @@ def blocking_instructions(kernel: KernelSass) -> tuple[list[bool], list[bool]]:
         if ok:
             for j in _successors(ins, i, index_of):
                 preds[j].append(i)
-    pending_out: list[frozenset[int]] = [frozenset()] * len(ins)
+    # register sets as bit masks (bit r: register r): the passes over a space's unrolled kernels (up to ~20,000
+    # instructions each, thousands of kernels) are dominated by these unions
+    reads_of = [_mask(_sources(x)) if ok else 0 for x, ok in zip(ins, kernel.reachable)]
+    written_of = [_mask(_destinations(x)) if ok else 0 for x, ok in zip(ins, kernel.reachable)]
+    loads = [x.base in LONG_LATENCY_LOADS for x in ins]
+    pending_out = [0] * len(ins)
     consumer = [False] * len(ins)
     changed, rounds = True, 0
     # "A consumer clears everything" is not monotone, so cap the rounds; real code settles in 2-4.
     while changed and rounds < 100:
         changed, rounds = False, rounds + 1
-        for i, x in enumerate(ins):
+        for i in range(len(ins)):
             if not kernel.reachable[i]:
                 continue
-            state = frozenset().union(*(pending_out[p] for p in preds[i])) if preds[i] else frozenset()
-            reads = _sources(x)
-            waits = bool(reads & state)
+            state = 0
+            for p in preds[i]:
+                state |= pending_out[p]
+            waits = bool(reads_of[i] & state)
             if waits:
-                state = frozenset()
-            written = _destinations(x)
-            state = state - written
-            if x.base in LONG_LATENCY_LOADS and written:
-                state = state | written
+                state = 0
+            written = written_of[i]
+            state &= ~written
+            if loads[i] and written:
+                state |= written
             consumer[i] = waits
             if state != pending_out[i]:
                 pending_out[i] = state
