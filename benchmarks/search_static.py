@@ -141,9 +141,14 @@ def main() -> None:
                         help="KTT's KernelTunerConvolution.cu (default: the copy in benchmarks/carving)")
     parser.add_argument("--only", default="", help="only the spaces whose name contains this")
     parser.add_argument("--work", type=Path, default=Path("/tmp/starchart-search-static"))
+    parser.add_argument("--markdown", type=int, metavar="BUDGET",
+                        help="print the record's table at BUDGET evaluations for docs/search.md, and run nothing")
     parser.add_argument("--recompile", action="store_true",
                         help="compile and carve again instead of reading benchmarks/results/static_tables")
     args = parser.parse_args()
+    if args.markdown:
+        print(markdown(json.loads((RESULTS / "search_static.json").read_text()), args.markdown))
+        return
     if not DATASETS.exists():
         sys.exit(f"{DATASETS} not found: the measured caches are needed")
     args.work.mkdir(parents=True, exist_ok=True)
@@ -203,6 +208,28 @@ def main() -> None:
                              + (f" --only {args.only!r}" if args.only else ""),
                   "kept_from_record": sorted(kept["carving"]),
                   "runs": every})
+
+
+def markdown(record: dict[str, Any], budget: int) -> str:
+    """The record's median quality at ``budget`` per method and space (share within 5 % in brackets), as the
+    table ``docs/search.md`` shows."""
+    spaces = list(record["carving"])
+    head = ["method", *[name.replace(" (time)", "") for name in spaces], "all spaces"]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for method, by_space in record["runs"].items():
+        cells, every = [], []
+        for name in spaces:
+            values = [seeds[str(budget)] for seeds in by_space.get(name, {}).values() if str(budget) in seeds]
+            every += values
+            cells.append(f"{np.median(values):.3f} ({np.mean(np.array(values) >= WITHIN):.0%})" if values else "—")
+        total = f"{np.median(every):.3f} ({np.mean(np.array(every) >= WITHIN):.0%})" if every else "—"
+        present = len([c for c in cells if c != "—"])
+        if present < len(spaces):
+            total += f", {present} space{'s' if present != 1 else ''}"
+        label = {"static": "**static**", "static features": "static features, uniform start",
+                 "starchart": "starchart (`tree`)", "starchart_leaf": "TACO leaf sampling"}.get(method, method)
+        lines.append("| " + " | ".join([label, *cells, total]) + " |")
+    return "\n".join(lines)
 
 
 def _kept_from_record(rerun: set[str]) -> dict[str, dict[str, Any]]:

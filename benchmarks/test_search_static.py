@@ -67,3 +67,13 @@ def test_without_a_record_nothing_is_kept(monkeypatch, tmp_path):
     monkeypatch.setattr(search_static, "RESULTS", tmp_path)
     assert carving_spaces._kept_rows(set()) == ([], {})
     assert search_static._kept_from_record(set()) == {"carving": {}, "starchart_rerun": {}, "runs": {}}
+
+
+def test_the_docs_table_shows_each_space_and_says_when_a_method_misses_one():
+    record = {"carving": {"a": {}, "b (time)": {}},
+              "runs": {"static": {"a": {"0": {"20": 1.0}, "1": {"20": 0.9}}, "b (time)": {"0": {"20": 0.5}}},
+                       "optuna_tpe": {"a": {"0": {"20": 0.8}}}}}
+    lines = search_static.markdown(record, 20).splitlines()
+    assert lines[0] == "| method | a | b | all spaces |"
+    assert lines[2] == "| **static** | 0.950 (50%) | 0.500 (0%) | 0.900 (33%) |"
+    assert lines[3] == "| optuna_tpe | 0.800 (0%) | — | 0.800 (0%), 1 space |"

@@ -392,7 +392,8 @@ On this kernel {verdict}: the paper's recipe measures {len(main_result.kept)} co
 {pct(main_best['relative'])} of the optimum, where {len(main_result.kept)} random ones are expected to reach
 {pct(t5[0]['random_relative'])} and reaching 95 % takes {t5[0]['random_size_for_95']}.
 """
-    (ROOT / "docs" / "carving.md").write_text(text + conflicts_section() + spaces_section() + TRUST)
+    (ROOT / "docs" / "carving.md").write_text(text + conflicts_section() + spaces_section() + TRUST
+                                              + cache_paths_bullet())
 
 
 #: What ``python benchmarks/carving_conflicts.py`` wrote: bank conflicts from SASS against KTT's counters, on the
@@ -633,6 +634,49 @@ TRUST = """
   expected to do better; the order-statistics columns say so before anything is measured.
 - **Keep a margin when it is cheap.** In the measured-counter sweep, keeping what lies within 0.05 of the front
   kept the optimum at 5–9 % of the space, whatever the metrics; this is not yet checked on the compiler's view.
+"""
+
+
+#: The convolution A100 table ``benchmarks/search_static.py`` committed: every configuration's static metrics.
+CONVOLUTION_TABLE = ROOT / "benchmarks" / "results" / "static_tables" / "convolution_A100.csv.gz"
+
+
+def cache_paths_bullet() -> str:
+    """The point on caches, computed from the convolution A100 table and its measured cache (empty without them)."""
+    from benchmarks.common import DATASETS
+
+    cache = DATASETS / "convolution" / "A100.json.gz"
+    if not (CONVOLUTION_TABLE.exists() and cache.exists() and SPACES.exists()):
+        return ""
+    data = starchart.load(cache)
+    params = list(data.params)
+    frame = pd.read_csv(CONVOLUTION_TABLE).merge(data.frame[[*params, "status", "time"]], on=params)
+    ran = frame[frame["status"] == "ok"]
+    best = ran.loc[ran["time"].idxmin()]
+    same = ran[(ran["use_shmem"] == best["use_shmem"]) & (ran["read_only"] != best["read_only"])]
+    rows = [r for r in json.loads(SPACES.read_text())["rows"]
+            if r["kernel"] == "convolution" and "A100" in r["gpu"]]
+    if not rows:
+        return ""
+    best_kept = max(r["best_kept_relative"] for r in rows)
+    dominators = ran[(ran["efficiency"] >= best["efficiency"]) & (ran["utilization"] >= best["utilization"])
+                     & ((ran["efficiency"] > best["efficiency"]) | (ran["utilization"] > best["utilization"]))]
+    # the same binary but for the read-only path: how the compiler's counts see the switch
+    keys = [p for p in params if p != "read_only"]
+    twins = frame[frame["read_only"] == 1].merge(frame[frame["read_only"] == 0], on=keys, suffixes=("", "_plain"))
+    more = {c: (twins[c] / twins[f"{c}_plain"]).median() - 1 for c in ("instr", "executed_instructions")}
+    randoms = sorted(r["random_same_size_relative"] for r in rows)
+    return f"""- **Do not trust it where speed turns on the path a load takes.** On convolution (A100), the optimum
+  ({best['time']:.3f} ms) tiles the input in shared memory and reads it through the read-only cache
+  (`read_only=1`, `__ldg`). The best configuration that also tiles but reads without it takes
+  {same['time'].min() / best['time']:.2f}× as long. The compiler's counts barely tell the two paths apart, and
+  rank the faster one lower: `__ldg` twins issue {100 * more['instr']:.0f} % more instructions by the static count
+  and {100 * more['executed_instructions']:.0f} % more executed. {len(dominators)} configurations dominate the
+  optimum on the paper's two metrics, most with taller tiles (`tile_size_y` {int(dominators['tile_size_y'].mode().iloc[0])}),
+  which raise Utilization without making them faster. Every rule kept {min(r['kept'] for r in rows)} to
+  {max(r['kept'] for r in rows)} configurations; the best of them is {pct(best_kept)} of the optimum, about what a
+  random sample of the same size is expected to reach ({pct(randoms[0])} to {pct(randoms[-1])}). The metrics have
+  no term for caches: where a parameter switches between cache paths, measure a uniform sample beside the carve.
 """
 
 
