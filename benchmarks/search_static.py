@@ -66,13 +66,18 @@ TABLES = RESULTS / "static_tables"
 EXTRA_COLUMNS = ("coalescing", "global_sectors", "executed_instructions", "executed_regions", "carved_by")
 
 
+def table_path(name: str) -> Path:
+    """Where the carving table of the space ``name`` is committed."""
+    return TABLES / f"{name.split(' (')[0].replace(' ', '_')}.csv.gz"
+
+
 def carving_table(name: str, kernel: Kernel | Path, jobs: int, recompile: bool = False) -> pd.DataFrame:
     """Every configuration's static metrics and carving verdict: the committed table, or compiled and carved
     (``kernel`` a path: KTT's convolution source) and then committed."""
     from starchart.carve import carve_source
     from starchart.space import Space
 
-    path = TABLES / f"{name.split(' (')[0].replace(' ', '_')}.csv.gz"
+    path = table_path(name)
     if path.exists() and not recompile:
         return pd.read_csv(path).fillna({"carved_by": ""})  # a survivor's empty verdict reads back as NaN
     if isinstance(kernel, Path):
