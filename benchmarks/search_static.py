@@ -11,7 +11,8 @@ repository: ``benchmarks/carving/SOURCES.md`` §1 says where it is.
 Per space, every configuration is compiled for the measured GPU's compute capability and carved by the paper's
 rule (the Pareto front of efficiency and utilization), exactly as ``benchmarks/carving_spaces.py`` and, for KTT,
 ``benchmarks/carving_conflicts.py`` do (NVRTC and ptxas from PyPI, no GPU; the binaries are cached in
-``~/.cache/starchart/carve``, and the carving table in ``--work``). Then, for seeds 0 … N − 1 and budgets
+``~/.cache/starchart/carve``). Each space's carving table is then committed in ``benchmarks/results/static_tables/``
+and read from there by later runs, which compile nothing (``--recompile`` builds it again). Then, for seeds 0 … N − 1 and budgets
 20/50/100/200, failures charged (the rules of ``benchmarks/search.py``):
 
 - ``static``: the ``static`` strategy: the trees may split on the carving table's metrics from the first model
