@@ -55,7 +55,7 @@ import pandas as pd
 from common import DATASETS, report
 
 import starchart
-from starchart.carve.carving import carve
+from starchart.carve.carving import CarveResult, carve
 from starchart.carve.metrics import resolve, static_metrics
 from starchart.carve.resources import ResourceCompiler
 from starchart.carve.sampling import random_sampling_table
@@ -139,18 +139,24 @@ def validate(frame: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
+def carved(frame: pd.DataFrame, rule: str, registers: str = "nvrtc",
+           predicates: tuple[str, ...] | None = None) -> tuple[CarveResult, tuple[str, ...]]:
+    """Carve ``frame`` by ``rule`` with ``registers`` (``"nvrtc"`` or ``"ktt"``) and ``predicates`` (default: the
+    rule's own); the result keeps the constants as columns. Returns it with the predicates used."""
+    column = "registers" if registers == "nvrtc" else "RegistersCount"
+    shared = "shared_bytes" if registers == "nvrtc" else "LocalMemorySize"
+    instructions, regions = COUNTS[rule]
+    metrics = static_metrics(frame.assign(**CONSTANTS), CC, threads_per_block=THREADS_PER_BLOCK, threads=THREADS,
+                             registers=column, shared=shared, instructions=instructions, regions=regions)
+    predicates = tuple(predicates or PREDICATES.get(rule, ()))
+    return carve(metrics, metrics=RULES[rule], params=PARAMS, predicates=predicates), predicates
+
+
 def carve_scored(frame: pd.DataFrame, rule: str, registers: str,
                  predicates: tuple[str, ...] | None = None) -> dict[str, Any]:
     """Carve by ``rule`` with ``registers`` (``"nvrtc"`` or ``"ktt"``) and score against the measured times
     (``predicates`` in place of the rule's own)."""
-    column = "registers" if registers == "nvrtc" else "RegistersCount"
-    shared = "shared_bytes" if registers == "nvrtc" else "LocalMemorySize"
-    values = frame.assign(**CONSTANTS)
-    instructions, regions = COUNTS[rule]
-    metrics = static_metrics(values, CC, threads_per_block=THREADS_PER_BLOCK, threads=THREADS, registers=column,
-                             shared=shared, instructions=instructions, regions=regions)
-    predicates = tuple(predicates or PREDICATES.get(rule, ()))
-    result = carve(metrics, metrics=RULES[rule], params=PARAMS, predicates=predicates)
+    result, predicates = carved(frame, rule, registers, predicates)
     kept_mask = result.frame["carved_by"] == ""
     # judged: carving had the metrics to decide (a threshold's verdict is a judgement too)
     judged_mask = result.frame["carved_by"].isin(["", "dominated", *predicates])
@@ -179,9 +185,7 @@ def search_table(source: Path, jobs: int) -> pd.DataFrame:
     constants stay as columns: the replayed space has them as one-value parameters."""
     data = starchart.load(DATA)
     ran = data.frame[data.frame["status"] == "ok"].reset_index(drop=True)
-    frame = compile_space(source, ran, jobs)
-    metrics = static_metrics(frame.assign(**CONSTANTS), CC, threads_per_block=THREADS_PER_BLOCK, threads=THREADS)
-    return carve(metrics, metrics=RULES["paper"], params=PARAMS).frame
+    return carved(compile_space(source, ran, jobs), "paper")[0].frame
 
 
 def other_toolkit_registers(source: Path, ran: pd.DataFrame, nvrtc: Path, ptxas: Path, n: int) -> dict[str, Any]:
