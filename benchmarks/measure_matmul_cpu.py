@@ -44,21 +44,20 @@ def main() -> None:
     args = parser.parse_args()
     space = demo_space()
     evaluator = demo_evaluator(repeats=3, warmup=1)
-    build_all(evaluator, space, args.build_workers)
+    build_all(evaluator, [row for chunk in space.enumerate() for row in chunk.to_dict("records")], args.build_workers)
     dataset = run(space, evaluator, samples=space.size(), store=args.store, seed=0, workers=args.workers)
     dataset.to_csv(args.out)
     counts = dataset.frame["status"].value_counts().to_dict()
     print(f"{len(dataset)} configurations ({counts}); wrote {args.out}")
 
 
-def build_all(evaluator, space, workers: int) -> None:
-    """Compile every configuration into the evaluator's binary cache (cached ones are found, not rebuilt), so
+def build_all(evaluator, configs: list[dict], workers: int) -> None:
+    """Compile these configurations into the evaluator's binary cache (cached ones are found, not rebuilt), so
     that no compiler runs beside the measurements."""
     from concurrent.futures import ThreadPoolExecutor
 
     from starchart._util.progress import stderr_progress
 
-    configs = [row for chunk in space.enumerate() for row in chunk.to_dict("records")]
     with ThreadPoolExecutor(workers) as pool, stderr_progress() as bar:
         task = bar.add_task("compiling", total=len(configs))
         for _ in pool.map(evaluator.build, configs):

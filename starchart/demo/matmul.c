@@ -12,6 +12,16 @@
  *   TRANSPOSE_B  1: copy B transposed into BT first (inside the timed region),
  *                so B is read along k contiguously; 0: read B as it is
  *
+ * Code-generation parameters (the demo leaves them at their defaults; the
+ * large space of benchmarks/large_space.py tunes them too). They set GCC's
+ * options for the kernel alone through pragmas, so one command line serves all:
+ *
+ *   OPT          3 (default, the command line's -O3) or 2: the kernel at -O2
+ *   VECTORIZE    1 (default) or 0: the kernel without the loop vectoriser
+ *   AVX2         0 (default, the command line's ISA) or 1: the kernel may use
+ *                AVX2 and FMA (needs a CPU that has them; the inputs keep every
+ *                product and sum exact, so a fused multiply-add changes nothing)
+ *
  * Why these interact: the innermost loop decides which arrays are walked with
  * stride 1 and which with stride N (2 KiB at N = 256, so every step is a new
  * cache line and, N being a power of two, the same few cache sets).  j innermost
@@ -57,6 +67,16 @@
 #define TRANSPOSE_B 0
 #endif
 
+#ifndef OPT
+#define OPT 3
+#endif
+#ifndef VECTORIZE
+#define VECTORIZE 1
+#endif
+#ifndef AVX2
+#define AVX2 0
+#endif
+
 /* A tile larger than the matrix is the whole matrix (lets tests use a small N). */
 #define TI_ (TI < N ? TI : N)
 #define TJ_ (TJ < N ? TJ : N)
@@ -70,6 +90,18 @@
 #endif
 #if UNROLL < 1
 #error "UNROLL must be >= 1"
+#endif
+#if OPT != 2 && OPT != 3
+#error "OPT must be 2 or 3"
+#endif
+
+/* Only non-default values emit a pragma, so the demo's builds stay exactly as before. */
+#if OPT == 2 && !VECTORIZE
+#pragma GCC optimize("O2", "no-tree-vectorize")
+#elif OPT == 2
+#pragma GCC optimize("O2")
+#elif !VECTORIZE
+#pragma GCC optimize("no-tree-vectorize")
 #endif
 
 /* _Pragma needs one string literal: build "GCC unroll <UNROLL>" by stringizing. */
@@ -100,6 +132,9 @@
 #define B_AT(k, j) b[(size_t)(k) * N + (j)]
 #endif
 
+#if AVX2
+__attribute__((target("avx2,fma")))
+#endif
 static void matmul(const double *restrict a, const double *restrict b, double *restrict bt,
                    double *restrict c)
 {

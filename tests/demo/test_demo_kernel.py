@@ -107,6 +107,41 @@ def test_bad_repeats_and_bad_tiles_fail_clearly(tmp_path):
     assert result.returncode != 0 and "ORDER" in result.stderr
 
 
+def _has_avx2() -> bool:
+    try:
+        return " avx2 " in f" {Path('/proc/cpuinfo').read_text()} ".replace("\n", " ")
+    except OSError:
+        return False
+
+
+@needs_gcc
+def test_code_generation_parameters_keep_the_product(tmp_path):
+    """OPT, VECTORIZE and AVX2 (the large space's) change only how the kernel is compiled, never its result;
+    a bad OPT is refused by the preprocessor."""
+    expected = expected_checksum(SMALL_N)
+    avx2 = [0, 1] if _has_avx2() else [0]
+    for k, (opt, vectorize, isa) in enumerate(itertools.product((2, 3), (0, 1), avx2)):
+        result, exe = build(tmp_path, f"g{k}", N=SMALL_N, **CONFIGS[k % len(CONFIGS)], OPT=opt,
+                            VECTORIZE=vectorize, AVX2=isa)
+        assert result.returncode == 0, (opt, vectorize, isa, result.stderr)
+        out = run(exe, repeats=1)
+        assert out.returncode == 0, out.stderr
+        assert parse(out.stdout)[1] == expected, (opt, vectorize, isa)
+    result, _ = build(tmp_path, "bad", N=SMALL_N, OPT=1)
+    assert result.returncode != 0 and "OPT" in result.stderr
+
+
+@needs_gcc
+def test_code_generation_defaults_are_the_demo_build():
+    """Without the defines, no pragma is emitted: the demo's binaries are those of the plain command line."""
+    plain = subprocess.run([GCC, "-E", "-P", "-DN=32", str(KERNEL_SOURCE)], capture_output=True, text=True,
+                           timeout=60, check=True).stdout
+    assert "pragma GCC optimize" not in plain and "target(" not in plain
+    tuned = subprocess.run([GCC, "-E", "-P", "-DN=32", "-DOPT=2", "-DVECTORIZE=0", "-DAVX2=1", str(KERNEL_SOURCE)],
+                           capture_output=True, text=True, timeout=60, check=True).stdout
+    assert '#pragma GCC optimize("O2", "no-tree-vectorize")' in tuned and 'target("avx2,fma")' in tuned
+
+
 @needs_gcc
 def test_default_size_builds_and_runs(tmp_path):
     result, exe = build(tmp_path, **{**DEMO_DEFINES, "TI": 32, "TJ": 64, "TK": 16, "ORDER": 4, "UNROLL": 4,
