@@ -23,21 +23,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from common import report
-from measure_matmul_cpu import build_all
+from measure_matmul_cpu import build_all, cpu_slug
 
 from starchart import Space, StarchartTree
 from starchart.analyses.sample_size import relative_errors, training_sizes
 from starchart.demo import DEMO_DEFINES, DEMO_REFERENCE, DEMO_RESTRICTIONS, DEMO_TUNE_PARAMS, KERNEL_SOURCE
 from starchart.io.load import load
 from starchart.measure.c import CEvaluator
-from starchart.measure.environment import environment
 from starchart.study.runner import run
 
 HERE = Path(__file__).resolve().parent
@@ -122,7 +120,7 @@ def draw(runs: pd.DataFrame, size: int) -> None:
 
 
 def main() -> None:
-    cpu = re.sub(r"[^a-z0-9]+", "_", str(environment().get("cpu") or "cpu").lower()).strip("_").removeprefix("amd_")
+    cpu = cpu_slug()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--designs", type=int, default=3400, help="designs measured (200 held out, the rest train)")
     parser.add_argument("--splits", type=int, default=10, help="random splits of what was measured")
@@ -143,7 +141,7 @@ def main() -> None:
         dataset = run(space, measurer, configs=configs.to_dict("records"), store=args.store, workers=1)
         dataset.to_csv(args.data)
         spread = dataset.repeat_spread("time")
-        print(f"wrote {args.data.relative_to(HERE.parent)}")
+        print(f"wrote {args.data}")
     elif not args.data.exists():
         sys.exit(f"{args.data} not found: run without --analyse to measure it")
     frame = load(args.data).frame
@@ -157,7 +155,8 @@ def main() -> None:
                   "repeat_spread": spread,
                   "time_ms": {q: round(float(frame.loc[frame["status"] == "ok", "time"].quantile(q)), 4)
                               for q in (0.0, 0.5, 1.0)},
-                  "data": str(args.data.relative_to(HERE.parent)),
+                  "data": str(args.data.resolve().relative_to(HERE.parent) if args.data.resolve().is_relative_to(HERE.parent)
+                              else args.data),
                   "command": "python benchmarks/large_space.py", "runs": runs.to_dict("records")})
 
 

@@ -32,8 +32,13 @@ from starchart.study.runner import run
 DATA = Path(__file__).resolve().parent / "data"
 
 
+def cpu_slug() -> str:
+    """This processor in a file name: ``"epyc"`` for an "AMD EPYC"."""
+    return re.sub(r"[^a-z0-9]+", "_", str(environment().get("cpu") or "cpu").lower()).strip("_").removeprefix("amd_")
+
+
 def main() -> None:
-    cpu = re.sub(r"[^a-z0-9]+", "_", str(environment().get("cpu") or "cpu").lower()).strip("_").removeprefix("amd_")
+    cpu = cpu_slug()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--store", default="matmul_cpu.db", help="resumable store (default: ./matmul_cpu.db)")
     parser.add_argument("--out", default=str(DATA / f"matmul_{cpu}_gcc.csv.gz"), help="CSV written at the end")
