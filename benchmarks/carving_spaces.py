@@ -148,7 +148,8 @@ def main() -> None:
                         help="score only the spaces whose name ('convolution A100', 'pnpoly RTX_3090') contains this")
     parser.add_argument("--convolution-source", type=Path,
                         help="the unlicensed convolution.cu (benchmarks/carving/SOURCES.md §1): adds convolution on "
-                             "the A100 and A4000 (the A6000 cache is a copy of the A4000's)")
+                             "the A100 and A4000 (not the A6000: half its file is inferred from the A4000's, "
+                             "SOURCES.md §1.6)")
     args = parser.parse_args()
     if not DATASETS.exists():
         sys.exit(f"{DATASETS} not found: the measured caches are needed")

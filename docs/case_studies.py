@@ -161,6 +161,13 @@ def sample_size_study() -> tuple[list[str], dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------- §VII-D power/performance
+def shown_subspaces(result, limit: int = 8) -> str:
+    """The line above a cut subspace table: how many of how many it shows (empty when it shows all)."""
+    total = len(result.subspaces)
+    return (f"The {limit} of the {total} subspaces with the highest share meeting the targets (the coverage "
+            f"below counts all {total}):") if total > limit else ""
+
+
 def subspace_table(result, limit: int = 8) -> pd.DataFrame:
     cols = ["description", "n", "share_meeting"]
     for m in result.metrics:
