@@ -729,9 +729,11 @@ by someone else (Kernel Tuner caches of benchmark_hub), so what carving keeps ca
 uniform sample as large as what carving kept, relative to the optimum (exact order statistics). The last two
 columns compare the compiler's view with the measurement: failures the measured cache records that carving
 already flags (does not compile, or no block fits on an SM), and configurations that ran although the
-registers NVRTC gives here leave no room for a block. The two views differ where the measured binaries, built by
-an older compiler in 2023, used other register counts than NVRTC 12.9 gives here (a configuration that ran had
-room for a block, so its binary used fewer). Those configurations are not judged above.
+registers NVRTC gives here leave no room for a block. The two views differ where the measured binaries used
+other register counts than NVRTC 12.9 gives here (a configuration that ran had room for a block, so its
+binary used fewer). The caches do not say which compiler built them (pnpoly's was measured in January 2023),
+nor whether the measured source was exactly the one found; on KTT's convolution the cause was the source
+version (see above). Those configurations are not judged above.
 {verdict}
 """
 
