@@ -67,9 +67,18 @@ TABLES = RESULTS / "static_tables"
 EXTRA_COLUMNS = ("coalescing", "global_sectors", "executed_instructions", "executed_regions", "carved_by")
 
 
+#: Spaces whose kernel is compiled for the same compute capability share one table: the same binaries, the same
+#: carving. The A6000's (cc 8.6) is the A4000's; built separately once (2026-11-29), the two were equal.
+SAME_TABLE = {"convolution A6000": "convolution A4000"}
+
+
 def table_path(name: str) -> Path:
-    """Where the carving table of the space ``name`` is committed."""
-    return TABLES / f"{name.split(' (')[0].replace(' ', '_')}.csv.gz"
+    """Where the carving table of the space ``name`` is committed.
+
+    >>> table_path("convolution A6000").name, table_path("KTT convolution 2080Ti (time)").name
+    ('convolution_A4000.csv.gz', 'KTT_convolution_2080Ti.csv.gz')
+    """
+    return TABLES / f"{SAME_TABLE.get(name, name).split(' (')[0].replace(' ', '_')}.csv.gz"
 
 
 def carving_table(name: str, kernel: Kernel | Path, jobs: int, recompile: bool = False) -> pd.DataFrame:
