@@ -57,6 +57,8 @@ OTHERS = ["starchart", "starchart_leaf", "uniform", "genetic_algorithm", "bayes_
           "optuna_tpe"]
 SPACE_OF = {"pnpoly": "pnpoly RTX 3090", "dedispersion": "dedispersion A100"}
 KTT = "KTT convolution 2080Ti (time)"
+#: The order of the spaces in the record and the docs' tables, whichever were run last.
+ORDER = [*SPACE_OF.values(), KTT, "convolution A100", "convolution A4000", "convolution A6000"]
 
 
 #: The carving tables of record (parameters, static metrics, carving's verdict), small enough to commit, so that
@@ -197,7 +199,7 @@ def main() -> None:
         pool.shutdown()
 
     of_record = json.loads((RESULTS / "search.json").read_text())["runs"]
-    spaces = [*kept["carving"], *tables]
+    spaces = _ordered([*kept["carving"], *tables])
     check = {name: {seed: {"now": runs["starchart"][name][seed], "record": _recorded(of_record, name, seed, budgets)}
                     for seed in sorted(runs["starchart"][name], key=int)[:args.check_seeds]} for name in tables}
     check = kept["starchart_rerun"] | check
@@ -212,6 +214,7 @@ def main() -> None:
     carving = kept["carving"] | {
         name: {"configurations": len(t), "kept_by_carving": int((t["carved_by"] == "").sum()),
                "metrics": [c for c in t.columns if c in STATIC_METRICS]} for name, t in tables.items()}
+    carving = {name: carving[name] for name in spaces}
     report("search_static", "The search told the compiler's static metrics, against the search without them and "
            "the methods of benchmarks/search.py (median quality; share of runs within 5 % of the optimum)", rows,
            extra={"seeds": args.seeds, "ablation_seeds": args.ablation_seeds, "budgets": budgets, "carving": carving,
@@ -228,7 +231,7 @@ def main() -> None:
 def markdown(record: dict[str, Any], budget: int) -> str:
     """The record's median quality at ``budget`` per method and space (share within 5 % in brackets), as the
     table ``docs/search.md`` shows."""
-    spaces = list(record["carving"])
+    spaces = _ordered(record["carving"])
     head = ["method", *[name.replace(" (time)", "") for name in spaces], "all spaces"]
     lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for method, by_space in record["runs"].items():
@@ -245,6 +248,16 @@ def markdown(record: dict[str, Any], budget: int) -> str:
                  "starchart": "starchart (`tree`)", "starchart_leaf": "TACO leaf sampling"}.get(method, method)
         lines.append("| " + " | ".join([label, *cells, total]) + " |")
     return "\n".join(lines)
+
+
+def _ordered(names: Any) -> list[str]:
+    """``names`` in :data:`ORDER` (others after, as given).
+
+    >>> _ordered(["convolution A4000", "other", "pnpoly RTX 3090"])
+    ['pnpoly RTX 3090', 'convolution A4000', 'other']
+    """
+    names = list(names)
+    return sorted(names, key=lambda name: (ORDER.index(name) if name in ORDER else len(ORDER) + names.index(name)))
 
 
 def _kept_from_record(rerun: set[str]) -> dict[str, dict[str, Any]]:

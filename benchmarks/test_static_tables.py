@@ -25,9 +25,9 @@ COMMITTED = [name for name in RECORD["carving"] if search_static.table_path(name
 def _space(name: str) -> Space:
     if name.startswith("convolution "):
         return Space.from_file(ROOT / "examples" / "spaces" / "convolution.yaml")
-    from search import _FILES  # the replayed space of a measured file (KTT's: its output)
+    from search import _FILES, SPACES  # the replayed space of a measured file (KTT's: its output)
 
-    return Space.from_dataset(starchart.load(dataset_path(_FILES[name][0])))
+    return Space.from_dataset(starchart.load(dataset_path(_FILES[name][0] if name in _FILES else SPACES[name])))
 
 
 @pytest.mark.parametrize("name", COMMITTED)
