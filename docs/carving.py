@@ -707,11 +707,11 @@ def cache_paths_bullet() -> str:
   The first measurements do not warn of it either: the survivors are better than uniform draws, only not the best
   (the best of {PROBE} survivors is a median {median_best_of(survivors, PROBE):.2f} of the optimum, the best of {PROBE}
   uniform draws {median_best_of(quality, PROBE):.2f}), so a search that starts among them stays near them
-  ([the search](search.md)).{_other_gpu(params)}
+  ([the search](search.md)).{_other_gpu()}
 """
 
 
-def _other_gpu(params: list[str]) -> str:
+def _other_gpu() -> str:
     """The same convolution carved for the A4000 (from :data:`SPACES` and its cache; empty without them)."""
     from benchmarks.common import DATASETS
 
