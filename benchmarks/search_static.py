@@ -256,8 +256,7 @@ def _ordered(names: Any) -> list[str]:
     >>> _ordered(["convolution A4000", "other", "pnpoly RTX 3090"])
     ['pnpoly RTX 3090', 'convolution A4000', 'other']
     """
-    names = list(names)
-    return sorted(names, key=lambda name: (ORDER.index(name) if name in ORDER else len(ORDER) + names.index(name)))
+    return sorted(names, key=lambda name: ORDER.index(name) if name in ORDER else len(ORDER))  # stable: others as given
 
 
 def _kept_from_record(rerun: set[str]) -> dict[str, dict[str, Any]]:

@@ -679,8 +679,8 @@ def cache_paths_bullet() -> str:
     ran = frame[frame["status"] == "ok"]
     best = ran.loc[ran["time"].idxmin()]
     same = ran[(ran["use_shmem"] == best["use_shmem"]) & (ran["read_only"] != best["read_only"])]
-    rows = [r for r in json.loads(SPACES.read_text())["rows"]
-            if r["kernel"] == "convolution" and "A100" in r["gpu"]]
+    record = json.loads(SPACES.read_text())
+    rows = [r for r in record["rows"] if r["kernel"] == "convolution" and "A100" in r["gpu"]]
     if not rows:
         return ""
     best_kept = max(r["best_kept_relative"] for r in rows)
@@ -707,15 +707,15 @@ def cache_paths_bullet() -> str:
   The first measurements do not warn of it either: the survivors are better than uniform draws, only not the best
   (the best of {PROBE} survivors is a median {median_best_of(survivors, PROBE):.2f} of the optimum, the best of {PROBE}
   uniform draws {median_best_of(quality, PROBE):.2f}), so a search that starts among them stays near them
-  ([the search](search.md)).{_other_gpu()}
+  ([the search](search.md)).{_other_gpu(record)}
 """
 
 
-def _other_gpu() -> str:
-    """The same convolution carved for the A4000 (from :data:`SPACES` and its cache; empty without them)."""
+def _other_gpu(record: dict[str, Any]) -> str:
+    """The same convolution carved for the A4000 (from the :data:`SPACES` record and its cache; empty without them)."""
     from benchmarks.common import DATASETS
 
-    rows = [r for r in json.loads(SPACES.read_text())["rows"] if r["kernel"] == "convolution" and "A4000" in r["gpu"]]
+    rows = [r for r in record["rows"] if r["kernel"] == "convolution" and "A4000" in r["gpu"]]
     cache = DATASETS / "convolution" / "A4000.json.gz"
     if not rows or not cache.exists():
         return ""
@@ -737,17 +737,18 @@ PROBE = 5
 
 
 def median_best_of(values: pd.Series, k: int) -> float:
-    """The median of the best of ``k`` values drawn without replacement from ``values`` (exact: the best is at most
-    the i-th smallest with probability C(i, k) / C(n, k)).
+    """The median of the best (largest) of ``k`` values drawn without replacement from ``values``: the exact
+    distribution of the best one's rank, :func:`starchart.carve.sampling.best_rank_distribution`.
 
     >>> median_best_of(pd.Series([0.1, 0.2, 0.3, 0.4]), 2)   # P(best <= 0.3) = C(3,2)/C(4,2) = 0.5
     0.3
     """
-    from math import comb
+    from starchart.carve.sampling import best_rank_distribution
 
-    ordered = sorted(values)
-    total = comb(len(ordered), k)
-    return next(v for i, v in enumerate(ordered, 1) if comb(i, k) / total >= 0.5)
+    ranked = np.sort(np.asarray(values, dtype=float))[::-1]  # best first
+    # the smallest value v with P(best <= v) >= 1/2, i.e. P(best ranks above v) <= 1/2
+    above = np.cumsum(best_rank_distribution(len(ranked), k))
+    return float(ranked[np.searchsorted(above, 0.5, side="right")])
 
 
 #: What ``python benchmarks/carving_spaces.py`` wrote: carving scored on other spaces, compiled from their sources.
